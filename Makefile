@@ -1,0 +1,24 @@
+# toolexec: `make run` starts the example server, `make test` runs every test.
+GO      ?= go
+# Every Go module in the repository (the library, bench/, interop/, ...).
+MODULES := $(shell find . -name go.mod -not -path './.git/*' -exec dirname {} \; | sort)
+
+.PHONY: run test vet lint bench fuzz soak tidy
+
+run:
+	$(GO) run ./examples/server
+
+test: vet
+	@set -e; for m in $(MODULES); do \
+		echo "== go test -race $$m"; \
+		(cd $$m && $(GO) test -race -count=1 ./...); \
+	done
+
+vet:
+	@set -e; for m in $(MODULES); do (cd $$m && $(GO) vet ./...); done
+
+lint: vet
+	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+
+tidy:
+	@set -e; for m in $(MODULES); do (cd $$m && $(GO) mod tidy); done

@@ -1,0 +1,83 @@
+package toolexec
+
+import (
+	"bytes"
+	"fmt"
+	"net/http"
+	"strings"
+)
+
+// AuthHook guards tool calls (F4). It is ordinary net/http middleware, so
+// any existing authentication middleware serves as one:
+//
+//   - the call is allowed when the hook calls next; the request it passes to
+//     next is the one the call continues with, so identity the hook stores
+//     in that request's context reaches the handler (see
+//     RequestFromContext);
+//   - the call is refused when the hook does not call next. Whatever the
+//     hook wrote is discarded and logged at warning level: the caller gets
+//     exactly 401 {"error":"Unauthorized"} (or its surface's equivalent), so
+//     no reason leaks.
+//
+// The hook runs after the gate, tool resolution and decoding, before any
+// interceptor. It sees the request's method, URL, headers and body. It
+// guards calls only: discovery and validation never run it. A call made
+// in-process without an HTTP request (Executor.Call with a nil
+// CallRequest.Request) is the host's own and is not passed to the hook.
+type AuthHook func(next http.Handler) http.Handler
+
+// authRecorder captures what a rejecting hook wrote, for the log line.
+type authRecorder struct {
+	header http.Header
+	status int
+	body   bytes.Buffer
+}
+
+func (a *authRecorder) Header() http.Header { return a.header }
+
+func (a *authRecorder) WriteHeader(status int) {
+	if a.status == 0 {
+		a.status = status
+	}
+}
+
+func (a *authRecorder) Write(p []byte) (int, error) {
+	if a.status == 0 {
+		a.status = http.StatusOK
+	}
+	if room := 256 - a.body.Len(); room > 0 {
+		a.body.Write(p[:min(len(p), room)])
+	}
+	return len(p), nil
+}
+
+// authenticate runs the hook on r. It returns the request the hook passed
+// on, or nil and the reason for the log when the hook refused.
+func authenticate(hook AuthHook, r *http.Request) (passed *http.Request, reason string) {
+	rec := &authRecorder{header: make(http.Header)}
+	next := http.HandlerFunc(func(_ http.ResponseWriter, r2 *http.Request) { passed = r2 })
+	func() {
+		defer func() {
+			if p := recover(); p != nil {
+				passed, reason = nil, fmt.Sprintf("auth hook panicked: %v", p)
+			}
+		}()
+		hook(next).ServeHTTP(rec, r)
+	}()
+	if passed != nil || reason != "" {
+		return passed, reason
+	}
+	status := rec.status
+	if status == 0 {
+		status = http.StatusUnauthorized
+	}
+	reason = fmt.Sprintf("hook answered %d", status)
+	if msg := strings.TrimSpace(rec.body.String()); msg != "" {
+		reason += ": " + msg
+	}
+	return nil, reason
+}
+
+func unauthorized() *Error {
+	return &Error{Stage: StageAuth, Code: CodeUnauthorized, Message: "Unauthorized"}
+}

@@ -1,0 +1,108 @@
+package toolexec
+
+import (
+	"errors"
+	"fmt"
+	"time"
+)
+
+// Stage names a step of the call pipeline. Every error Executor.Call
+// returns is an *Error naming the stage that failed.
+type Stage string
+
+// The pipeline's stages, in the order a call passes them. Interceptor
+// stages (timeout, limit, transform, validate, cache) sit between auth and
+// execute.
+const (
+	StageGate      Stage = "gate"      // execution allowed?
+	StageResolve   Stage = "resolve"   // find the tool by name (and version)
+	StageDecode    Stage = "decode"    // arguments to a JSON object
+	StageAuth      Stage = "auth"      // the auth hook
+	StageTimeout   Stage = "timeout"   // the per-call deadline
+	StageLimit     Stage = "limit"     // the concurrency limit
+	StageTransform Stage = "transform" // input and output transforms
+	StageValidate  Stage = "validate"  // arguments against inputSchema
+	StageCache     Stage = "cache"     // read-through result cache
+	StageIntercept Stage = "intercept" // a user interceptor
+	StageExecute   Stage = "execute"   // the handler itself
+	StageEncode    Stage = "encode"    // the result to the wire
+)
+
+// Code classifies an Error so each surface can map it to its own wire form
+// (an HTTP status, a JSON-RPC code, an OXP error) without string matching.
+type Code string
+
+// The error codes.
+const (
+	CodeExecutionDisabled Code = "execution_disabled" // the gate is closed
+	CodeNotFound          Code = "not_found"          // no such tool or version
+	CodeInvalidArguments  Code = "invalid_arguments"  // arguments are not an object, or fail the schema
+	CodeUnauthorized      Code = "unauthorized"       // the auth hook refused the call
+	CodeToolError         Code = "tool_error"         // the handler returned an error
+	CodePanic             Code = "panic"              // the handler panicked
+	CodeTimeout           Code = "timeout"            // the call ran past its deadline
+	CodeUnavailable       Code = "unavailable"        // refused for now (a limit); RetryAfter may say when to retry
+	CodeCanceled          Code = "canceled"           // the caller went away
+	CodeTooLarge          Code = "too_large"          // the request body is over the limit
+	CodeInternal          Code = "internal"           // anything else: a transform, interceptor or encoding failure
+)
+
+// Error is a failed call. Message is safe to show the caller; Err, when set,
+// is the underlying cause (for a handler error it is the handler's own error,
+// so errors.As finds a *ToolError through it).
+type Error struct {
+	Stage   Stage
+	Code    Code
+	Message string
+	// Failures lists what failed validation (Code CodeInvalidArguments from
+	// StageValidate).
+	Failures []ValidationFailure
+	// RetryAfter, when positive, says how long the caller should wait before
+	// trying again (Code CodeUnavailable).
+	RetryAfter time.Duration
+	Err        error
+}
+
+// Error returns "toolexec: STAGE: MESSAGE".
+func (e *Error) Error() string {
+	return fmt.Sprintf("toolexec: %s: %s", e.Stage, e.Message)
+}
+
+// Unwrap returns the cause.
+func (e *Error) Unwrap() error { return e.Err }
+
+// AsError returns err as an *Error when it is one (or wraps one).
+func AsError(err error) (*Error, bool) {
+	var e *Error
+	ok := errors.As(err, &e)
+	return e, ok
+}
+
+// ToolError is an error a handler returns to say more than a message: a
+// user-facing Message, a DeveloperMessage for logs, whether and when the
+// caller may retry, and extra content to prompt a model with on retry.
+// Surfaces that can carry these (OXP) do; the others send Message.
+//
+// Any other error a handler returns is a tool error whose message is
+// err.Error().
+type ToolError struct {
+	// Message is shown to the user or model.
+	Message string
+	// DeveloperMessage is for logs and developers, never for a model.
+	DeveloperMessage string
+	// CanRetry says the same call may succeed if tried again.
+	CanRetry bool
+	// RetryAfter is how long to wait before retrying, when CanRetry.
+	RetryAfter time.Duration
+	// AdditionalPromptContent is extra context for a model's retry, such as
+	// the valid values close to what it sent.
+	AdditionalPromptContent string
+	// Err is an optional cause, kept for errors.Is and errors.As.
+	Err error
+}
+
+// Error returns the user-facing message.
+func (e *ToolError) Error() string { return e.Message }
+
+// Unwrap returns the cause.
+func (e *ToolError) Unwrap() error { return e.Err }

@@ -1,0 +1,118 @@
+package toolexec
+
+import (
+	"fmt"
+	"log/slog"
+	"net/http"
+)
+
+// DefaultMaxBodyBytes is the request body limit every surface applies unless
+// WithMaxBodyBytes says otherwise: 1 MiB.
+const DefaultMaxBodyBytes int64 = 1 << 20
+
+// Executor runs tool calls through the one pipeline every surface shares:
+// gate, resolve, decode, auth hook, interceptors, then the handler with
+// panics recovered. Surfaces (NewHandler for REST, and the mcp and oxp
+// packages) only translate their wire format to Call and back.
+//
+// An Executor holds no per-client state and is safe for concurrent use; it
+// is configured once by New and never changes afterwards.
+type Executor struct {
+	tools        ToolProvider
+	handler      ToolCallHandler
+	allowExecute bool
+	authHook     AuthHook
+	logger       *slog.Logger
+	maxBodyBytes int64
+	interceptors []Interceptor
+}
+
+// Option configures an Executor.
+type Option func(*Executor)
+
+// New returns an Executor serving the tools of provider, executed by handler.
+//
+// handler is either form of seed F3's ToolCallHandler, told apart by its Go
+// type: a ToolCallHandler, a BasicToolCallHandler, or a plain function of
+// either signature (see AsToolCallHandler). A *Registry serves as both
+// provider and handler: New(reg, reg).
+//
+// Execution is off until WithAllowExecute(true): an Executor mounted by
+// accident answers discovery but runs nothing.
+//
+// New panics if provider is nil or handler is not a handler, as
+// http.ServeMux.Handle panics on a nil handler: both are programming errors
+// found on the first run.
+func New(provider ToolProvider, handler any, opts ...Option) *Executor {
+	if provider == nil {
+		panic("toolexec: New: nil ToolProvider")
+	}
+	h, err := AsToolCallHandler(handler)
+	if err != nil {
+		panic(fmt.Sprintf("toolexec: New: %v", err))
+	}
+	x := &Executor{tools: provider, handler: h, maxBodyBytes: DefaultMaxBodyBytes}
+	for _, opt := range opts {
+		opt(x)
+	}
+	if x.logger == nil {
+		x.logger = slog.Default()
+	}
+	return x
+}
+
+// WithAllowExecute opens (true) or closes (false) the execution gate. Closed
+// is the default: calls are refused with CodeExecutionDisabled while
+// discovery and validation keep working.
+func WithAllowExecute(allow bool) Option {
+	return func(x *Executor) { x.allowExecute = allow }
+}
+
+// WithAuthHook guards every call, on every surface, with hook: ordinary
+// net/http middleware (see AuthHook). Discovery and validation are never
+// guarded.
+func WithAuthHook(hook AuthHook) Option {
+	return func(x *Executor) { x.authHook = hook }
+}
+
+// WithLogger sets where the Executor and its surfaces log: auth rejections
+// at warning level, panics with their stack at error level. The default is
+// slog.Default() as it is when New runs.
+func WithLogger(l *slog.Logger) Option {
+	return func(x *Executor) { x.logger = l }
+}
+
+// WithMaxBodyBytes sets the largest request body any surface reads; a larger
+// one is refused (REST: 413) and the tool never runs. n <= 0 restores the
+// default, DefaultMaxBodyBytes.
+func WithMaxBodyBytes(n int64) Option {
+	return func(x *Executor) {
+		if n <= 0 {
+			n = DefaultMaxBodyBytes
+		}
+		x.maxBodyBytes = n
+	}
+}
+
+// WithInterceptors adds interceptors that run around every call, in the
+// order given, inside the built-in ones (see Interceptor).
+func WithInterceptors(ics ...Interceptor) Option {
+	return func(x *Executor) { x.interceptors = append(x.interceptors, ics...) }
+}
+
+// Logger returns the Executor's logger, for surfaces built on it.
+func (x *Executor) Logger() *slog.Logger { return x.logger }
+
+// MaxBodyBytes returns the request body limit surfaces apply.
+func (x *Executor) MaxBodyBytes() int64 { return x.maxBodyBytes }
+
+// ExecutionAllowed reports whether the execution gate is open.
+func (x *Executor) ExecutionAllowed() bool { return x.allowExecute }
+
+// ReadBody reads r's body up to the Executor's limit, then gives r a fresh
+// reader over the same bytes, so an auth hook that reads the body (to check
+// a signature, say) still can. A body over the limit is an *Error with
+// CodeTooLarge; the connection is marked to close.
+func (x *Executor) ReadBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
+	return readBody(w, r, x.maxBodyBytes)
+}

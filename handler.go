@@ -1,0 +1,271 @@
+package toolexec
+
+import (
+	"encoding/json"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+
+	"github.com/go-chi/chi/v5"
+)
+
+// NewHandler returns the REST surface of x, an http.Handler that serves,
+// relative to wherever the host mounts it:
+//
+//	GET  /tools                  the tool list: [{name, description, annotations?}]
+//	GET  /tools/{name}           one tool: {name, description, inputSchema, annotations?}
+//	POST /tools/{name}/call      run the tool (seed F3); the body is the arguments object
+//	POST /tools/{name}/validate  check arguments against inputSchema, never running the tool (F7)
+//
+// Tool names may contain '/' and '.', and may arrive percent-encoded. Every
+// response is JSON with X-Content-Type-Options: nosniff; docs/rest-api.md
+// lists every status and body.
+//
+// Mount it under any prefix: chi's r.Mount("/api", h), or
+// mux.Handle("/api/", http.StripPrefix("/api", h)).
+func NewHandler(x *Executor) http.Handler {
+	h := &restHandler{x: x}
+	r := chi.NewRouter()
+	r.Use(h.jsonHeaders, h.recoverer)
+	r.NotFound(func(w http.ResponseWriter, _ *http.Request) {
+		writeError(w, http.StatusNotFound, "Not found")
+	})
+	r.MethodNotAllowed(func(w http.ResponseWriter, r *http.Request) {
+		allow := "GET, POST"
+		if strings.TrimSuffix(routePath(r), "/") == "/tools" {
+			allow = "GET"
+		}
+		methodNotAllowed(w, allow)
+	})
+	r.Get("/tools", h.list)
+	r.Get("/tools/*", h.describe)
+	r.Post("/tools/*", h.post)
+	return r
+}
+
+type restHandler struct {
+	x *Executor
+}
+
+// toolSummary is one entry of GET /tools.
+type toolSummary struct {
+	Name        string           `json:"name"`
+	Description string           `json:"description"`
+	Annotations *ToolAnnotations `json:"annotations,omitempty"`
+}
+
+// toolDetail is the body of GET /tools/{name}.
+type toolDetail struct {
+	Name        string           `json:"name"`
+	Description string           `json:"description"`
+	InputSchema json.RawMessage  `json:"inputSchema"`
+	Annotations *ToolAnnotations `json:"annotations,omitempty"`
+}
+
+func (h *restHandler) list(w http.ResponseWriter, _ *http.Request) {
+	tools := h.x.Tools()
+	out := make([]toolSummary, len(tools))
+	for i := range tools {
+		out[i] = toolSummary{Name: tools[i].Name, Description: tools[i].Description, Annotations: tools[i].Annotations}
+	}
+	writeJSON(w, http.StatusOK, out)
+}
+
+func (h *restHandler) describe(w http.ResponseWriter, r *http.Request) {
+	raw := chi.URLParam(r, "*")
+	name, ok := unescapeSegment(r, raw)
+	if !ok {
+		writeError(w, http.StatusNotFound, "Tool not found: "+raw)
+		return
+	}
+	if t, found := h.x.Lookup(name, ""); found {
+		writeJSON(w, http.StatusOK, toolDetail{Name: t.Name, Description: t.Description, InputSchema: t.inputSchemaOrDefault(), Annotations: t.Annotations})
+		return
+	}
+	if _, action := splitAction(raw); action == "call" || action == "validate" {
+		methodNotAllowed(w, "POST")
+		return
+	}
+	writeError(w, http.StatusNotFound, "Tool not found: "+name)
+}
+
+func (h *restHandler) post(w http.ResponseWriter, r *http.Request) {
+	rawName, action := splitAction(chi.URLParam(r, "*"))
+	if action != "call" && action != "validate" {
+		methodNotAllowed(w, "GET")
+		return
+	}
+	name, ok := unescapeSegment(r, rawName)
+	if !ok {
+		writeError(w, http.StatusNotFound, "Tool not found: "+rawName)
+		return
+	}
+	if action == "validate" {
+		h.validate(w, r, name)
+		return
+	}
+	h.call(w, r, name)
+}
+
+// call is POST /tools/{name}/call: seed F3.
+func (h *restHandler) call(w http.ResponseWriter, r *http.Request, name string) {
+	body, err := h.x.ReadBody(w, r)
+	if err != nil {
+		h.writeCallError(w, err)
+		return
+	}
+	args := json.RawMessage(body)
+	if !isJSONObject(body) {
+		args = json.RawMessage("{}") // seed F3: a body that is not a JSON object is treated as {}
+	}
+	res, err := h.x.Call(r.Context(), CallRequest{Name: name, Arguments: args, Request: r, Surface: SurfaceREST})
+	if err != nil {
+		h.writeCallError(w, err)
+		return
+	}
+	status := http.StatusOK
+	if res.IsError {
+		status = http.StatusInternalServerError
+	}
+	h.writeResult(w, status, res)
+}
+
+// writeCallError maps a failed call to seed F3's statuses and bodies.
+func (h *restHandler) writeCallError(w http.ResponseWriter, err error) {
+	e, ok := AsError(err)
+	if !ok {
+		e = &Error{Stage: StageIntercept, Code: CodeInternal, Message: err.Error(), Err: err}
+	}
+	switch e.Code {
+	case CodeExecutionDisabled:
+		writeError(w, http.StatusForbidden, e.Message)
+	case CodeNotFound:
+		writeError(w, http.StatusNotFound, e.Message)
+	case CodeUnauthorized:
+		writeError(w, http.StatusUnauthorized, "Unauthorized")
+	case CodeTooLarge:
+		writeError(w, http.StatusRequestEntityTooLarge, e.Message)
+	case CodeInvalidArguments:
+		if e.Stage == StageValidate {
+			h.writeResult(w, http.StatusUnprocessableEntity, e.Result())
+			return
+		}
+		writeError(w, http.StatusBadRequest, e.Message)
+	case CodeUnavailable:
+		if e.RetryAfter > 0 {
+			w.Header().Set("Retry-After", strconv.Itoa(retryAfterSeconds(e.RetryAfter.Seconds())))
+		}
+		h.writeResult(w, http.StatusServiceUnavailable, e.Result())
+	default:
+		h.writeResult(w, http.StatusInternalServerError, e.Result())
+	}
+}
+
+// writeResult encodes res; a result that cannot be encoded (a channel in
+// StructuredContent, say) becomes an isError result saying so.
+func (h *restHandler) writeResult(w http.ResponseWriter, status int, res *CallToolResult) {
+	data, err := json.Marshal(res)
+	if err != nil {
+		h.x.logger.Error("toolexec: result could not be encoded", "error", err)
+		data, _ = json.Marshal(ErrorResult("result could not be encoded: " + err.Error()))
+		status = http.StatusInternalServerError
+	}
+	w.WriteHeader(status)
+	_, _ = w.Write(append(data, '\n'))
+}
+
+func (h *restHandler) jsonHeaders(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("X-Content-Type-Options", "nosniff")
+		next.ServeHTTP(w, r)
+	})
+}
+
+// recoverer keeps a bug in the surface itself from reaching the client as a
+// stack trace or a dropped connection. Tool panics never get this far: the
+// pipeline recovers them.
+func (h *restHandler) recoverer(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		defer func() {
+			if p := recover(); p != nil {
+				if p == http.ErrAbortHandler {
+					panic(p)
+				}
+				h.x.logger.Error("toolexec: REST handler panicked", "panic", p)
+				writeError(w, http.StatusInternalServerError, "Internal server error")
+			}
+		}()
+		next.ServeHTTP(w, r)
+	})
+}
+
+// splitAction splits "image%2Fresize/call" into ("image%2Fresize", "call"),
+// on the still-escaped path so that an encoded '/' stays in the name.
+func splitAction(raw string) (name, action string) {
+	i := strings.LastIndexByte(raw, '/')
+	if i < 0 {
+		return raw, ""
+	}
+	return raw[:i], raw[i+1:]
+}
+
+// unescapeSegment decodes a path piece chi matched. chi routes on the
+// escaped path when the request has one (URL.RawPath set), so only then is
+// there anything to decode; a name with a literal '%' arrives decoded.
+func unescapeSegment(r *http.Request, s string) (string, bool) {
+	if r.URL.RawPath == "" {
+		return s, true
+	}
+	out, err := url.PathUnescape(s)
+	return out, err == nil
+}
+
+// routePath is the path chi routes on, relative to the mount point.
+func routePath(r *http.Request) string {
+	if rctx := chi.RouteContext(r.Context()); rctx != nil && rctx.RoutePath != "" {
+		return rctx.RoutePath
+	}
+	if r.URL.RawPath != "" {
+		return r.URL.RawPath
+	}
+	return r.URL.Path
+}
+
+// isJSONObject reports whether b is one well-formed JSON object.
+func isJSONObject(b []byte) bool {
+	t := trimJSONSpace(b)
+	return len(t) > 0 && t[0] == '{' && json.Valid(t)
+}
+
+func methodNotAllowed(w http.ResponseWriter, allow string) {
+	w.Header().Set("Allow", allow)
+	writeError(w, http.StatusMethodNotAllowed, "Method not allowed")
+}
+
+type errorBody struct {
+	Error string `json:"error"`
+}
+
+func writeError(w http.ResponseWriter, status int, msg string) {
+	writeJSON(w, status, errorBody{Error: msg})
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	data, err := json.Marshal(v)
+	if err != nil {
+		status, data = http.StatusInternalServerError, []byte(`{"error":"Internal server error"}`)
+	}
+	w.WriteHeader(status)
+	_, _ = w.Write(append(data, '\n'))
+}
+
+// retryAfterSeconds rounds up, so a client never retries too early.
+func retryAfterSeconds(s float64) int {
+	n := int(s)
+	if float64(n) < s {
+		n++
+	}
+	return max(n, 1)
+}

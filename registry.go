@@ -1,0 +1,118 @@
+package toolexec
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+)
+
+// Registry holds tools together with their own handlers. It is both the
+// ToolProvider and the ToolCallHandler of an Executor: New(reg, reg).
+//
+// A tool may be registered in several versions under one name (set
+// Tool.Version); calls reach the handler of the version the pipeline
+// resolved, and discovery shows the latest.
+//
+// The zero value is an empty registry ready to use. A Registry is safe for
+// concurrent use, and tools may be added or removed while it serves.
+type Registry struct {
+	mu      sync.RWMutex
+	entries []registryEntry
+}
+
+type registryEntry struct {
+	tool    Tool
+	handler ToolCallHandler
+}
+
+// NewRegistry returns an empty Registry.
+func NewRegistry() *Registry { return &Registry{} }
+
+// Add registers tool, executed by handler: a ToolCallHandler, a
+// BasicToolCallHandler, or a function of either form (see
+// AsToolCallHandler). It fails on an empty name, a name and version already
+// registered, or a handler of another type.
+func (r *Registry) Add(tool Tool, handler any) error {
+	if tool.Name == "" {
+		return errors.New("toolexec: Registry.Add: tool has no name")
+	}
+	h, err := AsToolCallHandler(handler)
+	if err != nil {
+		return fmt.Errorf("toolexec: Registry.Add %q: %w", tool.Name, err)
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, e := range r.entries {
+		if e.tool.Name == tool.Name && e.tool.Version == tool.Version {
+			return fmt.Errorf("toolexec: Registry.Add: tool %q version %q is already registered", tool.Name, tool.Version)
+		}
+	}
+	r.entries = append(r.entries, registryEntry{tool: tool, handler: h})
+	return nil
+}
+
+// MustAdd is Add that panics on error, for registrations fixed at compile
+// time.
+func (r *Registry) MustAdd(tool Tool, handler any) {
+	if err := r.Add(tool, handler); err != nil {
+		panic(err)
+	}
+}
+
+// Remove unregisters the tool of that name and version ("" is the
+// unversioned one) and reports whether it was there.
+func (r *Registry) Remove(name, version string) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for i, e := range r.entries {
+		if e.tool.Name == name && e.tool.Version == version {
+			r.entries = append(r.entries[:i:i], r.entries[i+1:]...)
+			return true
+		}
+	}
+	return false
+}
+
+// Tools returns every registered tool, every version, in registration
+// order. The slice is the caller's own.
+func (r *Registry) Tools() []Tool {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	out := make([]Tool, len(r.entries))
+	for i, e := range r.entries {
+		out[i] = e.tool
+	}
+	return out
+}
+
+// LookupTool implements ToolLookup: version "" is the latest.
+func (r *Registry) LookupTool(name, version string) (Tool, bool) {
+	e, ok := r.find(name, version)
+	return e.tool, ok
+}
+
+func (r *Registry) find(name, version string) (registryEntry, bool) {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	i := matchTool(len(r.entries), func(i int) *Tool { return &r.entries[i].tool }, name, version)
+	if i < 0 {
+		return registryEntry{}, false
+	}
+	return r.entries[i], true
+}
+
+// HandleCall implements ToolCallHandler: it runs the handler registered for
+// the tool the pipeline resolved (CallFromContext), or for the latest
+// version of name when called outside the pipeline.
+func (r *Registry) HandleCall(ctx context.Context, name string, args map[string]any) ([]Content, bool, string, error) {
+	version := ""
+	if c := CallFromContext(ctx); c != nil && c.Tool.Name == name {
+		version = c.Tool.Version
+	}
+	e, ok := r.find(name, version)
+	if !ok {
+		return nil, false, "", fmt.Errorf("tool %q is not registered", name)
+	}
+	return e.handler.HandleCall(ctx, name, args)
+}

@@ -1,0 +1,85 @@
+package toolexec
+
+import (
+	"encoding/json"
+)
+
+// Tool describes one tool in the MCP 2025-11-25 shape. The JSON fields are
+// what clients see; Version and Options never travel on the wire.
+//
+// InputSchema and OutputSchema are JSON Schema documents kept as raw JSON,
+// so what the host wrote is exactly what clients get back. A tool with no
+// InputSchema accepts any JSON object.
+type Tool struct {
+	// Name identifies the tool. It may contain '/' and '.', as namespaced
+	// tools such as "image/resize" do.
+	Name         string           `json:"name"`
+	Title        string           `json:"title,omitempty"`
+	Description  string           `json:"description,omitempty"`
+	InputSchema  json.RawMessage  `json:"inputSchema,omitempty"`
+	OutputSchema json.RawMessage  `json:"outputSchema,omitempty"`
+	Annotations  *ToolAnnotations `json:"annotations,omitempty"`
+	Meta         map[string]any   `json:"_meta,omitempty"`
+
+	// Version is the tool's semantic version ("1.2.0"), used by surfaces
+	// that address versions (OXP). Empty means unversioned.
+	Version string `json:"-"`
+
+	// Options are per-tool execution settings that refine the Executor's
+	// defaults for this tool.
+	Options ToolOptions `json:"-"`
+}
+
+// ToolAnnotations are MCP's hints about a tool's behaviour. The hints are
+// pointers because MCP gives each a default that differs from false when
+// absent (destructiveHint and openWorldHint default to true).
+type ToolAnnotations struct {
+	Title           string `json:"title,omitempty"`
+	ReadOnlyHint    *bool  `json:"readOnlyHint,omitempty"`
+	DestructiveHint *bool  `json:"destructiveHint,omitempty"`
+	IdempotentHint  *bool  `json:"idempotentHint,omitempty"`
+	OpenWorldHint   *bool  `json:"openWorldHint,omitempty"`
+}
+
+// ToolOptions are per-tool execution settings. The zero value means "use the
+// Executor's defaults".
+type ToolOptions struct {
+	// SkipValidation turns argument validation off for this tool only.
+	SkipValidation bool
+	// Interceptors run around this tool's calls, inside the Executor's own
+	// interceptors (see Interceptor for the order).
+	Interceptors []Interceptor
+}
+
+// ToolProvider supplies the tool list. The Executor asks it on every
+// discovery request and every call, and never caches the answer, so a
+// provider may change its tools at any time. Tools must be safe for
+// concurrent use.
+type ToolProvider interface {
+	Tools() []Tool
+}
+
+// StaticTools is a fixed tool list; it is the ToolProvider for hosts whose
+// tools never change.
+type StaticTools []Tool
+
+// Tools returns the list itself.
+func (s StaticTools) Tools() []Tool { return s }
+
+// ToolProviderFunc adapts a function to ToolProvider.
+type ToolProviderFunc func() []Tool
+
+// Tools calls f.
+func (f ToolProviderFunc) Tools() []Tool { return f() }
+
+// inputSchemaOrDefault is the schema clients see: a tool without one accepts
+// any object, which MCP spells {"type":"object"}.
+func (t *Tool) inputSchemaOrDefault() json.RawMessage {
+	if len(t.InputSchema) == 0 {
+		return json.RawMessage(`{"type":"object"}`)
+	}
+	return t.InputSchema
+}
+
+// Bool returns a pointer to b, for the optional hints of ToolAnnotations.
+func Bool(b bool) *bool { return &b }

@@ -150,8 +150,8 @@ func parseHandsAICall(raw []byte) (id json.RawMessage, name string, args json.Ra
 		return id, "", nil, newError(CodeInvalidRequest, `Invalid Request: "jsonrpc" must be "2.0"`)
 	}
 	if v, ok := fields["method"]; ok {
-		var method string
-		if err := json.Unmarshal(v, &method); err != nil {
+		method, ok := jsonString(v)
+		if !ok {
 			return id, "", nil, newError(CodeInvalidRequest, "Invalid Request: method must be a string")
 		}
 		if method != "tools/call" {

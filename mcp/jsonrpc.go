@@ -118,9 +118,11 @@ func parseMessage(raw json.RawMessage) (*message, json.RawMessage, *wireError) {
 	if hasResult || hasError {
 		return nil, m.id, newError(CodeInvalidRequest, "Invalid Request: a request cannot carry a result or an error")
 	}
-	if err := json.Unmarshal(rawMethod, &m.method); err != nil {
+	method, ok := jsonString(rawMethod)
+	if !ok {
 		return nil, m.id, newError(CodeInvalidRequest, "Invalid Request: method must be a string")
 	}
+	m.method = method
 	if p, ok := fields["params"]; ok {
 		p = bytes.TrimSpace(p)
 		switch {
@@ -157,10 +159,20 @@ func validID(raw json.RawMessage) bool {
 	return false
 }
 
+// jsonString decodes raw as a JSON string; null is not one.
+func jsonString(raw json.RawMessage) (string, bool) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || raw[0] != '"' {
+		return "", false
+	}
+	var s string
+	return s, json.Unmarshal(raw, &s) == nil
+}
+
 // isString reports whether raw is the JSON string want.
 func isString(raw json.RawMessage, want string) bool {
-	var s string
-	return json.Unmarshal(raw, &s) == nil && s == want
+	s, ok := jsonString(raw)
+	return ok && s == want
 }
 
 // paramsObject decodes params into a map of its members. Absent or null
@@ -187,8 +199,8 @@ func optionalString(fields map[string]json.RawMessage, name string) (string, *wi
 	if !ok || string(bytes.TrimSpace(raw)) == "null" {
 		return "", nil
 	}
-	var s string
-	if err := json.Unmarshal(raw, &s); err != nil {
+	s, isStr := jsonString(raw)
+	if !isStr {
 		return "", newError(CodeInvalidParams, "Invalid params: %s must be a string", name)
 	}
 	return s, nil

@@ -14,9 +14,9 @@ import (
 func TestABodyThatIsNotJSONIsAParseError(t *testing.T) {
 	h := newHandler(t, nil)
 	for name, body := range map[string]string{
-		"garbage":   `{"jsonrpc":"2.0",`,
-		"empty":     ``,
-		"blank":     "  \n ",
+		"garbage":    `{"jsonrpc":"2.0",`,
+		"empty":      ``,
+		"blank":      "  \n ",
 		"two values": `{"jsonrpc":"2.0","id":1,"method":"ping"} {}`,
 	} {
 		t.Run(name, func(t *testing.T) {

@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/toolexec/toolexec"
+	"github.com/toolexec/toolexec/interop/fixture"
 	"github.com/toolexec/toolexec/mcp"
 )
 
@@ -97,8 +98,8 @@ func TestGoSDKClientListsTools(t *testing.T) {
 	require.NotNil(t, fc)
 	assert.Equal(t, "Weather forecast", fc.Title)
 	assert.Equal(t, "Tomorrow's temperature in a city", fc.Description)
-	assertSchema(t, forecastInput, fc.InputSchema)
-	assertSchema(t, forecastOutput, fc.OutputSchema)
+	assertSchema(t, fixture.ForecastInput, fc.InputSchema)
+	assertSchema(t, fixture.ForecastOutput, fc.OutputSchema)
 	require.NotNil(t, fc.Annotations)
 	assert.True(t, fc.Annotations.ReadOnlyHint)
 	assertSchema(t, `{"type":"object"}`, byName["fail"].InputSchema)

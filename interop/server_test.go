@@ -6,9 +6,7 @@ package interop
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
-	"errors"
 	"io"
 	"log/slog"
 	"net/http"
@@ -17,72 +15,9 @@ import (
 	"testing"
 
 	"github.com/toolexec/toolexec"
+	"github.com/toolexec/toolexec/interop/fixture"
 	"github.com/toolexec/toolexec/mcp"
 )
-
-const (
-	forecastInput  = `{"type":"object","properties":{"city":{"type":"string"}},"required":["city"]}`
-	forecastOutput = `{"type":"object","properties":{"city":{"type":"string"},"temperatureC":{"type":"number"}},"required":["city","temperatureC"]}`
-)
-
-// forecast is the typed tool: an input and an output schema, and a result
-// carrying both structuredContent and the same value as a JSON text block.
-//
-// The typed-tool constructor is not on main yet, so a per-tool interceptor
-// builds that result here. TODO(typed-tools-merge): register it with the
-// typed constructor instead and keep the assertions.
-func forecast() (toolexec.Tool, toolexec.BasicToolCallHandlerFunc) {
-	typed := func(next toolexec.CallFunc) toolexec.CallFunc {
-		return func(_ context.Context, call *toolexec.Call) (*toolexec.CallToolResult, error) {
-			city, _ := call.Arguments["city"].(string)
-			out := map[string]any{"city": city, "temperatureC": 21.5}
-			text, _ := json.Marshal(out)
-			return &toolexec.CallToolResult{Content: []toolexec.Content{toolexec.Text(string(text))}, StructuredContent: out}, nil
-		}
-	}
-	tool := toolexec.Tool{
-		Name:         "forecast",
-		Title:        "Weather forecast",
-		Description:  "Tomorrow's temperature in a city",
-		InputSchema:  json.RawMessage(forecastInput),
-		OutputSchema: json.RawMessage(forecastOutput),
-		Annotations:  &toolexec.ToolAnnotations{ReadOnlyHint: toolexec.Bool(true)},
-		Options:      toolexec.ToolOptions{Interceptors: []toolexec.Interceptor{typed}},
-	}
-	return tool, func(string, map[string]any) ([]toolexec.Content, bool, string, error) {
-		return nil, false, "", errors.New("unreachable: the typed interceptor answers")
-	}
-}
-
-func registry() *toolexec.Registry {
-	reg := toolexec.NewRegistry()
-	reg.MustAdd(forecast())
-	reg.MustAdd(toolexec.Tool{Name: "fail", Description: "Always fails"},
-		func(string, map[string]any) ([]toolexec.Content, bool, string, error) {
-			return nil, false, "", errors.New("upstream unavailable")
-		})
-	reg.MustAdd(toolexec.Tool{Name: "explode", Description: "Always panics"},
-		func(string, map[string]any) ([]toolexec.Content, bool, string, error) {
-			panic("kaboom")
-		})
-	return reg
-}
-
-// requireCity fails forecast calls without a city the way the pipeline's
-// validate stage does.
-//
-// TODO(validation-merge): drop it; forecastInput's "required" will produce
-// the same failure through real schema validation.
-func requireCity(next toolexec.CallFunc) toolexec.CallFunc {
-	return func(ctx context.Context, call *toolexec.Call) (*toolexec.CallToolResult, error) {
-		if _, ok := call.Arguments["city"]; call.Tool.Name == "forecast" && !ok {
-			return nil, &toolexec.Error{Stage: toolexec.StageValidate, Code: toolexec.CodeInvalidArguments,
-				Message:  "arguments do not match the input schema",
-				Failures: []toolexec.ValidationFailure{{Path: "/city", Keyword: "required", Message: "missing property 'city'"}}}
-		}
-		return next(ctx, call)
-	}
-}
 
 // server is the handler under test, mounted at /mcp of a loopback server,
 // with a log of the requests it answered.
@@ -121,11 +56,11 @@ func lastCall(s *server) exchange {
 // newServer starts the fixture server; opts are added to the Executor's.
 func newServer(t *testing.T, opts ...toolexec.Option) *server {
 	t.Helper()
-	reg := registry()
+	reg := fixture.Registry()
 	base := []toolexec.Option{
 		toolexec.WithAllowExecute(true),
 		toolexec.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil))),
-		toolexec.WithInterceptors(requireCity), // TODO(validation-merge)
+		toolexec.WithInterceptors(fixture.RequireCity), // TODO(validation-merge)
 	}
 	x := toolexec.New(reg, reg, append(base, opts...)...)
 	s := &server{}

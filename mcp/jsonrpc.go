@@ -33,8 +33,10 @@ const (
 	CodeRequestRejected = -32000
 	// CodeExecutionDisabled: tools/call while the Executor's execution gate
 	// is closed (toolexec.WithAllowExecute). Sent with HTTP 200; tools/list
-	// keeps working.
-	CodeExecutionDisabled = -32003
+	// keeps working. The code is clear of those MCP and its SDKs give a
+	// meaning (-32001 to -32005 among them: the official Go SDK reads -32003
+	// as "client is closing").
+	CodeExecutionDisabled = -32010
 )
 
 const jsonrpcVersion = "2.0"

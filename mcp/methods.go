@@ -141,11 +141,27 @@ func (h *handler) callTool(ex *exchange, m *message) outcome {
 			return outcome{resp: errorResponse(m.id, newError(CodeInvalidParams, "Invalid params: %s", e.Message))}
 		}
 	case toolexec.CodeUnavailable:
-		return outcome{resp: h.toolResult(ex.r, m.id, e.Result()), retryAfter: e.RetryAfter}
+		return outcome{resp: h.toolResult(ex.r, m.id, h.errorResult(name, e)), retryAfter: e.RetryAfter}
 	}
 	// Validation failures, tool errors, panics, timeouts and internal
 	// failures: a tool result the model can read and act on.
-	return outcome{resp: h.toolResult(ex.r, m.id, e.Result())}
+	return outcome{resp: h.toolResult(ex.r, m.id, h.errorResult(name, e))}
+}
+
+// errorResult is the isError result standing for e. For a tool that
+// declares an outputSchema it leaves out the structured list of validation
+// failures: clients check any structuredContent against the outputSchema,
+// even on an error result (the TypeScript SDK's client does, and refuses the
+// whole response when it does not match), while the text block already
+// holds every failure, one per line.
+func (h *handler) errorResult(name string, e *toolexec.Error) *toolexec.CallToolResult {
+	res := e.Result()
+	if res.StructuredContent != nil {
+		if t, ok := h.x.Lookup(name, ""); ok && len(t.OutputSchema) > 0 {
+			res.StructuredContent = nil
+		}
+	}
+	return res
 }
 
 // toolResult encodes a CallToolResult; one that cannot be encoded (a

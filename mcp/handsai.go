@@ -81,17 +81,13 @@ func (h *handler) handsAICall(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	r.Body = newBody(raw)
-	res, err := h.x.Call(r.Context(), toolexec.CallRequest{
+	res, e := h.call(r.Context(), toolexec.CallRequest{
 		Name:      name,
 		Arguments: args,
 		Request:   r,
 		Surface:   toolexec.SurfaceHandsAI,
 	})
-	if err != nil {
-		e, ok := toolexec.AsError(err)
-		if !ok {
-			e = &toolexec.Error{Stage: toolexec.StageIntercept, Code: toolexec.CodeInternal, Message: err.Error(), Err: err}
-		}
+	if e != nil {
 		if e.Code == toolexec.CodeUnauthorized {
 			unauthorized(w)
 			return

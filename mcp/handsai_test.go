@@ -259,3 +259,10 @@ func TestHandsAICallsSeeTheHandsAISurface(t *testing.T) {
 	require.Equal(t, http.StatusOK, status)
 	assert.Equal(t, toolexec.SurfaceHandsAI, got)
 }
+
+func TestHandsAIAPanicOutsideTheHandlerIsAnInternalError(t *testing.T) {
+	h := newHandler(t, []toolexec.Option{toolexec.WithInterceptors(panicky)})
+	status, body := handsAICall(t, h, `{"jsonrpc":"2.0","method":"tools/call","params":{"name":"weather_get","arguments":{"location":"x"}},"id":1}`)
+	assert.Equal(t, http.StatusOK, status)
+	assert.JSONEq(t, `{"jsonrpc":"2.0","error":{"code":-32603,"message":"Internal error: interceptor bug"},"id":1}`, body)
+}

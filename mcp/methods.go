@@ -116,18 +116,14 @@ func (h *handler) callTool(ex *exchange, m *message) outcome {
 		return outcome{resp: errorResponse(m.id, newError(CodeInvalidParams, "Invalid params: name is required"))}
 	}
 	ex.r.Body = newBody(ex.raw) // the auth hook may read the body; each call sees all of it
-	res, err := h.x.Call(ex.r.Context(), toolexec.CallRequest{
+	res, e := h.call(ex.r.Context(), toolexec.CallRequest{
 		Name:      name,
 		Arguments: fields["arguments"],
 		Request:   ex.r,
 		Surface:   toolexec.SurfaceMCP,
 	})
-	if err == nil {
+	if e == nil {
 		return outcome{resp: h.toolResult(ex.r, m.id, res)}
-	}
-	e, ok := toolexec.AsError(err)
-	if !ok {
-		e = &toolexec.Error{Stage: toolexec.StageIntercept, Code: toolexec.CodeInternal, Message: err.Error(), Err: err}
 	}
 	switch e.Code {
 	case toolexec.CodeUnauthorized:

@@ -433,3 +433,19 @@ func TestToolCallsSeeTheMCPSurfaceAndTheRequest(t *testing.T) {
 	assert.Equal(t, toolexec.SurfaceMCP, got)
 	assert.True(t, sawRequest)
 }
+
+// panicky is an interceptor with a bug.
+func panicky(toolexec.CallFunc) toolexec.CallFunc {
+	return func(context.Context, *toolexec.Call) (*toolexec.CallToolResult, error) {
+		panic("interceptor bug")
+	}
+}
+
+func TestAPanicOutsideTheHandlerIsAnIsErrorResultToo(t *testing.T) {
+	h := newHandler(t, []toolexec.Option{toolexec.WithInterceptors(panicky)})
+	rec := post(t, h, callBody("weather_get", `{"location":"x"}`))
+	res := callResult(t, rec)
+	assert.True(t, res.IsError)
+	assert.Equal(t, "interceptor bug", res.Text())
+	assert.NotContains(t, rec.Body.String(), "goroutine")
+}

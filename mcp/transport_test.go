@@ -1,6 +1,8 @@
 package mcp_test
 
 import (
+	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -243,4 +245,40 @@ func TestTheHandlerWorksWhereverItIsMounted(t *testing.T) {
 
 func TestNewHandlerPanicsOnANilExecutor(t *testing.T) {
 	assert.PanicsWithValue(t, "mcp: NewHandler: nil Executor", func() { mcp.NewHandler(nil) })
+}
+
+func TestConcurrentRequestsAreAnsweredIndependently(t *testing.T) {
+	srv := httptest.NewServer(newHandler(t, nil))
+	defer srv.Close()
+	const n = 40
+	errs := make(chan error, n)
+	for i := range n {
+		go func() {
+			body := callBody("weather_get", `{"location":"x"}`)
+			want := `"isError":false`
+			switch i % 4 {
+			case 1:
+				body, want = callBody("explode", `{}`), `"isError":true`
+			case 2:
+				body, want = `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`, `"weather_get"`
+			case 3:
+				body, want = callBody("nope", `{}`), `-32602`
+			}
+			resp, err := srv.Client().Post(srv.URL, "application/json", strings.NewReader(body))
+			if err != nil {
+				errs <- err
+				return
+			}
+			defer resp.Body.Close()
+			b, _ := io.ReadAll(resp.Body)
+			if resp.StatusCode != http.StatusOK || !strings.Contains(string(b), want) {
+				errs <- fmt.Errorf("request %d: %d %s", i, resp.StatusCode, b)
+				return
+			}
+			errs <- nil
+		}()
+	}
+	for range n {
+		require.NoError(t, <-errs)
+	}
 }

@@ -22,8 +22,11 @@ import (
 //	GET  /mcp/tools/list  HandsAI's tool list
 //	POST /mcp/tools/call  HandsAI's tool call
 //
-// Every response is JSON with X-Content-Type-Options: nosniff. NewHandler
-// panics if x is nil.
+// Every response body is JSON (a client that accepts only
+// text/event-stream gets its JSON-RPC answer as one server-sent event), sent
+// with X-Content-Type-Options: nosniff; docs/mcp.md lists every status and
+// error. NewHandler panics if x is nil, as toolexec.New panics on a nil
+// provider.
 func NewHandler(x *toolexec.Executor, opts ...Option) http.Handler {
 	if x == nil {
 		panic("mcp: NewHandler: nil Executor")

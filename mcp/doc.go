@@ -11,8 +11,9 @@
 //
 // The handler keeps no state between requests: it issues no session id,
 // ignores one sent to it, opens no event stream (GET and DELETE on the MCP
-// endpoint answer 405) and answers every request with application/json. A
-// host scales it by running more replicas behind any load balancer.
+// endpoint answer 405) and answers each request with one application/json
+// body, even to clients that also accept text/event-stream. A host scales it
+// by running more replicas behind any load balancer.
 //
 // Every tools/call, on either route, runs through (*toolexec.Executor).Call,
 // so the execution gate, the auth hook, validation, interceptors and panic

@@ -1,8 +1,10 @@
 package mcp
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"runtime/debug"
 
 	"github.com/toolexec/toolexec"
@@ -30,4 +32,11 @@ func (h *handler) call(ctx context.Context, req toolexec.CallRequest) (res *tool
 		e = &toolexec.Error{Stage: toolexec.StageIntercept, Code: toolexec.CodeInternal, Message: err.Error(), Err: err}
 	}
 	return nil, e
+}
+
+// newBody returns a fresh reader over a request body already read, so that
+// an auth hook that reads the body (to check a signature, say) sees it whole
+// on every call of a batch.
+func newBody(b []byte) io.ReadCloser {
+	return io.NopCloser(bytes.NewReader(b))
 }

@@ -18,7 +18,8 @@ import (
 // concurrent use, and tools may be added or removed while it serves.
 type Registry struct {
 	mu      sync.RWMutex
-	entries []registryEntry
+	entries []registryEntry  // registration order, for Tools
+	byName  map[string][]int // name -> indexes into entries, for lookups
 }
 
 type registryEntry struct {
@@ -43,13 +44,22 @@ func (r *Registry) Add(tool Tool, handler any) error {
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	for _, e := range r.entries {
-		if e.tool.Name == tool.Name && e.tool.Version == tool.Version {
+	for _, i := range r.byName[tool.Name] {
+		if r.entries[i].tool.Version == tool.Version {
 			return fmt.Errorf("toolexec: Registry.Add: tool %q version %q is already registered", tool.Name, tool.Version)
 		}
 	}
 	r.entries = append(r.entries, registryEntry{tool: tool, handler: h})
+	r.reindex()
 	return nil
+}
+
+// reindex rebuilds byName; registration is rare, lookups are per call.
+func (r *Registry) reindex() {
+	r.byName = make(map[string][]int, len(r.entries))
+	for i, e := range r.entries {
+		r.byName[e.tool.Name] = append(r.byName[e.tool.Name], i)
+	}
 }
 
 // MustAdd is Add that panics on error, for registrations fixed at compile
@@ -68,6 +78,7 @@ func (r *Registry) Remove(name, version string) bool {
 	for i, e := range r.entries {
 		if e.tool.Name == name && e.tool.Version == version {
 			r.entries = append(r.entries[:i:i], r.entries[i+1:]...)
+			r.reindex()
 			return true
 		}
 	}
@@ -95,11 +106,12 @@ func (r *Registry) LookupTool(name, version string) (Tool, bool) {
 func (r *Registry) find(name, version string) (registryEntry, bool) {
 	r.mu.RLock()
 	defer r.mu.RUnlock()
-	i := matchTool(len(r.entries), func(i int) *Tool { return &r.entries[i].tool }, name, version)
+	idx := r.byName[name]
+	i := matchTool(len(idx), func(i int) *Tool { return &r.entries[idx[i]].tool }, name, version)
 	if i < 0 {
 		return registryEntry{}, false
 	}
-	return r.entries[i], true
+	return r.entries[idx[i]], true
 }
 
 // HandleCall implements ToolCallHandler: it runs the handler registered for

@@ -148,3 +148,7 @@ func toJSON(t *testing.T, v any) string {
 	require.NoError(t, err)
 	return string(b)
 }
+
+func jsonUnmarshal(w *httptest.ResponseRecorder, v any) error {
+	return json.Unmarshal(w.Body.Bytes(), v)
+}

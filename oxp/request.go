@@ -95,7 +95,13 @@ func decodeContext(raw json.RawMessage, where string) (CallContext, *serverError
 	if e != nil {
 		return c, e
 	}
-	for key, value := range members {
+	keys := make([]string, 0, len(members))
+	for k := range members {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys) // report the first problem in a stable order
+	for _, key := range keys {
+		value := members[key]
 		switch key {
 		case "authorization":
 			c.Authorization, e = pairs(value, where+".authorization", "token")

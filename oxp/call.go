@@ -19,8 +19,8 @@ import (
 //
 //  1. the body: within the Executor's size limit (413), a well-formed call
 //     request in either form (400);
-//  2. the tool id resolves to a served tool version (400), and execution is
-//     enabled (400);
+//  2. execution is enabled (400; the gate comes first, as in the pipeline),
+//     and the tool id resolves to a served tool version (400);
 //  3. the tool's requirements are in the call's context (400,
 //     missing_requirements);
 //  4. toolexec.Executor.Call: the auth hook (401), the input (422), then the

@@ -27,11 +27,15 @@ import (
 	"time"
 
 	"github.com/toolexec/toolexec"
+	"github.com/toolexec/toolexec/oxp"
 )
 
 // restPrefix is where the REST surface is mounted; docs/rest-api.md uses the
 // same prefix in its examples.
 const restPrefix = "/api"
+
+// oxpPrefix is where the OXP 1.0 surface is mounted.
+const oxpPrefix = "/oxp"
 
 // shutdownGrace is how long in-flight calls get to finish on shutdown.
 const shutdownGrace = 10 * time.Second
@@ -110,6 +114,7 @@ func newExecutor(reg *toolexec.Registry, token string, logger *slog.Logger, extr
 func newMux(x *toolexec.Executor) *http.ServeMux {
 	mux := http.NewServeMux()
 	mux.Handle(restPrefix+"/", http.StripPrefix(restPrefix, toolexec.NewHandler(x)))
+	mux.Handle(oxpPrefix+"/", http.StripPrefix(oxpPrefix, oxp.NewHandler(x)))
 	return mux
 }
 
@@ -135,12 +140,16 @@ func printBanner(w io.Writer, addr net.Addr, token string) {
 	base := "http://localhost:" + port
 	fmt.Fprintf(w, "toolexec example server listening on %s (all interfaces)\n", base)
 	fmt.Fprintf(w, "  REST API:   %s%s/tools\n", base, restPrefix)
+	fmt.Fprintf(w, "  OXP 1.0:    %s%s/tools\n", base, oxpPrefix)
 	fmt.Fprintf(w, "  demo token: %s\n", token)
 	fmt.Fprintf(w, "\nList the tools (no token needed):\n")
 	fmt.Fprintf(w, "  curl -sS %s%s/tools\n", base, restPrefix)
 	fmt.Fprintf(w, "\nCall one (calls need the token):\n")
 	fmt.Fprintf(w, "  curl -sS -X POST -H %s -H 'Content-Type: application/json' -d '{\"text\":\"hello\"}' %s%s/tools/echo/call\n",
 		shellQuote("Authorization: Bearer "+token), base, restPrefix)
+	fmt.Fprintf(w, "\nThe same call over OXP:\n")
+	fmt.Fprintf(w, "  curl -sS -X POST -H %s -H 'Content-Type: application/json' -d '{\"tool_id\":\"Tools.echo\",\"input\":{\"text\":\"hello\"}}' %s%s/tools/call\n",
+		shellQuote("Authorization: Bearer "+token), base, oxpPrefix)
 	fmt.Fprintf(w, "\nPress Ctrl-C to stop.\n")
 }
 

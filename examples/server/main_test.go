@@ -250,3 +250,23 @@ func TestRunPrintsCurlLinesThatWorkAndShutsDownGracefully(t *testing.T) {
 	cancel()
 	require.NoError(t, <-done, "run returns nil after a graceful shutdown")
 }
+
+func TestOXPSurfaceServesTheSameTools(t *testing.T) {
+	srv := newTestServer(t)
+	status, body := do(t, t.Context(), http.MethodPost, srv.URL+"/oxp/tools/call", testToken,
+		`{"call_id":"c-1","tool_id":"Tools.echo","input":{"text":"over oxp"}}`)
+	require.Equal(t, http.StatusOK, status, "body: %s", body)
+	var res struct {
+		CallID  string `json:"call_id"`
+		Success bool   `json:"success"`
+		Value   string `json:"value"`
+	}
+	require.NoError(t, json.Unmarshal(body, &res))
+	assert.Equal(t, "c-1", res.CallID)
+	assert.True(t, res.Success)
+	assert.Equal(t, "over oxp", res.Value)
+
+	status, body = do(t, t.Context(), http.MethodPost, srv.URL+"/oxp/tools/call", "", `{"tool_id":"Tools.echo","input":{"text":"x"}}`)
+	assert.Equal(t, http.StatusUnauthorized, status, "the same auth hook guards OXP calls")
+	assert.JSONEq(t, `{"error":"Unauthorized"}`, string(body))
+}

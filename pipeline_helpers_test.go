@@ -143,3 +143,6 @@ func newLogger(level slog.Level) (*slog.Logger, *logBuffer) {
 	b := new(logBuffer)
 	return slog.New(slog.NewJSONHandler(b, &slog.HandlerOptions{Level: level})), b
 }
+
+// discard is a logger that writes nothing.
+func discard() *slog.Logger { return slog.New(slog.DiscardHandler) }

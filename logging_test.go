@@ -65,7 +65,9 @@ func TestLogsAuthRejectionAsWarning(t *testing.T) {
 
 func TestLogsPanicWithStackAsError(t *testing.T) {
 	logger, logs := newLogger(slog.LevelDebug)
-	h := func(context.Context, string, map[string]any) ([]toolexec.Content, bool, string, error) { panic("kaput") }
+	h := func(context.Context, string, map[string]any) ([]toolexec.Content, bool, string, error) {
+		panic("kaput")
+	}
 	x := newExec(t, toolexec.Tool{Name: "t"}, h, toolexec.WithLogger(logger))
 
 	_, err := call(x, "t", `{"password":"p"}`)

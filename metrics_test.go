@@ -78,9 +78,9 @@ func TestMetricsCountCallsByOutcome(t *testing.T) {
 	m := collect(t, r)
 	assert.Equal(t, map[string]int64{
 		"toolexec.outcome=success,toolexec.surface=go,toolexec.tool.name=ok,toolexec.tool.version=1.0.0": 2,
-		"toolexec.outcome=tool_error,toolexec.surface=go,toolexec.tool.name=iserr":                      1,
-		"toolexec.outcome=error,toolexec.surface=go,toolexec.tool.name=fails":                           1,
-		"toolexec.outcome=error,toolexec.surface=go":                                                    1, // unknown names never become attributes
+		"toolexec.outcome=tool_error,toolexec.surface=go,toolexec.tool.name=iserr":                       1,
+		"toolexec.outcome=error,toolexec.surface=go,toolexec.tool.name=fails":                            1,
+		"toolexec.outcome=error,toolexec.surface=go":                                                     1, // unknown names never become attributes
 	}, sums(t, m["toolexec.calls"]))
 
 	assert.Equal(t, map[string]int64{

@@ -32,7 +32,10 @@ func TestInterceptorsRunBuiltinsThenGlobalThenTool(t *testing.T) {
 		tr.add("handler")
 		return nil, false, "", nil
 	}
-	in := func(_ context.Context, c *toolexec.Call) (map[string]any, error) { tr.add("input"); return c.Arguments, nil }
+	in := func(_ context.Context, c *toolexec.Call) (map[string]any, error) {
+		tr.add("input")
+		return c.Arguments, nil
+	}
 	out := func(_ context.Context, _ *toolexec.Call, r *toolexec.CallToolResult) (*toolexec.CallToolResult, error) {
 		tr.add("output")
 		return r, nil

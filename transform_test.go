@@ -184,7 +184,9 @@ func TestOutputTransformSeesIsErrorResultsButNotFailedCalls(t *testing.T) {
 
 func TestTransformsReturningNilMeanEmpty(t *testing.T) {
 	nilIn := func(context.Context, *toolexec.Call) (map[string]any, error) { return nil, nil }
-	nilOut := func(context.Context, *toolexec.Call, *toolexec.CallToolResult) (*toolexec.CallToolResult, error) { return nil, nil }
+	nilOut := func(context.Context, *toolexec.Call, *toolexec.CallToolResult) (*toolexec.CallToolResult, error) {
+		return nil, nil
+	}
 	var got map[string]any
 	h := func(_ context.Context, _ string, args map[string]any) ([]toolexec.Content, bool, string, error) {
 		got = args

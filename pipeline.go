@@ -3,6 +3,7 @@ package toolexec
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"runtime/debug"
@@ -161,6 +162,11 @@ func (x *Executor) execute(ctx context.Context, call *Call) (res *CallToolResult
 	}()
 	content, isError, traceID, herr := x.handler.HandleCall(ctx, call.Tool.Name, call.Arguments)
 	if herr != nil {
+		if cerr := ctx.Err(); cerr != nil && errors.Is(herr, cerr) {
+			// The handler gave up because the call's context ended: say
+			// why (timed out, or canceled) rather than echo ctx.Err().
+			return nil, contextEnded(ctx, StageExecute, call, x.timeoutFor(&call.Tool))
+		}
 		return nil, &Error{Stage: StageExecute, Code: CodeToolError, Message: herr.Error(), Err: herr}
 	}
 	return NewResult(content, isError, traceID), nil

@@ -79,21 +79,23 @@ func (x *Executor) timeoutInterceptor(next CallFunc) CallFunc {
 			if state.CompareAndSwap(callRunning, callAbandoned) {
 				x.logger.WarnContext(ctx, "toolexec: call ended at its deadline; its handler is left to finish in the background",
 					"tool", call.Tool.Name, "surface", call.Surface, "timeout", d)
-				return nil, contextEnded(ctx, call, d)
+				return nil, contextEnded(ctx, StageTimeout, call, d)
 			}
 			o = <-done // it finished just now: its outcome is ready
 		}
 		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
 			// The deadline passed before the outcome came: a cooperative
 			// handler that gave up on its context reports the timeout too.
-			return nil, contextEnded(ctx, call, d)
+			return nil, contextEnded(ctx, StageTimeout, call, d)
 		}
 		return o.res, o.err
 	}
 }
 
-// contextEnded is the error of a call whose context ended before it did.
-func contextEnded(ctx context.Context, call *Call, d time.Duration) *Error {
+// contextEnded is the error of a call whose context ended before it did:
+// a timeout when a deadline passed (d is the call's own timeout, if any),
+// else a cancellation noticed at stage.
+func contextEnded(ctx context.Context, stage Stage, call *Call, d time.Duration) *Error {
 	cause := context.Cause(ctx)
 	switch {
 	case errors.Is(cause, errCallTimedOut):
@@ -103,5 +105,5 @@ func contextEnded(ctx context.Context, call *Call, d time.Duration) *Error {
 		return &Error{Stage: StageTimeout, Code: CodeTimeout,
 			Message: fmt.Sprintf("Tool %s timed out: the caller's deadline passed", call.Tool.Name), Err: cause}
 	}
-	return &Error{Stage: StageTimeout, Code: CodeCanceled, Message: "The call was canceled.", Err: cause}
+	return &Error{Stage: stage, Code: CodeCanceled, Message: "The call was canceled.", Err: cause}
 }

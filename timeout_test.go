@@ -218,3 +218,21 @@ func TestTimeoutReportsCallerDeadlineAsTimeout(t *testing.T) {
 	e := requireError(t, err, toolexec.StageTimeout, toolexec.CodeTimeout)
 	assert.Contains(t, e.Message, "timed out")
 }
+
+func TestHandlerGivingUpOnItsContextWithoutATimeout(t *testing.T) {
+	x := newExec(t, toolexec.Tool{Name: "slow"}, cooperative)
+
+	t.Run("caller's deadline: a timeout", func(t *testing.T) {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Millisecond)
+		defer cancel()
+		_, err := x.Call(ctx, toolexec.CallRequest{Name: "slow"})
+		e := requireError(t, err, toolexec.StageTimeout, toolexec.CodeTimeout)
+		assert.Equal(t, "Tool slow timed out: the caller's deadline passed", e.Message)
+	})
+	t.Run("caller went away: canceled", func(t *testing.T) {
+		ctx, cancel := context.WithCancel(context.Background())
+		cancel()
+		_, err := x.Call(ctx, toolexec.CallRequest{Name: "slow"})
+		requireError(t, err, toolexec.StageExecute, toolexec.CodeCanceled)
+	})
+}

@@ -14,9 +14,10 @@ import (
 // telemetry is what an Executor observes its calls with: the tracer, the
 // metric instruments and the logger, all fixed by New.
 type telemetry struct {
-	tracer trace.Tracer
-	inst   *instruments
-	logger *slog.Logger
+	tracer    trace.Tracer
+	inst      *instruments
+	logger    *slog.Logger
+	startCall []trace.SpanStartOption // the call span's options, made once
 }
 
 // newTelemetry builds the telemetry from the providers the host passed, or
@@ -28,7 +29,8 @@ func newTelemetry(tp trace.TracerProvider, mp metric.MeterProvider, logger *slog
 	if mp == nil {
 		mp = otel.GetMeterProvider()
 	}
-	return &telemetry{tracer: tp.Tracer(instrumentationName), inst: newInstruments(mp, logger), logger: logger}
+	return &telemetry{tracer: tp.Tracer(instrumentationName), inst: newInstruments(mp, logger), logger: logger,
+		startCall: []trace.SpanStartOption{trace.WithSpanKind(trace.SpanKindInternal)}}
 }
 
 // observation follows one call from Call's start to its end.
@@ -39,13 +41,15 @@ type observation struct {
 	surface Surface
 	name    string               // the tool's name as the caller asked for it
 	tool    *Tool                // the resolved tool; nil until then
-	attrs   []attribute.KeyValue // tool and surface, for the metrics
+	attrs   []attribute.KeyValue // surface, tool and version, for the metrics
+	set     attribute.Set        // attrs as a set, once the tool is resolved
+	buf     [4]attribute.KeyValue
 }
 
 // begin starts the call span and the clock.
 func (t *telemetry) begin(ctx context.Context, req CallRequest) *observation {
 	surface := surfaceOf(req)
-	ctx, span := t.tracer.Start(ctx, callSpanName, trace.WithSpanKind(trace.SpanKindInternal))
+	ctx, span := t.tracer.Start(ctx, callSpanName, t.startCall...)
 	if span.IsRecording() {
 		name := req.Name
 		if len(name) > maxNameAttr {
@@ -54,8 +58,9 @@ func (t *telemetry) begin(ctx context.Context, req CallRequest) *observation {
 		span.SetAttributes(attrOperation.String("execute_tool"), attrSurface.String(string(surface)),
 			attrGenAITool.String(name), attrToolName.String(name))
 	}
-	return &observation{ctx: ctx, span: span, start: time.Now(), surface: surface, name: req.Name,
-		attrs: []attribute.KeyValue{attrSurface.String(string(surface))}}
+	ob := &observation{ctx: ctx, span: span, start: time.Now(), surface: surface, name: req.Name}
+	ob.attrs = append(ob.buf[:0], attrSurface.String(string(surface)))
+	return ob
 }
 
 // resolved notes the tool the call runs, names the span after it and counts
@@ -73,7 +78,8 @@ func (ob *observation) resolved(t *telemetry, tool *Tool) {
 			ob.span.SetAttributes(attrVersion.String(tool.Version))
 		}
 	}
-	t.inst.active.Add(ob.ctx, 1, metric.WithAttributes(ob.attrs...))
+	ob.set = attribute.NewSet(ob.attrs...)
+	t.inst.active.Add(ob.ctx, 1, metric.WithAttributeSet(ob.set))
 }
 
 // recordArguments puts the redacted arguments on the call span
@@ -116,7 +122,7 @@ func (t *telemetry) end(ob *observation, res *CallToolResult, err error) {
 			attrStage.String(string(e.Stage)), attrErrorType.String(string(e.Code)))...))
 	}
 	if ob.tool != nil {
-		t.inst.active.Add(ctx, -1, metric.WithAttributes(ob.attrs...))
+		t.inst.active.Add(ctx, -1, metric.WithAttributeSet(ob.set))
 	}
 
 	if t.logger.Enabled(ctx, slog.LevelDebug) {

@@ -76,8 +76,14 @@ func WithTraceIDFromSpan(on bool) Option {
 	return func(x *Executor) { x.traceIDFromSpan = on }
 }
 
-// startStage starts the child span of one stage, under the span in ctx.
+// startStage starts the child span of one stage, under the call span in
+// ctx. When the call span is not recording (no tracer provider, or the
+// trace is not sampled) no stage span is made: it would not be recorded
+// either, and the call stays cheap. The span returned then is a no-op.
 func (t *telemetry) startStage(ctx context.Context, stage Stage, attrs ...attribute.KeyValue) (context.Context, trace.Span) {
+	if !trace.SpanFromContext(ctx).IsRecording() {
+		return ctx, trace.SpanFromContext(context.Background()) // the shared no-op span
+	}
 	ctx, span := t.tracer.Start(ctx, stageSpanName(stage))
 	if span.IsRecording() {
 		span.SetAttributes(attrStage.String(string(stage)))

@@ -30,7 +30,9 @@ func BenchmarkCallBare(b *testing.B) { benchCall(b, toolexec.Tool{Name: "t"}) }
 // each way.
 func BenchmarkCallLimitAndTransforms(b *testing.B) {
 	in := func(_ context.Context, c *toolexec.Call) (map[string]any, error) { return c.Arguments, nil }
-	out := func(_ context.Context, _ *toolexec.Call, r *toolexec.CallToolResult) (*toolexec.CallToolResult, error) { return r, nil }
+	out := func(_ context.Context, _ *toolexec.Call, r *toolexec.CallToolResult) (*toolexec.CallToolResult, error) {
+		return r, nil
+	}
 	benchCall(b, toolexec.Tool{Name: "t"},
 		toolexec.WithConcurrencyLimit(toolexec.ConcurrencyLimit{Max: 8}),
 		toolexec.WithInputTransforms(in), toolexec.WithOutputTransforms(out))

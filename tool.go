@@ -57,7 +57,7 @@ type ToolOptions struct {
 	// Timeout bounds each call of this tool: 0 uses the Executor's
 	// (WithTimeout), a negative value means no timeout for this tool.
 	Timeout time.Duration
-	// ConcurrencyLimit, when set, gives this tool calls their own limit in
+	// ConcurrencyLimit, when set, gives this tool's calls their own limit in
 	// place of the Executor's (WithConcurrencyLimit); its calls then do not
 	// count against the Executor's limit. A limit whose Max is 0 means
 	// unlimited for this tool.

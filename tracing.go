@@ -57,7 +57,8 @@ func WithTracerProvider(tp trace.TracerProvider) Option {
 }
 
 // WithTraceArguments records each call's arguments on its span, as the JSON
-// attribute toolexec.arguments, when on. It is off by default: argument
+// attribute toolexec.arguments, when on. They are recorded as the caller
+// sent them, before any input transform. It is off by default: argument
 // values never reach a span unless the host opts in. Even then, the value of
 // every key that looks secret (containing password, passwd, secret, token,
 // key, authorization, credential or cookie, in any case, at any depth) is

@@ -5,6 +5,8 @@ MODULES := $(shell find . -name go.mod -not -path './.git/*' -exec dirname {} \;
 
 .PHONY: run test vet lint bench fuzz soak tidy
 
+FUZZTIME ?= 20s
+
 run:
 	$(GO) run ./examples/server
 
@@ -22,3 +24,11 @@ lint: vet
 
 tidy:
 	@set -e; for m in $(MODULES); do (cd $$m && $(GO) mod tidy); done
+
+# Runs every fuzz target of every module for FUZZTIME each (the plain test
+# run only replays the committed corpora under testdata/fuzz).
+fuzz:
+	@set -e; for m in $(MODULES); do (cd $$m && for pkg in $$($(GO) list ./...); do \
+		for fz in $$($(GO) test -list '^Fuzz' $$pkg | grep '^Fuzz' || true); do \
+			echo "== $$pkg $$fz"; $(GO) test -run '^$$' -fuzz "^$$fz$$" -fuzztime $(FUZZTIME) $$pkg; \
+		done; done); done

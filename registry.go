@@ -18,7 +18,8 @@ import (
 // concurrent use, and tools may be added or removed while it serves.
 type Registry struct {
 	mu      sync.RWMutex
-	entries []registryEntry
+	entries []registryEntry  // registration order, for Tools
+	byName  map[string][]int // name -> indexes into entries, for lookups
 }
 
 type registryEntry struct {
@@ -31,11 +32,16 @@ func NewRegistry() *Registry { return &Registry{} }
 
 // Add registers tool, executed by handler: a ToolCallHandler, a
 // BasicToolCallHandler, or a function of either form (see
-// AsToolCallHandler). It fails on an empty name, a name and version already
-// registered, or a handler of another type.
+// AsToolCallHandler). It fails on an empty name, a Version that is neither
+// "" nor a semantic version (see ValidVersion), a name and version already
+// registered (versions equal by precedence, such as "1.0.0" and
+// "1.0.0+build.2", count as the same), or a handler of another type.
 func (r *Registry) Add(tool Tool, handler any) error {
 	if tool.Name == "" {
 		return errors.New("toolexec: Registry.Add: tool has no name")
+	}
+	if tool.Version != "" && !ValidVersion(tool.Version) {
+		return fmt.Errorf("toolexec: Registry.Add %q: version %q is not a semantic version (MAJOR.MINOR.PATCH, such as \"1.0.0\")", tool.Name, tool.Version)
 	}
 	h, err := AsToolCallHandler(handler)
 	if err != nil {
@@ -43,13 +49,22 @@ func (r *Registry) Add(tool Tool, handler any) error {
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	for _, e := range r.entries {
-		if e.tool.Name == tool.Name && e.tool.Version == tool.Version {
-			return fmt.Errorf("toolexec: Registry.Add: tool %q version %q is already registered", tool.Name, tool.Version)
+	for _, i := range r.byName[tool.Name] {
+		if v := r.entries[i].tool.Version; v == tool.Version || sameVersion(v, tool.Version) {
+			return fmt.Errorf("toolexec: Registry.Add: tool %q version %q is already registered", tool.Name, v)
 		}
 	}
 	r.entries = append(r.entries, registryEntry{tool: tool, handler: h})
+	r.reindex()
 	return nil
+}
+
+// reindex rebuilds byName; registration is rare, lookups are per call.
+func (r *Registry) reindex() {
+	r.byName = make(map[string][]int, len(r.entries))
+	for i, e := range r.entries {
+		r.byName[e.tool.Name] = append(r.byName[e.tool.Name], i)
+	}
 }
 
 // MustAdd is Add that panics on error, for registrations fixed at compile
@@ -61,17 +76,18 @@ func (r *Registry) MustAdd(tool Tool, handler any) {
 }
 
 // Remove unregisters the tool of that name and version ("" is the
-// unversioned one) and reports whether it was there.
+// unversioned one, never "the latest") and reports whether it was there. A
+// version matches as in Lookup: the same string, or equal by precedence.
 func (r *Registry) Remove(name, version string) bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	for i, e := range r.entries {
-		if e.tool.Name == name && e.tool.Version == version {
-			r.entries = append(r.entries[:i:i], r.entries[i+1:]...)
-			return true
-		}
+	i, ok := r.indexOf(name, version)
+	if !ok {
+		return false
 	}
-	return false
+	r.entries = append(r.entries[:i:i], r.entries[i+1:]...)
+	r.reindex()
+	return true
 }
 
 // Tools returns every registered tool, every version, in registration
@@ -86,7 +102,8 @@ func (r *Registry) Tools() []Tool {
 	return out
 }
 
-// LookupTool implements ToolLookup: version "" is the latest.
+// LookupTool implements ToolLookup, resolving versions as Executor.Lookup
+// documents: version "" is the latest release.
 func (r *Registry) LookupTool(name, version string) (Tool, bool) {
 	e, ok := r.find(name, version)
 	return e.tool, ok
@@ -95,22 +112,54 @@ func (r *Registry) LookupTool(name, version string) (Tool, bool) {
 func (r *Registry) find(name, version string) (registryEntry, bool) {
 	r.mu.RLock()
 	defer r.mu.RUnlock()
-	i := matchTool(len(r.entries), func(i int) *Tool { return &r.entries[i].tool }, name, version)
+	idx := r.byName[name]
+	i := matchTool(len(idx), func(i int) *Tool { return &r.entries[idx[i]].tool }, name, version)
 	if i < 0 {
 		return registryEntry{}, false
 	}
-	return r.entries[i], true
+	return r.entries[idx[i]], true
+}
+
+// indexOf returns the index into entries of the tool of that name and
+// version: "" is the unversioned one, any other version matches as in
+// Lookup. The caller holds r.mu.
+func (r *Registry) indexOf(name, version string) (int, bool) {
+	idx := r.byName[name]
+	if version == "" {
+		for _, i := range idx {
+			if r.entries[i].tool.Version == "" {
+				return i, true
+			}
+		}
+		return 0, false
+	}
+	i := matchTool(len(idx), func(i int) *Tool { return &r.entries[idx[i]].tool }, name, version)
+	if i < 0 {
+		return 0, false
+	}
+	return idx[i], true
 }
 
 // HandleCall implements ToolCallHandler: it runs the handler registered for
-// the tool the pipeline resolved (CallFromContext), or for the latest
-// version of name when called outside the pipeline.
+// exactly the tool version the pipeline resolved (CallFromContext), or for
+// the latest version of name when called outside the pipeline.
 func (r *Registry) HandleCall(ctx context.Context, name string, args map[string]any) ([]Content, bool, string, error) {
-	version := ""
+	var (
+		e  registryEntry
+		ok bool
+	)
 	if c := CallFromContext(ctx); c != nil && c.Tool.Name == name {
-		version = c.Tool.Version
+		r.mu.RLock()
+		for _, i := range r.byName[name] {
+			if r.entries[i].tool.Version == c.Tool.Version {
+				e, ok = r.entries[i], true
+				break
+			}
+		}
+		r.mu.RUnlock()
+	} else {
+		e, ok = r.find(name, "")
 	}
-	e, ok := r.find(name, version)
 	if !ok {
 		return nil, false, "", fmt.Errorf("tool %q is not registered", name)
 	}

@@ -63,7 +63,9 @@ func TestTimeoutIsAToolFailureOverOXP(t *testing.T) {
 
 func TestTransformFailureIsAToolFailureOverOXP(t *testing.T) {
 	reg := seedRegistry(t)
-	fail := func(context.Context, *toolexec.Call) (map[string]any, error) { return nil, errors.New("rewrite failed") }
+	fail := func(context.Context, *toolexec.Call) (map[string]any, error) {
+		return nil, errors.New("rewrite failed")
+	}
 	m := callBody(t, call(newHandler(t, reg, []toolexec.Option{toolexec.WithInputTransforms(fail)}),
 		`{"tool_id":"Calculator.Add","input":{"a":1,"b":2}}`))
 	assert.Equal(t, false, m["success"])

@@ -122,13 +122,13 @@ func validationFailures(err error) []ValidationFailure {
 		case *kind.DependentRequired:
 			for _, name := range k.Missing {
 				out = append(out, ValidationFailure{Path: at + "/" + escapePointer(name),
-					Message:  (&kind.DependentRequired{Prop: k.Prop, Missing: []string{name}}).LocalizedString(p),
+					Message: (&kind.DependentRequired{Prop: k.Prop, Missing: []string{name}}).LocalizedString(p),
 					Keyword: "dependentRequired"})
 			}
 		case *kind.AdditionalProperties:
 			for _, name := range k.Properties {
 				out = append(out, ValidationFailure{Path: at + "/" + escapePointer(name),
-					Message:  (&kind.AdditionalProperties{Properties: []string{name}}).LocalizedString(p),
+					Message: (&kind.AdditionalProperties{Properties: []string{name}}).LocalizedString(p),
 					Keyword: "additionalProperties"})
 			}
 		default:

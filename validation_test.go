@@ -184,15 +184,15 @@ func TestNumbersDecodedAsFloat64ValidateExactly(t *testing.T) {
 	}`, ToolOptions{})
 	x := newValidatingExecutor(reg)
 	for args, valid := range map[string]bool{
-		`{"n": 3}`:                    true,
-		`{"n": 3.0}`:                  true,
-		`{"n": 3e2}`:                  true,
-		`{"n": -0}`:                   true,
-		`{"n": 3.5}`:                  false,
-		`{"n": "3"}`:                  false,
-		`{"step": 0.3}`:               true,
-		`{"step": 0.35}`:              false,
-		`{"big": 9007199254740992}`:   true,
+		`{"n": 3}`:                  true,
+		`{"n": 3.0}`:                true,
+		`{"n": 3e2}`:                true,
+		`{"n": -0}`:                 true,
+		`{"n": 3.5}`:                false,
+		`{"n": "3"}`:                false,
+		`{"step": 0.3}`:             true,
+		`{"step": 0.35}`:            false,
+		`{"big": 9007199254740992}`: true,
 	} {
 		_, err := callJSON(x, "num", args)
 		if valid {

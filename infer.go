@@ -16,7 +16,8 @@ import (
 //
 //   - time.Time is a string of format "date-time" (RFC 3339);
 //   - json.RawMessage is any JSON value ({}), as is any;
-//   - []byte is a base64 string, not an array of numbers;
+//   - []byte is a base64 string (or null, as a nil slice is written), not
+//     an array of numbers;
 //   - an embedded field that encoding/json would not flatten (an embedded
 //     struct given a JSON name, or an embedded non-struct) is refused rather
 //     than described wrongly.
@@ -27,7 +28,7 @@ func inferOptions() *jsonschema.ForOptions {
 	return &jsonschema.ForOptions{TypeSchemas: map[reflect.Type]*jsonschema.Schema{
 		reflect.TypeFor[time.Time]():       {Type: "string", Format: "date-time"},
 		reflect.TypeFor[json.RawMessage](): {},
-		reflect.TypeFor[[]byte]():          {Type: "string", ContentEncoding: "base64"},
+		reflect.TypeFor[[]byte]():          {Types: []string{"null", "string"}, ContentEncoding: "base64"},
 	}}
 }
 

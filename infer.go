@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 	"time"
 
@@ -18,6 +19,8 @@ import (
 //   - json.RawMessage is any JSON value ({}), as is any;
 //   - []byte is a base64 string (or null, as a nil slice is written), not
 //     an array of numbers;
+//   - a pointer field is optional even without omitempty: an absent
+//     property decodes to nil exactly as null does;
 //   - an embedded field that encoding/json would not flatten (an embedded
 //     struct given a JSON name, or an embedded non-struct) is refused rather
 //     than described wrongly.
@@ -42,6 +45,7 @@ func inferSchema(t reflect.Type) (*jsonschema.Schema, error) {
 		return nil, err
 	}
 	fixNullOnly(s)
+	relaxPointers(t, s)
 	return s, nil
 }
 
@@ -94,6 +98,44 @@ func fixNullOnly(s *jsonschema.Schema) {
 	}
 	fixNullOnly(s.Items)
 	fixNullOnly(s.AdditionalProperties)
+}
+
+// relaxPointers drops pointer fields from the required lists of s, the
+// schema inferred for t, at every depth.
+func relaxPointers(t reflect.Type, s *jsonschema.Schema) {
+	if s == nil {
+		return
+	}
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	switch t.Kind() {
+	case reflect.Slice, reflect.Array:
+		relaxPointers(t.Elem(), s.Items)
+	case reflect.Map:
+		relaxPointers(t.Elem(), s.AdditionalProperties)
+	case reflect.Struct:
+		for _, f := range reflect.VisibleFields(t) {
+			if f.Anonymous || !f.IsExported() {
+				continue
+			}
+			name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+			if name == "-" && f.Tag.Get("json") == "-" {
+				continue
+			}
+			if name == "" {
+				name = f.Name
+			}
+			ps := s.Properties[name]
+			if ps == nil {
+				continue
+			}
+			if f.Type.Kind() == reflect.Pointer {
+				s.Required = slices.DeleteFunc(s.Required, func(r string) bool { return r == name })
+			}
+			relaxPointers(f.Type, ps)
+		}
+	}
 }
 
 // checkEmbedded refuses embedded fields whose JSON form the inference would

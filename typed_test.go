@@ -170,6 +170,7 @@ func TestInferenceDescribesEveryGoShape(t *testing.T) {
 		OK        bool                            `json:"ok"`
 		Home      Address                         `json:"home"`           // nested struct
 		Work      *Address                        `json:"work,omitempty"` // pointer: optional, may be null
+		Maybe     *int                            `json:"maybe"`          // pointer: optional even without omitempty
 		Tags      []string                        `json:"tags"`           // slice
 		Pair      [2]int                          `json:"pair"`           // array
 		Scores    map[string]float64              `json:"scores"`         // map
@@ -212,6 +213,7 @@ func TestInferenceDescribesEveryGoShape(t *testing.T) {
 				"required":             []any{"street"},
 				"additionalProperties": false,
 			},
+			"maybe":  map[string]any{"type": []any{"null", "integer"}},
 			"tags":   map[string]any{"type": []any{"null", "array"}, "items": map[string]any{"type": "string"}},
 			"pair":   map[string]any{"type": "array", "items": map[string]any{"type": "integer"}, "minItems": 2.0, "maxItems": 2.0},
 			"scores": map[string]any{"type": "object", "additionalProperties": map[string]any{"type": "number"}},

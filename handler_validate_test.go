@@ -257,3 +257,37 @@ func TestValidateIgnoresTheValidationSwitches(t *testing.T) {
 	require.Equal(t, http.StatusOK, r.status)
 	assert.False(t, decodeValidateResult(t, r.body).Valid, "validate answers what was asked even when calls skip validation")
 }
+
+// FuzzValidateEndpoint feeds arbitrary schemas and bodies to the validate
+// endpoint: it must always answer 200 or 400 with a well-formed
+// ValidateResult, never panic, and never run the handler.
+func FuzzValidateEndpoint(f *testing.F) {
+	f.Add(forecastSchema, `{"location": "Oslo"}`)
+	f.Add(forecastSchema, `{"days": "x", "units": 1}`)
+	f.Add(`{"type": "objekt"}`, `{}`)
+	f.Add(`{"$ref": "#/$defs/a", "$defs": {"a": {"$ref": "#/$defs/a"}}}`, `{}`)
+	f.Add(`{"properties": {"a/b": {"required": ["~"]}}}`, `{"a/b": {}}`)
+	f.Add(`{"pattern": "(?=x)"}`, `"x"`)
+	f.Add(`{"$schema": "http://json-schema.org/draft-07/schema#", "items": [{"type": "integer"}]}`, `["a"]`)
+	f.Add(`true`, `not json`)
+	f.Fuzz(func(t *testing.T, schema, body string) {
+		var calls atomic.Int64
+		reg := NewRegistry()
+		reg.MustAdd(Tool{Name: "t", InputSchema: json.RawMessage(schema)}, func(string, map[string]any) ([]Content, bool, string, error) {
+			calls.Add(1)
+			return nil, false, "", nil
+		})
+		h := NewHandler(New(reg, reg, WithAllowExecute(true), WithLogger(discardLogger())))
+		r := do(t, h, http.MethodPost, "/tools/t/validate", body)
+		if r.status != http.StatusOK && r.status != http.StatusBadRequest {
+			t.Fatalf("status %d: %s", r.status, r.body)
+		}
+		res := decodeValidateResult(t, r.body)
+		if res.Valid == (len(res.Errors) > 0) {
+			t.Fatalf("valid=%v with %d errors: %s", res.Valid, len(res.Errors), r.body)
+		}
+		if calls.Load() != 0 {
+			t.Fatal("the handler ran")
+		}
+	})
+}

@@ -104,6 +104,9 @@ func newTypedHandler[In, Out any](t *Tool, fn TypedHandler[In, Out]) (*typedHand
 	default:
 		h.out = outStructured
 	}
+	if inType := reflect.TypeFor[In](); inType.Kind() == reflect.Interface && inType.NumMethod() > 0 {
+		return nil, fmt.Errorf("input type: %s is an interface with methods: arguments cannot be decoded into it", inType)
+	}
 	if len(t.InputSchema) == 0 {
 		s, err := objectSchemaFor(reflect.TypeFor[In](), true)
 		if err != nil {

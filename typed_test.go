@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"reflect"
@@ -326,6 +327,10 @@ func TestUndescribableTypesAreRegistrationErrors(t *testing.T) {
 		"embedded non-struct":   func(r *Registry) error { return AddTool(r, Tool{Name: "x"}, inputOnly[embeddedString]) },
 		"string input":          func(r *Registry) error { return AddTool(r, Tool{Name: "x"}, inputOnly[string]) },
 		"slice input":           func(r *Registry) error { return AddTool(r, Tool{Name: "x"}, inputOnly[[]int]) },
+		"interface input":       func(r *Registry) error { return AddTool(r, Tool{Name: "x"}, inputOnly[fmt.Stringer]) },
+		"interface input with own schema": func(r *Registry) error {
+			return AddTool(r, Tool{Name: "x", InputSchema: json.RawMessage(`{"type": "object"}`)}, inputOnly[fmt.Stringer])
+		},
 		"int output": func(r *Registry) error {
 			return AddTool(r, Tool{Name: "x"}, func(context.Context, struct{}) (int, error) { return 0, nil })
 		},

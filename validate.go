@@ -8,7 +8,12 @@ import (
 	"strings"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
+	"go.opentelemetry.io/otel/attribute"
 )
+
+// attrValidateDirection tells the validate stage's two spans apart: the
+// arguments ("input") and the structured result ("output").
+const attrValidateDirection attribute.Key = "toolexec.validate.direction"
 
 // WithValidation turns schema validation of calls on (the default) or off.
 // When on, every call's arguments are checked against the tool's
@@ -107,7 +112,7 @@ func (x *Executor) validationInterceptor(next CallFunc) CallFunc {
 		if err != nil || len(t.OutputSchema) == 0 || res == nil || res.IsError || res.StructuredContent == nil {
 			return res, err
 		}
-		sctx, span := x.telemetry.startStage(ctx, StageValidate, attrDirection.String("output"))
+		sctx, span := x.telemetry.startStage(ctx, StageValidate, attrValidateDirection.String("output"))
 		err = x.checkOutput(sctx, t, x.compiled(t, true), res.StructuredContent)
 		endStage(span, nil, err)
 		if err != nil {
@@ -120,7 +125,7 @@ func (x *Executor) validationInterceptor(next CallFunc) CallFunc {
 // validateArguments is the part of the stage before the handler, traced as
 // the validate stage.
 func (x *Executor) validateArguments(ctx context.Context, call *Call) (err error) {
-	ctx, span := x.telemetry.startStage(ctx, StageValidate, attrDirection.String("input"))
+	ctx, span := x.telemetry.startStage(ctx, StageValidate, attrValidateDirection.String("input"))
 	defer func() { endStage(span, nil, err) }()
 	t := &call.Tool
 	var in *compiledSchema

@@ -13,6 +13,9 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/otel/codes"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 )
 
 // countingTool registers name with schema on reg; the returned counter
@@ -400,7 +403,7 @@ func TestValidationChecksArgumentsAnInputTransformReplaced(t *testing.T) {
 		}
 	}
 	x := newValidatingExecutor(reg)
-	stage := x.validating(func(ctx context.Context, c *Call) (*CallToolResult, error) {
+	stage := x.validationInterceptor(func(ctx context.Context, c *Call) (*CallToolResult, error) {
 		ran.Add(1)
 		return &CallToolResult{}, nil
 	})
@@ -484,4 +487,82 @@ func BenchmarkValidatedCall(b *testing.B) {
 	if n := x.schemas.compiles.Load(); n != 1 {
 		b.Fatalf("compiled %d times", n)
 	}
+}
+
+func TestValidationChecksWhatTheInputTransformsProduced(t *testing.T) {
+	reg := NewRegistry()
+	ran := countingTool(t, reg, "forecast", forecastSchema, ToolOptions{})
+	fillDefault := func(_ context.Context, c *Call) (map[string]any, error) {
+		if _, ok := c.Arguments["location"]; !ok {
+			c.Arguments["location"] = "Oslo"
+		}
+		return c.Arguments, nil
+	}
+	x := newValidatingExecutor(reg, WithInputTransforms(fillDefault))
+	_, err := callJSON(x, "forecast", `{"days": 2}`)
+	require.NoError(t, err, "the transform's default makes the call valid")
+	assert.Equal(t, int64(1), ran.Load())
+
+	_, err = callJSON(x, "forecast", `{"days": 0}`)
+	e, ok := AsError(err)
+	require.True(t, ok)
+	assert.Equal(t, []ValidationFailure{{Path: "/days", Message: "minimum: got 0, want 1", Keyword: "minimum"}}, e.Failures)
+}
+
+func TestInvalidCallsAreNeverCached(t *testing.T) {
+	reg := NewRegistry()
+	ran := countingTool(t, reg, "forecast", forecastSchema, ToolOptions{Cache: true})
+	x := newValidatingExecutor(reg)
+	for i := 0; i < 3; i++ {
+		_, err := callJSON(x, "forecast", `{"days": "x"}`)
+		e, ok := AsError(err)
+		require.True(t, ok)
+		assert.Equal(t, StageValidate, e.Stage, "every invalid call fails validation, none is answered from the cache")
+	}
+	for i := 0; i < 3; i++ {
+		_, err := callJSON(x, "forecast", `{"location": "Oslo"}`)
+		require.NoError(t, err)
+	}
+	assert.Equal(t, int64(1), ran.Load(), "valid calls are cached behind validation")
+}
+
+func TestValidationIsTracedAsTheValidateStage(t *testing.T) {
+	sr := tracetest.NewSpanRecorder()
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(sr))
+	reg := NewRegistry()
+	MustAddTool(reg, Tool{Name: "typed"}, func(_ context.Context, in struct {
+		N int `json:"n"`
+	}) (struct {
+		N int `json:"n"`
+	}, error) {
+		return in, nil
+	})
+	x := newValidatingExecutor(reg, WithTracerProvider(tp))
+
+	_, err := callJSON(x, "typed", `{"n": 1}`)
+	require.NoError(t, err)
+	var directions []string
+	for _, s := range sr.Ended() {
+		if s.Name() != "toolexec.validate" {
+			continue
+		}
+		for _, kv := range s.Attributes() {
+			if kv.Key == attrValidateDirection {
+				directions = append(directions, kv.Value.AsString())
+			}
+		}
+		assert.Equal(t, codes.Unset, s.Status().Code)
+	}
+	assert.Equal(t, []string{"input", "output"}, directions, "one span for the arguments, one for the structured result")
+
+	_, err = callJSON(x, "typed", `{"n": "one"}`)
+	require.Error(t, err)
+	var failed []sdktrace.ReadOnlySpan
+	for _, s := range sr.Ended() {
+		if s.Name() == "toolexec.validate" && s.Status().Code == codes.Error {
+			failed = append(failed, s)
+		}
+	}
+	require.Len(t, failed, 1)
+	assert.Contains(t, failed[0].Status().Description, "/n: got string, want integer")
 }

@@ -27,6 +27,9 @@ type Executor struct {
 	interceptors []Interceptor
 
 	pipelineConfig // timeout, limit, transforms, cache, telemetry (pipeline_config.go)
+
+	noValidation bool        // WithValidation(false)
+	schemas      schemaCache // each tool's compiled schemas (validate.go)
 }
 
 // Option configures an Executor.

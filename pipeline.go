@@ -133,9 +133,7 @@ func (x *Executor) builtinInterceptors() []Interceptor {
 		x.timeoutInterceptor,
 		x.limitInterceptor,
 		x.inputTransformInterceptor,
-		// Schema validation goes here: after the input transforms (which
-		// may change the arguments) and before the cache (whose key is the
-		// validated arguments). It reads call.Tool.Options.SkipValidation.
+		x.validationInterceptor, // validate.go
 		x.cacheInterceptor,
 		x.outputTransformInterceptor,
 	}
@@ -176,7 +174,7 @@ func (x *Executor) execute(ctx context.Context, call *Call) (res *CallToolResult
 		}
 		endStage(span, res, err)
 	}()
-	content, isError, traceID, herr := x.handler.HandleCall(ctx, call.Tool.Name, call.Arguments)
+	res, herr := x.invoke(ctx, call)
 	if herr != nil {
 		if cerr := ctx.Err(); cerr != nil && errors.Is(herr, cerr) {
 			// The handler gave up because the call's context ended: say
@@ -185,7 +183,7 @@ func (x *Executor) execute(ctx context.Context, call *Call) (res *CallToolResult
 		}
 		return nil, &Error{Stage: StageExecute, Code: CodeToolError, Message: herr.Error(), Err: herr}
 	}
-	return NewResult(content, isError, traceID), nil
+	return res, nil
 }
 
 // decodeArguments turns the raw arguments into the map handlers receive.

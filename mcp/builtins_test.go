@@ -94,6 +94,14 @@ func TestConcurrencyLimitRefusalOverMCPAndHandsAI(t *testing.T) {
 	assert.JSONEq(t, `{"jsonrpc":"2.0","error":{"code":-32603,"message":"Internal error: `+refusal+`"},"id":1}`, hrec.Body.String())
 	assert.Empty(t, hrec.Header().Get("Retry-After"))
 
+	// A batch (protocol 2025-03-26) answers the refusal in its element and
+	// carries the Retry-After too.
+	rec = post(t, h, `[{"jsonrpc":"2.0","id":"a","method":"ping"},`+strings.Replace(callBody("busy", `{}`), `"id":1`, `"id":"b"`, 1)+`]`)
+	require.Equal(t, http.StatusOK, rec.Code, rec.Body.String())
+	assert.JSONEq(t, `[{"jsonrpc":"2.0","id":"a","result":{}},
+		{"jsonrpc":"2.0","id":"b","result":{"content":[{"type":"text","text":"`+refusal+`"}],"isError":true}}]`, rec.Body.String())
+	assert.Equal(t, "2", rec.Header().Get("Retry-After"))
+
 	close(release)
 	res = callResult(t, <-first)
 	assert.False(t, res.IsError, "the call holding the slot still succeeds")

@@ -13,7 +13,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/toolexec/toolexec"
-	"github.com/toolexec/toolexec/interop/fixture"
 	"github.com/toolexec/toolexec/mcp"
 )
 
@@ -98,8 +97,8 @@ func TestGoSDKClientListsTools(t *testing.T) {
 	require.NotNil(t, fc)
 	assert.Equal(t, "Weather forecast", fc.Title)
 	assert.Equal(t, "Tomorrow's temperature in a city", fc.Description)
-	assertSchema(t, fixture.ForecastInput, fc.InputSchema)
-	assertSchema(t, fixture.ForecastOutput, fc.OutputSchema)
+	assertSchema(t, forecastInputSchema, fc.InputSchema)
+	assertSchema(t, forecastOutputSchema, fc.OutputSchema)
 	require.NotNil(t, fc.Annotations)
 	assert.True(t, fc.Annotations.ReadOnlyHint)
 	assertSchema(t, `{"type":"object"}`, byName["fail"].InputSchema)
@@ -126,7 +125,7 @@ func TestGoSDKClientSeesFailuresAsToolResults(t *testing.T) {
 	}{
 		{"failing tool", "fail", nil, "upstream unavailable"},
 		{"panicking tool", "explode", nil, "kaboom"},
-		{"validation failure", "forecast", map[string]any{"days": 2}, "/city: missing property 'city'"}, // TODO(validation-merge): message wording
+		{"validation failure", "forecast", map[string]any{"days": 2}, forecastValidationText},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -135,6 +134,7 @@ func TestGoSDKClientSeesFailuresAsToolResults(t *testing.T) {
 			assert.True(t, res.IsError)
 			require.Len(t, res.Content, 1)
 			assert.Equal(t, c.want, res.Content[0].(*sdk.TextContent).Text)
+			assert.Nil(t, res.StructuredContent, "nothing a client would check against forecast's outputSchema")
 		})
 	}
 	// The session survives all of it.

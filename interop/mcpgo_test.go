@@ -121,9 +121,11 @@ func TestMCPGoClientListsTools(t *testing.T) {
 	assert.Equal(t, "Tomorrow's temperature in a city", fc.Description)
 	assert.Equal(t, "object", fc.InputSchema.Type)
 	assert.Equal(t, []string{"city"}, fc.InputSchema.Required)
-	assert.Contains(t, fc.InputSchema.Properties, "city")
+	assert.Equal(t, map[string]any{"city": map[string]any{"type": "string", "description": "the city to forecast"}}, fc.InputSchema.Properties)
+	assert.Equal(t, false, fc.InputSchema.AdditionalProperties, "inferred from a struct: no other property")
 	assert.Equal(t, "object", fc.OutputSchema.Type)
 	assert.ElementsMatch(t, []string{"city", "temperatureC"}, fc.OutputSchema.Required)
+	assert.Equal(t, map[string]any{"type": "number"}, fc.OutputSchema.Properties["temperatureC"])
 	require.NotNil(t, fc.Annotations.ReadOnlyHint)
 	assert.True(t, *fc.Annotations.ReadOnlyHint)
 	assert.Equal(t, "object", byName["fail"].InputSchema.Type)
@@ -147,7 +149,7 @@ func TestMCPGoClientSeesFailuresAsToolResults(t *testing.T) {
 	}{
 		{"failing tool", "fail", nil, "upstream unavailable"},
 		{"panicking tool", "explode", nil, "kaboom"},
-		{"validation failure", "forecast", map[string]any{"days": 2}, "/city: missing property 'city'"}, // TODO(validation-merge): message wording
+		{"validation failure", "forecast", map[string]any{"days": 2}, forecastValidationText},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -155,6 +157,7 @@ func TestMCPGoClientSeesFailuresAsToolResults(t *testing.T) {
 			require.NoError(t, err, "a tool failure is a result, not a protocol error")
 			assert.True(t, res.IsError)
 			assert.Equal(t, tc.want, mcpgoText(t, res))
+			assert.Nil(t, res.StructuredContent, "nothing a client would check against forecast's outputSchema")
 		})
 	}
 	require.NoError(t, c.Ping(mcpgoCtx(t)), "the client keeps working")

@@ -19,6 +19,18 @@ import (
 	"github.com/toolexec/toolexec/mcp"
 )
 
+// The schemas toolexec.AddTool infers from fixture.ForecastIn and
+// fixture.ForecastOut, as clients must see them in tools/list.
+const (
+	forecastInputSchema  = `{"type":"object","properties":{"city":{"type":"string","description":"the city to forecast"}},"required":["city"],"additionalProperties":false}`
+	forecastOutputSchema = `{"type":"object","properties":{"city":{"type":"string"},"temperatureC":{"type":"number"}},"required":["city","temperatureC"],"additionalProperties":false}`
+)
+
+// forecastValidationText is the isError result's text for forecast called
+// with {"days": 2}: one line per failure of the real schema validation,
+// "/path: message", sorted by path.
+const forecastValidationText = "/city: missing property 'city'\n/days: additional properties 'days' not allowed"
+
 // server is the handler under test, mounted at /mcp of a loopback server,
 // with a log of the requests it answered.
 type server struct {
@@ -60,7 +72,6 @@ func newServer(t *testing.T, opts ...toolexec.Option) *server {
 	base := []toolexec.Option{
 		toolexec.WithAllowExecute(true),
 		toolexec.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil))),
-		toolexec.WithInterceptors(fixture.RequireCity), // TODO(validation-merge)
 	}
 	x := toolexec.New(reg, reg, append(base, opts...)...)
 	s := &server{}

@@ -100,7 +100,8 @@ func (h *handler) serveMCP(w http.ResponseWriter, r *http.Request) {
 // serveBatch answers a JSON array of messages (protocol 2025-03-26 only):
 // each element in order, the answers to its requests in one array, 202 when
 // it held no request, and 401 for all of it when any call was refused by the
-// auth hook.
+// auth hook. When calls were refused for now, Retry-After carries the
+// longest wait any of them asked for.
 func (h *handler) serveBatch(w http.ResponseWriter, ex *exchange, format responseFormat) {
 	if !batchesAllowed(ex.version) {
 		writeJSON(w, http.StatusBadRequest, errorResponse(nil, newError(CodeInvalidRequest,
@@ -117,6 +118,7 @@ func (h *handler) serveBatch(w http.ResponseWriter, ex *exchange, format respons
 		return
 	}
 	answers := make([]*response, 0, len(elems))
+	var retryAfter time.Duration
 	for _, raw := range elems {
 		m, id, perr := parseMessage(raw)
 		if perr != nil {
@@ -131,10 +133,14 @@ func (h *handler) serveBatch(w http.ResponseWriter, ex *exchange, format respons
 		if out.resp != nil {
 			answers = append(answers, out.resp)
 		}
+		retryAfter = max(retryAfter, out.retryAfter)
 	}
 	if len(answers) == 0 {
 		w.WriteHeader(http.StatusAccepted)
 		return
+	}
+	if retryAfter > 0 {
+		w.Header().Set("Retry-After", strconv.Itoa(retryAfterSeconds(retryAfter)))
 	}
 	writeAnswer(w, format, http.StatusOK, answers)
 }

@@ -1,6 +1,7 @@
 package mcp_test
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -72,4 +73,36 @@ func ExampleNewHandler_handsAI() {
 	fmt.Print(string(body))
 	// Output:
 	// {"jsonrpc":"2.0","result":{"content":[{"type":"text","text":"{\"temperature\": 18}"}]},"id":"w-1"}
+}
+
+// A typed tool over MCP: its outputSchema is inferred from the Go type, a
+// call answers structuredContent plus the same JSON as text, and arguments
+// that break the inferred inputSchema come back as an isError result listing
+// each failure as "/path: message". (The failure list is not repeated in
+// structuredContent, which clients check against the outputSchema.)
+func ExampleNewHandler_typedTool() {
+	type in struct {
+		City string `json:"city"`
+	}
+	type out struct {
+		City         string  `json:"city"`
+		TemperatureC float64 `json:"temperatureC"`
+	}
+	reg := toolexec.NewRegistry()
+	toolexec.MustAddTool(reg, toolexec.Tool{Name: "forecast"}, func(_ context.Context, in in) (out, error) {
+		return out{City: in.City, TemperatureC: 21.5}, nil
+	})
+	h := mcp.NewHandler(toolexec.New(reg, reg, toolexec.WithAllowExecute(true)))
+
+	for _, args := range []string{`{"city":"Oslo"}`, `{"city":7,"days":2}`} {
+		req := httptest.NewRequest(http.MethodPost, "/mcp", strings.NewReader(
+			`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"forecast","arguments":`+args+`}}`))
+		req.Header.Set("Content-Type", "application/json")
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+		fmt.Print(rec.Body.String())
+	}
+	// Output:
+	// {"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"{\"city\":\"Oslo\",\"temperatureC\":21.5}"}],"structuredContent":{"city":"Oslo","temperatureC":21.5},"isError":false}}
+	// {"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"/city: got number, want string\n/days: additional properties 'days' not allowed"}],"isError":true}}
 }

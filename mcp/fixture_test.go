@@ -17,7 +17,8 @@ import (
 	"github.com/toolexec/toolexec/mcp"
 )
 
-// weatherSchema is seed 001's weather_get tool: location is required.
+// weatherSchema is seed 001's weather_get tool: location is required. The
+// pipeline's schema validation (on by default) refuses a call without it.
 const weatherSchema = `{"type":"object","properties":{"location":{"type":"string"},"units":{"type":"string","enum":["celsius","fahrenheit"]}},"required":["location"]}`
 
 // fixtureRegistry holds seed 001's tools plus the failing ones the MCP error
@@ -66,30 +67,6 @@ func fixtureRegistry() *toolexec.Registry {
 
 type userKey struct{}
 
-// requireLocation stands in for schema validation until the validation
-// branch merges: it fails weather_get calls without a location exactly as the
-// pipeline's validate stage will.
-//
-// TODO(validation-merge): drop this interceptor and let the real schema
-// validation of weatherSchema produce the failure.
-func requireLocation(next toolexec.CallFunc) toolexec.CallFunc {
-	return func(ctx context.Context, call *toolexec.Call) (*toolexec.CallToolResult, error) {
-		if call.Tool.Name == "weather_get" {
-			if _, ok := call.Arguments["location"]; !ok {
-				return nil, &toolexec.Error{
-					Stage:   toolexec.StageValidate,
-					Code:    toolexec.CodeInvalidArguments,
-					Message: "arguments do not match the input schema",
-					Failures: []toolexec.ValidationFailure{
-						{Path: "/location", Keyword: "required", Message: "missing property 'location'"},
-					},
-				}
-			}
-		}
-		return next(ctx, call)
-	}
-}
-
 // quietLogger keeps expected warnings (auth refusals, panics) out of the
 // test output.
 func quietLogger() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
@@ -99,7 +76,6 @@ func newExecutor(opts ...toolexec.Option) *toolexec.Executor {
 	base := []toolexec.Option{
 		toolexec.WithAllowExecute(true),
 		toolexec.WithLogger(quietLogger()),
-		toolexec.WithInterceptors(requireLocation), // TODO(validation-merge)
 	}
 	reg := fixtureRegistry()
 	return toolexec.New(reg, reg, append(base, opts...)...)

@@ -188,8 +188,11 @@ func handsAIError(e *toolexec.Error) *wireError {
 }
 
 // describeFailures words validation failures as HandsAI does: "location is
-// required" for a missing field, "<pointer>: <message>" for anything else,
-// joined by "; " when there are several.
+// required" for a missing field ("address.city is required" for a nested
+// one), "<pointer>: <message>" for any other failure of a field
+// ("/units: value must be one of 'celsius', 'fahrenheit'"), the bare message
+// for a failure of the arguments object itself, joined by "; " when there
+// are several.
 func describeFailures(fs []toolexec.ValidationFailure) string {
 	parts := make([]string, 0, len(fs))
 	for _, f := range fs {

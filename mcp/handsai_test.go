@@ -2,6 +2,7 @@ package mcp_test
 
 import (
 	"context"
+	"encoding/json"
 	"net/http"
 	"testing"
 
@@ -45,8 +46,8 @@ func TestHandsAISeedExamples(t *testing.T) {
 				"text":"[{\"id\": \"doc-1\", \"title\": \"Q4 2024 Revenue Report\"}, {\"id\": \"doc-2\", \"title\": \"Q3 2024 Financial Summary\"}]"}]},"id":"search-456"}`,
 		},
 		{
-			// TODO(validation-merge): the failure comes from the
-			// requireLocation interceptor until schema validation lands.
+			// Real schema validation of weatherSchema: the failure is
+			// "required" at /location, worded as HandsAI words it.
 			name: "3 missing required parameter",
 			request: `{"jsonrpc":"2.0","method":"tools/call","params":{"name":"weather_get",
 				"arguments":{"units":"celsius"}},"id":"error-789"}`,
@@ -179,23 +180,29 @@ func TestHandsAIErrorsUseItsTwoCodes(t *testing.T) {
 	}
 }
 
+// addressSchema fails in every way HandsAI words differently: a missing
+// field, a missing nested field whose name needs escaping in a JSON Pointer,
+// a value out of its enum, and a rule of the arguments object itself.
+const addressSchema = `{"type":"object",
+	"properties":{
+		"location":{"type":"string"},
+		"units":{"enum":["celsius","fahrenheit"]},
+		"address":{"type":"object","properties":{"zip/code":{"type":"string"}},"required":["zip/code"]}},
+	"required":["location","address"],
+	"minProperties":3}`
+
 func TestHandsAIWordsEveryValidationFailure(t *testing.T) {
-	failing := func(toolexec.CallFunc) toolexec.CallFunc {
-		return func(context.Context, *toolexec.Call) (*toolexec.CallToolResult, error) {
-			return nil, &toolexec.Error{Stage: toolexec.StageValidate, Code: toolexec.CodeInvalidArguments, Message: "invalid",
-				Failures: []toolexec.ValidationFailure{
-					{Path: "/location", Keyword: "required", Message: "missing property 'location'"},
-					{Path: "/address/zip~1code", Keyword: "required", Message: "missing"},
-					{Path: "/units", Keyword: "enum", Message: "value must be one of 'celsius', 'fahrenheit'"},
-					{Path: "", Keyword: "type", Message: "got array, want object"},
-				}}
-		}
-	}
-	h := newHandler(t, []toolexec.Option{toolexec.WithInterceptors(failing)})
-	status, body := handsAICall(t, h, `{"jsonrpc":"2.0","method":"tools/call","params":{"name":"weather_get","arguments":{"location":"x"}},"id":1}`)
+	reg := toolexec.NewRegistry()
+	reg.MustAdd(toolexec.Tool{Name: "ship", InputSchema: json.RawMessage(addressSchema)},
+		func(string, map[string]any) ([]toolexec.Content, bool, string, error) {
+			t.Error("the handler ran despite invalid arguments")
+			return nil, false, "", nil
+		})
+	h := mcp.NewHandler(toolexec.New(reg, reg, toolexec.WithAllowExecute(true)))
+	status, body := handsAICall(t, h, `{"jsonrpc":"2.0","method":"tools/call","params":{"name":"ship","arguments":{"units":"kelvin","address":{}}},"id":1}`)
 	assert.Equal(t, http.StatusOK, status)
 	assert.JSONEq(t, `{"jsonrpc":"2.0","error":{"code":-32602,"message":
-		"Invalid params: location is required; address.zip/code is required; /units: value must be one of 'celsius', 'fahrenheit'; got array, want object"},"id":1}`, body)
+		"Invalid params: minProperties: got 2, want 3; address.zip/code is required; location is required; /units: value must be one of 'celsius', 'fahrenheit'"},"id":1}`, body)
 }
 
 func TestHandsAIExecutionDisabledIsAnInternalError(t *testing.T) {

@@ -22,10 +22,7 @@ func main() {
 	flag.Parse()
 
 	reg := fixture.Registry()
-	x := toolexec.New(reg, reg,
-		toolexec.WithAllowExecute(true),
-		toolexec.WithInterceptors(fixture.RequireCity), // TODO(validation-merge)
-	)
+	x := toolexec.New(reg, reg, toolexec.WithAllowExecute(true))
 	mux := http.NewServeMux()
 	h := mcp.NewHandler(x, mcp.WithServerInfo("toolexec-fixture", "1.0.0"))
 	mux.Handle("/mcp", h)

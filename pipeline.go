@@ -32,6 +32,11 @@ type CallRequest struct {
 	Request *http.Request
 	// Surface names the protocol; "" is SurfaceGo.
 	Surface Surface
+	// Interceptors run for this call only, after the auth hook and before
+	// every other interceptor: the place for a surface's own checks that
+	// need an authenticated call (OXP's tool requirements, say). An error
+	// they return that is not an *Error fails StageIntercept.
+	Interceptors []Interceptor
 }
 
 // Call runs one call through the pipeline and returns its result:
@@ -134,7 +139,11 @@ func (x *Executor) call(ob *observation, req CallRequest) (_ *CallToolResult, er
 	}
 	call := &Call{Tool: tool, Arguments: args, Request: httpReq, Surface: ob.surface}
 	ctx = withCall(ctx, call)
-	return x.guard(ctx, call, x.run)
+	run := x.run
+	if len(req.Interceptors) > 0 {
+		run = chain(run, req.Interceptors)
+	}
+	return x.guard(ctx, call, run)
 }
 
 // builtinInterceptors returns the built-in interceptors, outermost first.

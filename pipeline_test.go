@@ -307,3 +307,34 @@ func TestPanickingReadArgumentsFailsTheDecodeStage(t *testing.T) {
 	assert.Equal(t, CodePanic, e.Code)
 	assert.Zero(t, f.calls.Load())
 }
+
+func TestPerCallInterceptorsRunAfterAuthAndBeforeTheOthers(t *testing.T) {
+	var trace []string
+	mark := func(name string) Interceptor {
+		return func(next CallFunc) CallFunc {
+			return func(ctx context.Context, c *Call) (*CallToolResult, error) {
+				trace = append(trace, name)
+				return next(ctx, c)
+			}
+		}
+	}
+	hook := func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { trace = append(trace, "auth"); next.ServeHTTP(w, r) })
+	}
+	f := newFixture(t)
+	x := New(f.reg, f.reg, WithAllowExecute(true), WithAuthHook(hook), WithInterceptors(mark("global")))
+	_, err := x.Call(context.Background(), CallRequest{Name: "echo", Request: httptest.NewRequest(http.MethodPost, "/", nil),
+		Interceptors: []Interceptor{mark("per-call")}})
+	require.NoError(t, err)
+	assert.Equal(t, []string{"auth", "per-call", "global"}, trace)
+
+	trace = nil
+	deny := func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusUnauthorized) })
+	}
+	x = New(f.reg, f.reg, WithAllowExecute(true), WithAuthHook(deny), WithLogger(discardLogger()))
+	_, err = x.Call(context.Background(), CallRequest{Name: "echo", Request: httptest.NewRequest(http.MethodPost, "/", nil),
+		Interceptors: []Interceptor{mark("per-call")}})
+	require.Error(t, err)
+	assert.Empty(t, trace, "a refused call never reaches the per-call interceptors")
+}

@@ -108,9 +108,10 @@ type ToolProviderFunc func() []Tool
 // Tools calls f.
 func (f ToolProviderFunc) Tools() []Tool { return f() }
 
-// inputSchemaOrDefault is the schema clients see: a tool without one accepts
-// any object, which MCP spells {"type":"object"}.
-func (t *Tool) inputSchemaOrDefault() json.RawMessage {
+// InputSchemaOrDefault returns the input schema clients see: InputSchema,
+// or {"type":"object"} (any object) for a tool without one. Every surface
+// lists tools with it.
+func (t *Tool) InputSchemaOrDefault() json.RawMessage {
 	if len(t.InputSchema) == 0 {
 		return json.RawMessage(`{"type":"object"}`)
 	}

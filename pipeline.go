@@ -210,24 +210,6 @@ func (x *Executor) execute(ctx context.Context, call *Call) (res *CallToolResult
 	return res, nil
 }
 
-// decodeArguments turns the raw arguments into the map handlers receive.
-// Numbers decode as float64, as encoding/json decodes them into any.
-func decodeArguments(raw json.RawMessage) (map[string]any, error) {
-	if isNullOrEmpty(raw) {
-		return map[string]any{}, nil
-	}
-	var args map[string]any
-	if err := json.Unmarshal(raw, &args); err != nil || args == nil {
-		return nil, &Error{Stage: StageDecode, Code: CodeInvalidArguments, Message: "arguments must be a JSON object", Err: err}
-	}
-	return args, nil
-}
-
-func isNullOrEmpty(raw []byte) bool {
-	t := trimJSONSpace(raw)
-	return len(t) == 0 || string(t) == "null"
-}
-
 func trimJSONSpace(b []byte) []byte {
 	isSpace := func(c byte) bool { return c == ' ' || c == '\t' || c == '\r' || c == '\n' }
 	for len(b) > 0 && isSpace(b[0]) {

@@ -164,7 +164,7 @@ type resourceContentsWire struct {
 }
 
 // MarshalJSON writes {"type":"text","text":...}.
-func (c *TextContent) MarshalJSON() ([]byte, error) {
+func (c TextContent) MarshalJSON() ([]byte, error) {
 	return json.Marshal(textWire{"text", c.Text, c.Annotations, c.Meta})
 }
 
@@ -179,7 +179,7 @@ func (c *TextContent) UnmarshalJSON(data []byte) error {
 }
 
 // MarshalJSON writes {"type":"image","data":base64,"mimeType":...}.
-func (c *ImageContent) MarshalJSON() ([]byte, error) {
+func (c ImageContent) MarshalJSON() ([]byte, error) {
 	return json.Marshal(mediaWire{"image", nonNilBytes(c.Data), c.MIMEType, c.Annotations, c.Meta})
 }
 
@@ -194,7 +194,7 @@ func (c *ImageContent) UnmarshalJSON(data []byte) error {
 }
 
 // MarshalJSON writes {"type":"audio","data":base64,"mimeType":...}.
-func (c *AudioContent) MarshalJSON() ([]byte, error) {
+func (c AudioContent) MarshalJSON() ([]byte, error) {
 	return json.Marshal(mediaWire{"audio", nonNilBytes(c.Data), c.MIMEType, c.Annotations, c.Meta})
 }
 
@@ -209,7 +209,7 @@ func (c *AudioContent) UnmarshalJSON(data []byte) error {
 }
 
 // MarshalJSON writes {"type":"resource_link","uri":...,"name":...}.
-func (c *ResourceLink) MarshalJSON() ([]byte, error) {
+func (c ResourceLink) MarshalJSON() ([]byte, error) {
 	return json.Marshal(resourceLinkWire{"resource_link", c.URI, c.Name, c.Title, c.Description, c.MIMEType, c.Size, c.Annotations, c.Meta})
 }
 
@@ -225,7 +225,7 @@ func (c *ResourceLink) UnmarshalJSON(data []byte) error {
 }
 
 // MarshalJSON writes {"type":"resource","resource":{...}}.
-func (c *EmbeddedResource) MarshalJSON() ([]byte, error) {
+func (c EmbeddedResource) MarshalJSON() ([]byte, error) {
 	return json.Marshal(embeddedWire{"resource", c.Resource, c.Annotations, c.Meta})
 }
 
@@ -244,7 +244,7 @@ func (c *EmbeddedResource) UnmarshalJSON(data []byte) error {
 
 // MarshalJSON writes a text resource ("text" always present) or, when Blob
 // is non-nil, a binary one ("blob" in base64).
-func (r *ResourceContents) MarshalJSON() ([]byte, error) {
+func (r ResourceContents) MarshalJSON() ([]byte, error) {
 	w := resourceContentsWire{URI: r.URI, MIMEType: r.MIMEType, Meta: r.Meta}
 	if r.Blob != nil {
 		w.Blob = r.Blob
@@ -302,8 +302,8 @@ func UnmarshalContent(data []byte) (Content, error) {
 }
 
 func unmarshalContents(data []byte) ([]Content, error) {
-	if bytes.Equal(bytes.TrimSpace(data), []byte("null")) {
-		return nil, nil
+	if t := bytes.TrimSpace(data); len(t) == 0 || bytes.Equal(t, []byte("null")) {
+		return nil, nil // absent or null: no content
 	}
 	var raws []json.RawMessage
 	if err := json.Unmarshal(data, &raws); err != nil {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"net/http"
 	"runtime/debug"
 
@@ -70,7 +71,12 @@ func (x *Executor) Call(ctx context.Context, req CallRequest) (*CallToolResult, 
 	}
 	if err == nil && x.traceIDFromSpan && res.TraceID() == "" {
 		if sc := ob.span.SpanContext(); sc.HasTraceID() {
-			res.SetTraceID(sc.TraceID().String())
+			// The result may be the handler's own, shared value: set the
+			// trace id on a copy, never on it.
+			cp := *res
+			cp.Meta = maps.Clone(res.Meta)
+			cp.SetTraceID(sc.TraceID().String())
+			res = &cp
 		}
 	}
 	x.telemetry.end(ob, res, err)

@@ -7,11 +7,13 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 )
 
 func TestCallFailuresNameTheirStage(t *testing.T) {
@@ -337,4 +339,26 @@ func TestPerCallInterceptorsRunAfterAuthAndBeforeTheOthers(t *testing.T) {
 		Interceptors: []Interceptor{mark("per-call")}})
 	require.Error(t, err)
 	assert.Empty(t, trace, "a refused call never reaches the per-call interceptors")
+}
+
+func TestTraceIDFromSpanNeverWritesIntoTheHandlersResult(t *testing.T) {
+	shared := &CallToolResult{Content: []Content{Text("shared")}}
+	reg := NewRegistry()
+	MustAddTool(reg, Tool{Name: "shared"}, func(context.Context, struct{}) (*CallToolResult, error) { return shared, nil })
+	tp := sdktrace.NewTracerProvider()
+	x := New(reg, reg, WithAllowExecute(true), WithTracerProvider(tp), WithTraceIDFromSpan(true))
+
+	var wg sync.WaitGroup
+	for i := 0; i < 20; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			res, err := x.Call(context.Background(), CallRequest{Name: "shared"})
+			if assert.NoError(t, err) {
+				assert.NotEmpty(t, res.TraceID())
+			}
+		}()
+	}
+	wg.Wait()
+	assert.Nil(t, shared.Meta, "the shared value is untouched")
 }

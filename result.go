@@ -37,7 +37,7 @@ type callToolResultWire struct {
 }
 
 // MarshalJSON writes the MCP CallToolResult shape.
-func (r *CallToolResult) MarshalJSON() ([]byte, error) {
+func (r CallToolResult) MarshalJSON() ([]byte, error) {
 	content := r.Content
 	if content == nil {
 		content = []Content{}

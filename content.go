@@ -32,66 +32,95 @@ const (
 // use a content block. Priority is a pointer because 0 is a meaningful value
 // distinct from "not set".
 type Annotations struct {
-	Audience     []Role   `json:"audience,omitempty"`
-	Priority     *float64 `json:"priority,omitempty"`
-	LastModified string   `json:"lastModified,omitempty"`
+	// Audience says who the block is for: the user, the model, or both.
+	Audience []Role `json:"audience,omitempty"`
+	// Priority ranks the block from 0 (least important) to 1 (essential).
+	Priority *float64 `json:"priority,omitempty"`
+	// LastModified is when the content last changed, as an ISO 8601 string.
+	LastModified string `json:"lastModified,omitempty"`
 }
 
 // TextContent is a block of plain text: {"type":"text","text":"..."}.
 type TextContent struct {
-	Text        string
+	// Text is the block's text, written as "text" (always, even empty).
+	Text string
+	// Annotations are optional hints for the client; nil omits them.
 	Annotations *Annotations
-	Meta        map[string]any
+	// Meta is the block's _meta object; nil omits it.
+	Meta map[string]any
 }
 
 // ImageContent is an image: Data holds the raw bytes, which travel
 // base64-encoded in the "data" field, with MIMEType in "mimeType".
 type ImageContent struct {
-	Data        []byte
-	MIMEType    string
+	// Data is the image's raw bytes; the JSON carries them in base64.
+	Data []byte
+	// MIMEType is the image's type, such as "image/png".
+	MIMEType string
+	// Annotations are optional hints for the client; nil omits them.
 	Annotations *Annotations
-	Meta        map[string]any
+	// Meta is the block's _meta object; nil omits it.
+	Meta map[string]any
 }
 
 // AudioContent is an audio clip, encoded like ImageContent.
 type AudioContent struct {
-	Data        []byte
-	MIMEType    string
+	// Data is the clip's raw bytes; the JSON carries them in base64.
+	Data []byte
+	// MIMEType is the clip's type, such as "audio/wav".
+	MIMEType string
+	// Annotations are optional hints for the client; nil omits them.
 	Annotations *Annotations
-	Meta        map[string]any
+	// Meta is the block's _meta object; nil omits it.
+	Meta map[string]any
 }
 
 // ResourceLink points at a resource the client may fetch by URI:
 // {"type":"resource_link","uri":"...","name":"..."}.
 type ResourceLink struct {
-	URI         string
-	Name        string
-	Title       string
+	// URI locates the resource.
+	URI string
+	// Name is the resource's programmatic name (required by MCP).
+	Name string
+	// Title is an optional human-readable name.
+	Title string
+	// Description says what the resource is, when set.
 	Description string
-	MIMEType    string
+	// MIMEType is the resource's type, when known.
+	MIMEType string
 	// Size is the resource's size in bytes, when known.
-	Size        *int64
+	Size *int64
+	// Annotations are optional hints for the client; nil omits them.
 	Annotations *Annotations
-	Meta        map[string]any
+	// Meta is the block's _meta object; nil omits it.
+	Meta map[string]any
 }
 
 // EmbeddedResource carries a resource's contents inside the result:
 // {"type":"resource","resource":{...}}.
 type EmbeddedResource struct {
-	Resource    *ResourceContents
+	// Resource holds the contents; it must not be nil.
+	Resource *ResourceContents
+	// Annotations are optional hints for the client; nil omits them.
 	Annotations *Annotations
-	Meta        map[string]any
+	// Meta is the block's _meta object; nil omits it.
+	Meta map[string]any
 }
 
 // ResourceContents is the body of an EmbeddedResource. It is a text resource
 // ("text" is always written, even when empty) unless Blob is non-nil, in
 // which case it is a binary resource with base64 "blob".
 type ResourceContents struct {
-	URI      string
+	// URI identifies the resource.
+	URI string
+	// MIMEType is the contents' type, when known.
 	MIMEType string
-	Text     string
-	Blob     []byte
-	Meta     map[string]any
+	// Text is the contents of a text resource.
+	Text string
+	// Blob is the contents of a binary resource; non-nil makes it one.
+	Blob []byte
+	// Meta is the contents' _meta object; nil omits it.
+	Meta map[string]any
 }
 
 // Text returns a TextContent holding s: the most common content block.

@@ -25,7 +25,6 @@ const (
 	StageCache     Stage = "cache"     // read-through result cache
 	StageIntercept Stage = "intercept" // a user interceptor
 	StageExecute   Stage = "execute"   // the handler itself
-	StageEncode    Stage = "encode"    // the result to the wire
 )
 
 // Code classifies an Error so each surface can map it to its own wire form
@@ -51,8 +50,11 @@ const (
 // is the underlying cause (for a handler error it is the handler's own error,
 // so errors.As finds a *ToolError through it).
 type Error struct {
-	Stage   Stage
-	Code    Code
+	// Stage is the pipeline stage that failed.
+	Stage Stage
+	// Code classifies the failure; surfaces map it to their wire form.
+	Code Code
+	// Message says what went wrong, in words fit for the caller.
 	Message string
 	// Failures lists what failed validation (Code CodeInvalidArguments from
 	// StageValidate).
@@ -60,7 +62,8 @@ type Error struct {
 	// RetryAfter, when positive, says how long the caller should wait before
 	// trying again (Code CodeUnavailable).
 	RetryAfter time.Duration
-	Err        error
+	// Err is the underlying cause, when there is one (never sent).
+	Err error
 }
 
 // Error returns "toolexec: STAGE: MESSAGE".

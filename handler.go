@@ -151,7 +151,7 @@ func (h *restHandler) writeCallError(w http.ResponseWriter, err error) {
 	case CodeTooLarge:
 		writeError(w, http.StatusRequestEntityTooLarge, e.Message)
 	case CodeInvalidArguments:
-		if e.Stage == StageValidate {
+		if e.Stage == StageValidate || len(e.Failures) > 0 {
 			h.writeResult(w, http.StatusUnprocessableEntity, e.Result())
 			return
 		}

@@ -194,6 +194,11 @@ func decodeArguments(raw json.RawMessage) (map[string]any, error) {
 	}
 	var args map[string]any
 	if err := json.Unmarshal(raw, &args); err != nil || args == nil {
+		if fs := outOfRangeArguments(raw); len(fs) > 0 {
+			// An object whose numbers do not fit a float64: say which, in
+			// the shape of a validation failure (numrange.go).
+			return nil, &Error{Stage: StageDecode, Code: CodeInvalidArguments, Message: failureSummary(fs), Failures: fs, Err: err}
+		}
 		return nil, &Error{Stage: StageDecode, Code: CodeInvalidArguments, Message: "arguments must be a JSON object", Err: err}
 	}
 	return args, nil

@@ -66,6 +66,11 @@ func invalidJSON(err error) ValidationFailure {
 
 // validateInput checks v against t's InputSchema.
 func (x *Executor) validateInput(t *Tool, v any) ValidateResult {
+	if fs := numbersOutOfRange(v); len(fs) > 0 {
+		// No call could take these numbers (numrange.go), whatever the
+		// schema says.
+		return ValidateResult{Errors: fs}
+	}
 	if len(t.InputSchema) == 0 {
 		return ValidateResult{Valid: true}
 	}

@@ -125,7 +125,7 @@ type probe struct {
 	body    string
 	header  []string // name/value pairs, set after the default Content-Type: application/json ("" removes it)
 	chunked bool     // send the body without a Content-Length
-	want      func(t *testing.T, r *reply)
+	want    func(t *testing.T, r *reply)
 }
 
 type reply struct {

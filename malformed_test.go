@@ -903,9 +903,8 @@ func TestDuplicateKeysTheLastCountsForValidatorAndHandlerAlike(t *testing.T) {
 	}
 }
 
-// A body that is not JSON at all never makes the REST call surface answer
-// anything but its documented shapes, whatever its bytes: the sanity check
-// behind the table's choice of payloads.
+// The table's payloads are what their names claim: the sanity check behind
+// the expectations above.
 func TestHostilePayloadsAreWhatTheyClaim(t *testing.T) {
 	assert.True(t, json.Valid([]byte(deepArrays)), "10,000 levels are the most encoding/json accepts")
 	assert.False(t, json.Valid([]byte(deeperArray)))

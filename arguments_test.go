@@ -24,6 +24,22 @@ func TestArgumentsKeepNumbersAsSent(t *testing.T) {
 	assert.Equal(t, json.Number("-9007199254740993"), args["neg"])
 	assert.Equal(t, []any{1.0, json.Number("18446744073709551616")}, args["list"])
 	assert.Equal(t, map[string]any{"n": 3.0}, args["obj"])
+
+	args, err = decodeArguments(json.RawMessage(`{"a":0.1,"b":0.100000000000000001,"c":0.30000000000000004,"d":1.0,"e":5e-324,"f":1e-400,"g":123456789012345.6}`))
+	require.NoError(t, err)
+	assert.Equal(t, 0.1, args["a"])
+	assert.Equal(t, json.Number("0.100000000000000001"), args["b"], "more precision than float64 keeps: kept as sent")
+	assert.Equal(t, 0.30000000000000004, args["c"], "float64's own shortest form round-trips")
+	assert.Equal(t, 1.0, args["d"])
+	assert.Equal(t, 5e-324, args["e"])
+	assert.Equal(t, json.Number("1e-400"), args["f"], "below float64's range: kept, not turned into 0")
+	assert.Equal(t, 123456789012345.6, args["g"])
+}
+
+func TestSignificantDigits(t *testing.T) {
+	for s, want := range map[string]int{"0": 0, "7": 1, "-12.5e3": 3, "0.00120": 3, "100": 3, "9007199254740993": 16, "1E+20": 1} {
+		assert.Equal(t, want, significantDigits(s), s)
+	}
 }
 
 func TestArgumentsRejectTrailingData(t *testing.T) {

@@ -3,6 +3,7 @@ package toolexec
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 )
 
@@ -109,3 +110,30 @@ func (e *ToolError) Error() string { return e.Message }
 
 // Unwrap returns the cause.
 func (e *ToolError) Unwrap() error { return e.Err }
+
+// logMessage is e's message as logs and spans carry it. Validation failure
+// messages may quote the value that failed ("'hunter2' does not match
+// pattern ..."), and argument values are never logged, so an error with
+// failures is summarised by their paths and keywords alone.
+func (e *Error) logMessage() string {
+	if len(e.Failures) == 0 {
+		return e.Message
+	}
+	var b strings.Builder
+	b.WriteString("invalid arguments:")
+	for i, f := range e.Failures {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteByte(' ')
+		if f.Path == "" {
+			b.WriteString("(root)")
+		} else {
+			b.WriteString(f.Path)
+		}
+		b.WriteString(" (")
+		b.WriteString(f.Keyword)
+		b.WriteByte(')')
+	}
+	return b.String()
+}

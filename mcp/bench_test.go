@@ -53,14 +53,33 @@ func (readCloser) Close() error { return nil }
 
 const addAnswer = `{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"{\"sum\":3}"}],"structuredContent":{"sum":3},"isError":false}}`
 
-// BenchmarkToolsCall is one MCP tools/call of a typed tool, validation on,
-// through ServeHTTP.
-func BenchmarkToolsCall(b *testing.B) {
+// addExecutor serves the typed add tool, validation on (the default).
+func addExecutor() *toolexec.Executor {
 	reg := toolexec.NewRegistry()
 	toolexec.MustAddTool(reg, toolexec.Tool{Name: "add", Description: "Adds two integers"},
 		func(_ context.Context, in addIn) (addOut, error) { return addOut{Sum: in.A + in.B}, nil })
-	x := toolexec.New(reg, reg, toolexec.WithAllowExecute(true), toolexec.WithLogger(quietLogger()))
-	benchServe(b, mcp.NewHandler(x), addCall, addAnswer)
+	return toolexec.New(reg, reg, toolexec.WithAllowExecute(true), toolexec.WithLogger(quietLogger()))
+}
+
+// BenchmarkToolsCall is one MCP tools/call of a typed tool, validation on,
+// through ServeHTTP.
+func BenchmarkToolsCall(b *testing.B) {
+	benchServe(b, mcp.NewHandler(addExecutor()), addCall, addAnswer)
+}
+
+// BenchmarkToolsCallPipelineOnly is the part of BenchmarkToolsCall spent in
+// Executor.Call, so the surface's own share is the difference.
+func BenchmarkToolsCallPipelineOnly(b *testing.B) {
+	x := addExecutor()
+	req := toolexec.CallRequest{Name: "add", Arguments: json.RawMessage(`{"a":1,"b":2}`),
+		Request: httptest.NewRequest(http.MethodPost, "/mcp", nil), Surface: toolexec.SurfaceMCP}
+	ctx := context.Background()
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := x.Call(ctx, req); err != nil {
+			b.Fatal(err)
+		}
+	}
 }
 
 // BenchmarkToolsCallFloor is the least a JSON-RPC tool endpoint can do for

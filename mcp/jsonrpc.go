@@ -189,15 +189,7 @@ func jsonString(raw []byte) (string, bool) {
 	if len(raw) < 2 || raw[0] != '"' {
 		return "", false
 	}
-	inner := raw[1 : len(raw)-1]
-	plain := true
-	for _, c := range inner {
-		if c == '\\' || c >= 0x80 {
-			plain = false
-			break
-		}
-	}
-	if plain {
+	if inner := raw[1 : len(raw)-1]; plainASCII(inner) {
 		return string(inner), true
 	}
 	var s string
@@ -206,8 +198,8 @@ func jsonString(raw []byte) (string, bool) {
 
 // isString reports whether raw is the JSON string want.
 func isString(raw []byte, want string) bool {
-	if len(raw) >= 2 && raw[0] == '"' && string(raw[1:len(raw)-1]) == want {
-		return true // the usual case, read without a decoder
+	if len(raw) >= 2 && raw[0] == '"' && plainASCII(raw[1:len(raw)-1]) {
+		return string(raw[1:len(raw)-1]) == want // the usual case, read without a decoder
 	}
 	s, ok := jsonString(raw)
 	return ok && s == want

@@ -1,9 +1,6 @@
 package mcp
 
-import (
-	"bytes"
-	"encoding/json"
-)
+import "encoding/json"
 
 // The handler checks a body with json.Valid once, then reads the JSON-RPC
 // envelope, a batch's elements and a method's parameters with the walkers
@@ -49,15 +46,26 @@ func (it *objectIter) next() bool {
 }
 
 // is reports whether the current member is named name. Names are compared
-// exactly, as JSON-RPC's are case-sensitive, after escapes are decoded (so
-// "\u0069d" is "id", as encoding/json reads it).
+// exactly, as JSON-RPC's are case-sensitive, after the name is decoded as
+// encoding/json decodes it (so "\u0069d" is "id").
 func (it *objectIter) is(name string) bool {
-	k := it.key[1 : len(it.key)-1]
-	if bytes.IndexByte(k, '\\') < 0 {
+	if k := it.key[1 : len(it.key)-1]; plainASCII(k) {
 		return string(k) == name
 	}
 	var s string
 	return json.Unmarshal(it.key, &s) == nil && s == name
+}
+
+// plainASCII reports whether the inside of a JSON string is its own
+// decoding: ASCII without escapes (the usual member name, method and tool
+// name), so it can be read without a decoder.
+func plainASCII(inner []byte) bool {
+	for _, c := range inner {
+		if c == '\\' || c >= 0x80 {
+			return false
+		}
+	}
+	return true
 }
 
 // arrayIter walks the elements of a JSON array in order.

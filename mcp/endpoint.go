@@ -64,7 +64,7 @@ func (h *handler) serveMCP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	ex := &exchange{w: w, r: r, raw: raw, version: version20250326, batch: body[0] == '['}
-	if v := r.Header.Get(protocolVersionHeader); v != "" {
+	if v := r.Header.Get(protocolVersionKey); v != "" {
 		if !supported(v) {
 			e := newError(CodeRequestRejected, "Bad Request: unsupported %s %q", protocolVersionHeader, v)
 			e.Data = map[string]any{"supported": SupportedProtocolVersions(), "requested": v}
@@ -177,19 +177,32 @@ func joinArray(values [][]byte) []byte {
 // tool provider that panics while listing, a result whose encoding panics)
 // is logged with its stack by the shared recoverer and becomes an internal
 // error for that request alone.
-func (h *handler) answer(ex *exchange, m message) (out outcome) {
+func (h *handler) answer(ex *exchange, m message) outcome {
 	if m.kind != kindRequest {
 		return outcome{} // notifications and client responses: accepted, nothing to say
 	}
-	answered := false
-	h.guard(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {
-		out = h.dispatch(ex, m)
-		answered = true
-	})).ServeHTTP(ex.w, ex.r)
-	if !answered {
+	a := &answering{h: h, ex: ex, m: m}
+	h.guard(a).ServeHTTP(ex.w, ex.r)
+	if !a.done {
 		return outcome{data: encodeError(m.id, newError(CodeInternalError, "Internal error"))}
 	}
-	return out
+	return a.out
+}
+
+// answering is one request being answered under the handler's guard, an
+// http.Handler so that the shared recoverer can run it. It never writes to
+// the response: its outcome is kept for the caller.
+type answering struct {
+	h    *handler
+	ex   *exchange
+	m    message
+	out  outcome
+	done bool // false after a panic
+}
+
+func (a *answering) ServeHTTP(http.ResponseWriter, *http.Request) {
+	a.out = a.h.dispatch(a.ex, a.m)
+	a.done = true
 }
 
 // dispatch answers one request by its method.

@@ -8,14 +8,16 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
+
 	"github.com/toolexec/toolexec"
 	"github.com/toolexec/toolexec/oxp"
 )
 
-// benchCall measures one POST /tools/call through the whole OXP handler,
-// with n tools registered (each with an input schema, as real tools have)
-// and the call naming the last one, by its latest version.
-func benchCall(b *testing.B, n int) {
+// callHandler serves n tools, Kit.Tool0 to Kit.Tool{n-1}, each with an
+// input schema, as real tools have, and returns a POST /tools/call that
+// calls the last one by its latest version.
+func callHandler(n int) (http.Handler, func() *http.Request) {
 	reg := &toolexec.Registry{}
 	schema := []byte(`{"type":"object","properties":{"city":{"type":"string"}}}`)
 	for i := range n {
@@ -26,11 +28,37 @@ func benchCall(b *testing.B, n int) {
 	}
 	h := oxp.NewHandler(toolexec.New(reg, reg, toolexec.WithAllowExecute(true), toolexec.WithLogger(discardLogger())))
 	body := fmt.Sprintf(`{"tool_id": "Kit.Tool%d", "call_id": "c", "input": {"city": "Oslo"}}`, n-1)
+	return h, func() *http.Request {
+		return httptest.NewRequest(http.MethodPost, "/tools/call", strings.NewReader(body))
+	}
+}
+
+// TestACallAllocatesAsMuchWithManyToolsAsWithOne: resolving the tool id
+// builds nothing per tool, whatever the provider holds (it used to build
+// the whole catalog).
+func TestACallAllocatesAsMuchWithManyToolsAsWithOne(t *testing.T) {
+	allocs := func(n int) float64 {
+		h, req := callHandler(n)
+		return testing.AllocsPerRun(20, func() {
+			w := httptest.NewRecorder()
+			h.ServeHTTP(w, req())
+			if w.Code != http.StatusOK {
+				t.Fatalf("%d %s", w.Code, w.Body)
+			}
+		})
+	}
+	one, many := allocs(1), allocs(500)
+	assert.LessOrEqual(t, many, one+2, "allocations per call: %v with 1 tool, %v with 500", one, many)
+}
+
+// benchCall measures one POST /tools/call through the whole OXP handler,
+// with n tools registered (see callHandler).
+func benchCall(b *testing.B, n int) {
+	h, req := callHandler(n)
 	b.ReportAllocs()
 	for b.Loop() {
-		r := httptest.NewRequest(http.MethodPost, "/tools/call", strings.NewReader(body))
 		w := httptest.NewRecorder()
-		h.ServeHTTP(w, r)
+		h.ServeHTTP(w, req())
 		if w.Code != http.StatusOK || !strings.Contains(w.Body.String(), `"success":true`) {
 			b.Fatalf("%d %s", w.Code, w.Body)
 		}

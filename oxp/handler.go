@@ -50,10 +50,12 @@ func WithReadiness(ready func(ctx context.Context) bool) Option {
 // WithAuthorizationChallenge sets how a missing authorization requirement is
 // answered: challenge returns where the user can grant the provider's
 // authorization (Challenge.URL) and where the client can poll for it
-// (Challenge.CheckURL). It runs once per missing provider with the call's
-// HTTP request, whose context holds the call's CallContext (FromContext),
-// so the user id is at hand. Without it, a missing authorization is
-// reported by provider id only.
+// (Challenge.CheckURL). It runs only for calls the Executor's auth hook let
+// through, once per missing provider, with the call's HTTP request as the
+// auth hook passed it on (so the identity the hook established is in its
+// context) and the call's CallContext in its context (FromContext), so the
+// user id is at hand. It must be safe for concurrent use. Without it, a
+// missing authorization is reported by provider id only.
 func WithAuthorizationChallenge(challenge func(r *http.Request, tool toolexec.Tool, need toolexec.AuthorizationRequirement) Challenge) Option {
 	return func(h *handler) { h.challenge = challenge }
 }

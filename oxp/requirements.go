@@ -69,9 +69,11 @@ type missingWire struct {
 }
 
 // requirementsInterceptor checks the call's context against what the tool
-// declares, and ends the call with a *missingRequirementsError when
-// something is missing: a provider without a token, a secret without a
-// value, no user id. An empty token, value or user id counts as missing.
+// declares, and ends the call when something is missing (a provider without
+// a token, a secret without a value, no user id) with a *toolexec.Error of
+// StageIntercept whose Err is a *missingRequirementsError. Its Code is
+// CodeInvalidArguments: the call did not carry what the tool needs, which is
+// the caller's to fix, as with bad input. An empty token, value or user id counts as missing.
 // Scopes cannot be checked here (the token is opaque to the surface); the
 // tool finds out when it uses it.
 //

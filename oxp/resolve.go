@@ -19,7 +19,10 @@ import (
 // It costs one pass over the provider's tools, comparing each name to the
 // OXP name asked for without building anything (mapsTo), then a Lookup:
 // the pass is what keeps two names with the same OXP name both unserved,
-// as the list shows them. It returns a serverError when nothing matches.
+// as the list shows them. Its cost is mostly the provider's own (a Registry
+// copies its list for Executor.AllTools); skipping it would need a way to
+// tell that the provider's list has not changed since the last call. It
+// returns a serverError when nothing matches.
 func (h *handler) resolve(toolID string) (*entry, *serverError) {
 	key, version, hasVersion := toolID, "", false
 	if i := strings.LastIndexByte(toolID, '@'); i >= 0 {

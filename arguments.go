@@ -148,3 +148,22 @@ func mayHoldInexactNumber(raw []byte) bool {
 	}
 	return false
 }
+
+// decodeValue decodes one JSON value of any kind with the number rules of
+// decodeArguments: float64 where exact, json.Number otherwise.
+func decodeValue(raw []byte) (any, error) {
+	var v any
+	if !mayHoldInexactNumber(raw) {
+		err := json.Unmarshal(raw, &v)
+		return v, err
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	if err := dec.Decode(&v); err != nil {
+		return nil, err
+	}
+	if _, tail := dec.Token(); !errors.Is(tail, io.EOF) {
+		return nil, errors.New("trailing data after the JSON value")
+	}
+	return normalizeNumbers(v), nil
+}

@@ -75,7 +75,7 @@ type observation struct {
 	span    trace.Span
 	start   time.Time
 	surface Surface
-	name    string               // the tool's name as the caller asked for it
+	name    string    // the tool's name as the caller asked for it
 	tool    *Tool     // the resolved tool; nil until then
 	key     metricKey // the metrics' attributes: surface, then tool and version once resolved
 }

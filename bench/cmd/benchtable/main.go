@@ -1,0 +1,164 @@
+// Command benchtable runs every benchmark scenario against every contender
+// in one process and prints one table, with each contender's figures and
+// their ratios to the floor and to toolexec. Running everything in one
+// process, back to back, keeps the ratios meaningful on a noisy machine
+// even when the absolute figures are not.
+//
+//	go run ./cmd/benchtable              (make bench)
+//	go run ./cmd/benchtable -benchtime 1s -loadtime 2s
+//
+// It only ever talks to servers it starts on 127.0.0.1, and every load run
+// is bounded in time and in request count.
+package main
+
+import (
+	"bufio"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/toolexec/toolexec/bench"
+)
+
+func main() {
+	testing.Init()
+	benchtime := flag.Duration("benchtime", 400*time.Millisecond, "run time of each in-process benchmark")
+	loadtime := flag.Duration("loadtime", time.Second, "run time of each loopback load cell")
+	maxCalls := flag.Int("maxcalls", 200_000, "request cap of each loopback load cell")
+	inflight := flag.Int("inflight", 1000, "calls held in the slow tool by the memory scenario")
+	only := flag.String("only", "", "run only scenarios whose name contains this")
+	flag.Parse()
+	if err := flag.Set("test.benchtime", benchtime.String()); err != nil {
+		fatal(err)
+	}
+
+	t := &table{}
+	describeMachine()
+	contenders := bench.Contenders()
+	run := func(name string) bool { return *only == "" || strings.Contains(name, *only) }
+
+	addArgs := []byte(`{"a":2,"b":40}`)
+	if s := "call"; run(s) {
+		progress(s)
+		r := testing.Benchmark(func(b *testing.B) {
+			bench.BenchServe(b, bench.Harness, bench.WireJSONRPC.CallRequest(bench.ToolAdd, addArgs))
+		})
+		t.add(row{scenario: s, contender: "(harness only)", ns: nsPerOp(r), bytes: float64(r.AllocedBytesPerOp()), allocs: float64(r.AllocsPerOp()), noRatio: true})
+		for _, c := range contenders {
+			h := c.New(bench.NewGate())
+			r := benchmark(func(b *testing.B) { bench.BenchServe(b, h, c.Wire.CallRequest(bench.ToolAdd, addArgs)) })
+			t.add(benchRow(s, c.Name, r))
+		}
+	}
+	if s := "call, 100 KB args"; run(s) {
+		progress(s)
+		args, _ := bench.LargeSumArgs(100 << 10)
+		for _, c := range contenders {
+			h := c.New(bench.NewGate())
+			r := benchmark(func(b *testing.B) { bench.BenchServe(b, h, c.Wire.CallRequest(bench.ToolSum, args)) })
+			t.add(benchRow(s, c.Name, r))
+		}
+	}
+	for _, n := range []int{1, 100, 1000} {
+		s := fmt.Sprintf("list, %d tools", n)
+		if !run(s) {
+			continue
+		}
+		progress(s)
+		for _, c := range contenders {
+			if c.NewList == nil {
+				continue
+			}
+			h := c.NewList(n)
+			r := benchmark(func(b *testing.B) { bench.BenchServe(b, h, c.Wire.ListRequest()) })
+			t.add(benchRow(s, c.Name, r))
+		}
+	}
+	for _, clients := range []int{1, 16, 64} {
+		s := fmt.Sprintf("loopback, %d clients", clients)
+		if !run(s) {
+			continue
+		}
+		progress(s)
+		for _, c := range contenders {
+			res, err := bench.Loopback(c.New(bench.NewGate()), c.Wire.CallRequest(bench.ToolAdd, addArgs),
+				bench.LoadOptions{Clients: clients, Duration: *loadtime, MaxCalls: *maxCalls, Warmup: 20})
+			if err != nil {
+				fatal(fmt.Errorf("%s %s: %w", s, c.Name, err))
+			}
+			if res.Errors > 0 {
+				fatal(fmt.Errorf("%s %s: %d failed requests", s, c.Name, res.Errors))
+			}
+			t.add(row{scenario: s, contender: c.Name, rps: res.RPS(), p50: res.P50, p99: res.P99})
+		}
+	}
+	if s := fmt.Sprintf("held per call, %d waiting", *inflight); run(s) {
+		progress(s)
+		for _, c := range contenders {
+			v, err := bench.InFlightMemory(c, *inflight, time.Minute)
+			if err != nil {
+				fatal(err)
+			}
+			t.add(row{scenario: s, contender: c.Name, held: v})
+		}
+	}
+	fmt.Fprintln(os.Stderr)
+	t.print(os.Stdout)
+	t.targets(os.Stdout)
+}
+
+// benchmark runs f as testing.Benchmark does, failing loudly instead of
+// returning an empty result when the benchmark fails.
+func benchmark(f func(b *testing.B)) testing.BenchmarkResult {
+	r := testing.Benchmark(f)
+	if r.N == 0 {
+		fatal(fmt.Errorf("a benchmark failed (rerun it with go test -bench to see why)"))
+	}
+	return r
+}
+
+func benchRow(scenario, contender string, r testing.BenchmarkResult) row {
+	return row{scenario: scenario, contender: contender, ns: nsPerOp(r),
+		bytes: float64(r.AllocedBytesPerOp()), allocs: float64(r.AllocsPerOp())}
+}
+
+func nsPerOp(r testing.BenchmarkResult) float64 {
+	return float64(r.T.Nanoseconds()) / float64(r.N)
+}
+
+func progress(s string) { fmt.Fprintf(os.Stderr, "running %s...\n", s) }
+
+func fatal(err error) {
+	fmt.Fprintln(os.Stderr, "benchtable:", err)
+	os.Exit(1)
+}
+
+// describeMachine prints what the figures were measured on.
+func describeMachine() {
+	cpu := "unknown"
+	if f, err := os.Open("/proc/cpuinfo"); err == nil {
+		sc := bufio.NewScanner(f)
+		for sc.Scan() {
+			if k, v, ok := strings.Cut(sc.Text(), ":"); ok && strings.TrimSpace(k) == "model name" {
+				cpu = strings.TrimSpace(v)
+				break
+			}
+		}
+		f.Close()
+	}
+	load := ""
+	if b, err := os.ReadFile("/proc/loadavg"); err == nil {
+		load = strings.Join(strings.Fields(string(b))[:3], " ")
+	}
+	kernel := ""
+	if out, err := exec.Command("uname", "-sr").Output(); err == nil {
+		kernel = strings.TrimSpace(string(out))
+	}
+	fmt.Printf("machine: %d CPUs (GOMAXPROCS %d), %s, %s, %s/%s, %s; load average at start %s\n",
+		runtime.NumCPU(), runtime.GOMAXPROCS(0), cpu, kernel, runtime.GOOS, runtime.GOARCH, runtime.Version(), load)
+}

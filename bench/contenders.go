@@ -1,0 +1,13 @@
+package bench
+
+// Contenders returns every contender, the floor first and toolexec's
+// surfaces next, in the order tables show them.
+func Contenders() []Contender {
+	return []Contender{
+		Floor(),
+		ToolexecREST(),
+		GoSDK(),
+		MCPGo(),
+		MCPGoValidating(),
+	}
+}

@@ -1,0 +1,129 @@
+package bench
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// Each contender must answer the benchmark's requests correctly, or its
+// figures mean nothing: these tests run every request the benchmarks send
+// and check every answer.
+
+func TestEveryContenderAddsTwoIntegers(t *testing.T) {
+	for _, c := range Contenders() {
+		t.Run(c.Name, func(t *testing.T) {
+			h := c.New(NewGate())
+			rec, err := Serve(h, c.Wire.CallRequest(ToolAdd, []byte(`{"a":2,"b":40}`)))
+			require.NoError(t, err)
+			out, err := c.Wire.ParseCall(rec.Code, rec.Header(), rec.Body.Bytes())
+			require.NoError(t, err, "body: %s", rec.Body)
+			assert.False(t, out.IsError, "body: %s", rec.Body)
+			assert.Equal(t, 42, out.Sum)
+		})
+	}
+}
+
+func TestEveryContenderAnswersStructuredOutput(t *testing.T) {
+	for _, c := range Contenders() {
+		if !c.structured() {
+			continue
+		}
+		t.Run(c.Name, func(t *testing.T) {
+			rec, err := Serve(c.New(NewGate()), c.Wire.CallRequest(ToolAdd, []byte(`{"a":1,"b":1}`)))
+			require.NoError(t, err)
+			out, err := c.Wire.ParseCall(rec.Code, rec.Header(), rec.Body.Bytes())
+			require.NoError(t, err)
+			assert.True(t, out.Structured, "no structured output: %s", rec.Body)
+		})
+	}
+}
+
+func TestEveryContenderSumsLargeArguments(t *testing.T) {
+	args, want := LargeSumArgs(100 << 10)
+	require.GreaterOrEqual(t, len(args), 100<<10)
+	for _, c := range Contenders() {
+		t.Run(c.Name, func(t *testing.T) {
+			rec, err := Serve(c.New(NewGate()), c.Wire.CallRequest(ToolSum, args))
+			require.NoError(t, err)
+			out, err := c.Wire.ParseCall(rec.Code, rec.Header(), rec.Body.Bytes())
+			require.NoError(t, err, "body: %s", truncate(rec.Body.Bytes()))
+			assert.False(t, out.IsError, "body: %s", truncate(rec.Body.Bytes()))
+			assert.Equal(t, want, out.Sum)
+		})
+	}
+}
+
+// A contender that claims to validate must refuse arguments that break the
+// schema as a tool error, without running the tool.
+func TestValidatingContendersRefuseArgumentsThatBreakTheSchema(t *testing.T) {
+	bad := []string{
+		`{"a":"two","b":40}`, // wrong type
+		`{"a":2}`,            // missing required
+		`{"a":2.5,"b":1}`,    // not an integer
+	}
+	for _, c := range Contenders() {
+		if !c.Validates {
+			continue
+		}
+		for _, args := range bad {
+			t.Run(c.Name+"/"+args, func(t *testing.T) {
+				rec, err := Serve(c.New(NewGate()), c.Wire.CallRequest(ToolAdd, []byte(args)))
+				require.NoError(t, err)
+				out, err := c.Wire.ParseCall(rec.Code, rec.Header(), rec.Body.Bytes())
+				require.NoError(t, err, "body: %s", rec.Body)
+				assert.True(t, out.IsError, "accepted %s: %s", args, rec.Body)
+			})
+		}
+	}
+}
+
+func TestEveryContenderListsAllItsTools(t *testing.T) {
+	for _, c := range Contenders() {
+		if c.NewList == nil {
+			continue
+		}
+		for _, n := range []int{1, 100, 1000} {
+			t.Run(fmt.Sprintf("%s/%d", c.Name, n), func(t *testing.T) {
+				rec, err := Serve(c.NewList(n), c.Wire.ListRequest())
+				require.NoError(t, err)
+				names, err := c.Wire.ParseList(rec.Code, rec.Header(), rec.Body.Bytes())
+				require.NoError(t, err)
+				require.Len(t, names, n)
+				seen := make(map[string]bool, n)
+				for _, name := range names {
+					seen[name] = true
+				}
+				for i := range n {
+					assert.True(t, seen[ListToolName(i)], "missing %s", ListToolName(i))
+				}
+			})
+		}
+	}
+}
+
+func TestEveryContenderAnswersOverLoopback(t *testing.T) {
+	for _, c := range Contenders() {
+		t.Run(c.Name, func(t *testing.T) {
+			res, err := Loopback(c.New(NewGate()), c.Wire.CallRequest(ToolAdd, []byte(`{"a":2,"b":40}`)),
+				LoadOptions{Clients: 4, Duration: time.Second, MaxCalls: 40, Warmup: 1})
+			require.NoError(t, err)
+			assert.Zero(t, res.Errors)
+			assert.Equal(t, 40, res.Requests)
+			assert.LessOrEqual(t, res.P50, res.P99)
+		})
+	}
+}
+
+func TestEveryContenderHoldsWaitingCallsUntilReleased(t *testing.T) {
+	for _, c := range Contenders() {
+		t.Run(c.Name, func(t *testing.T) {
+			perCall, err := InFlightMemory(c, 20, 10*time.Second)
+			require.NoError(t, err)
+			assert.Positive(t, perCall)
+		})
+	}
+}

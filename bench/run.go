@@ -58,6 +58,18 @@ type LoadResult struct {
 	Errors   int           // transport errors and non-200 answers
 	Elapsed  time.Duration // wall time of the measured run
 	P50, P99 time.Duration // latency percentiles of answered requests
+	// Latencies holds every answered request's latency, sorted.
+	Latencies []time.Duration
+}
+
+// Percentiles returns the 50th and 99th percentiles of latencies, which it
+// sorts.
+func Percentiles(latencies []time.Duration) (p50, p99 time.Duration) {
+	if len(latencies) == 0 {
+		return 0, 0
+	}
+	slices.Sort(latencies)
+	return latencies[len(latencies)*50/100], latencies[min(len(latencies)-1, len(latencies)*99/100)]
 }
 
 // RPS is answered requests per second.
@@ -172,12 +184,8 @@ func Loopback(h http.Handler, r Request, opts LoadOptions) (LoadResult, error) {
 		})
 	}
 	wg.Wait()
-	res := LoadResult{Requests: len(latencies), Errors: errs, Elapsed: time.Since(start)}
-	if len(latencies) > 0 {
-		slices.Sort(latencies)
-		res.P50 = latencies[len(latencies)*50/100]
-		res.P99 = latencies[min(len(latencies)-1, len(latencies)*99/100)]
-	}
+	res := LoadResult{Requests: len(latencies), Errors: errs, Elapsed: time.Since(start), Latencies: latencies}
+	res.P50, res.P99 = Percentiles(latencies)
 	return res, nil
 }
 

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/go-chi/chi/v5"
+	"github.com/go-chi/chi/v5/middleware"
 )
 
 // NewHandler returns the REST surface of x, an http.Handler that serves,
@@ -27,14 +28,14 @@ import (
 func NewHandler(x *Executor) http.Handler {
 	h := &restHandler{x: x}
 	r := chi.NewRouter()
-	r.Use(h.jsonHeaders, h.recoverer)
+	r.Use(h.jsonHeaders, h.recoverer, middleware.GetHead)
 	r.NotFound(func(w http.ResponseWriter, _ *http.Request) {
 		writeError(w, http.StatusNotFound, "Not found")
 	})
 	r.MethodNotAllowed(func(w http.ResponseWriter, r *http.Request) {
-		allow := "GET, POST"
-		if strings.TrimSuffix(routePath(r), "/") == "/tools" {
-			allow = "GET"
+		allow := "GET, HEAD"
+		if _, action := splitAction(routePath(r)); action == "call" || action == "validate" {
+			allow = "POST"
 		}
 		methodNotAllowed(w, allow)
 	})
@@ -93,7 +94,7 @@ func (h *restHandler) describe(w http.ResponseWriter, r *http.Request) {
 func (h *restHandler) post(w http.ResponseWriter, r *http.Request) {
 	rawName, action := splitAction(chi.URLParam(r, "*"))
 	if action != "call" && action != "validate" {
-		methodNotAllowed(w, "GET")
+		methodNotAllowed(w, "GET, HEAD")
 		return
 	}
 	name, ok := unescapeSegment(r, rawName)
@@ -110,16 +111,19 @@ func (h *restHandler) post(w http.ResponseWriter, r *http.Request) {
 
 // call is POST /tools/{name}/call: seed F3.
 func (h *restHandler) call(w http.ResponseWriter, r *http.Request, name string) {
-	body, err := h.x.ReadBody(w, r)
-	if err != nil {
-		h.writeCallError(w, err)
-		return
+	// The body is read by the pipeline's decode stage, after the gate and
+	// the lookup, so seed F3's 403 and 404 come before any 413.
+	readArgs := func() (json.RawMessage, error) {
+		body, err := h.x.ReadBody(w, r)
+		if err != nil {
+			return nil, err
+		}
+		if !isJSONObject(body) {
+			return json.RawMessage("{}"), nil // seed F3: a body that is not a JSON object is treated as {}
+		}
+		return body, nil
 	}
-	args := json.RawMessage(body)
-	if !isJSONObject(body) {
-		args = json.RawMessage("{}") // seed F3: a body that is not a JSON object is treated as {}
-	}
-	res, err := h.x.Call(r.Context(), CallRequest{Name: name, Arguments: args, Request: r, Surface: SurfaceREST})
+	res, err := h.x.Call(r.Context(), CallRequest{Name: name, ReadArguments: readArgs, Request: r, Surface: SurfaceREST})
 	if err != nil {
 		h.writeCallError(w, err)
 		return

@@ -528,14 +528,14 @@ func TestWrongMethodReturns405WithAllow(t *testing.T) {
 	f := newFixture(t)
 	h := f.handler()
 	cases := []struct{ method, path, allow string }{
-		{http.MethodPut, "/tools/echo/call", "GET, POST"},
-		{http.MethodDelete, "/tools/echo/call", "GET, POST"},
-		{http.MethodPatch, "/tools/echo", "GET, POST"},
+		{http.MethodPut, "/tools/echo/call", "POST"},
+		{http.MethodDelete, "/tools/echo/call", "POST"},
+		{http.MethodPatch, "/tools/echo", "GET, HEAD"},
 		{http.MethodGet, "/tools/echo/call", "POST"},
 		{http.MethodGet, "/tools/echo/validate", "POST"},
-		{http.MethodPost, "/tools", "GET"},
-		{http.MethodDelete, "/tools", "GET"},
-		{http.MethodPost, "/tools/echo", "GET"},
+		{http.MethodPost, "/tools", "GET, HEAD"},
+		{http.MethodDelete, "/tools", "GET, HEAD"},
+		{http.MethodPost, "/tools/echo", "GET, HEAD"},
 	}
 	for _, tc := range cases {
 		r := do(t, h, tc.method, tc.path, `{}`)
@@ -563,6 +563,29 @@ func TestOversizedBodyReturns413AndToolNeverRuns(t *testing.T) {
 
 	assert.Zero(t, f.calls.Load())
 	assert.Equal(t, http.StatusOK, do(t, h, http.MethodPost, "/tools/echo/call", `{"msg":"small"}`).status)
+}
+
+func TestGateAndLookupAnswerBeforeTheBodyIsRead(t *testing.T) {
+	f := newFixture(t)
+	big := `{"msg":"` + strings.Repeat("x", 100) + `"}`
+	disabled := f.handler(WithMaxBodyBytes(16), WithAllowExecute(false))
+	assert.Equal(t, http.StatusForbidden, do(t, disabled, http.MethodPost, "/tools/echo/call", big).status, "seed F3: 403 first")
+	enabled := f.handler(WithMaxBodyBytes(16))
+	assert.Equal(t, http.StatusNotFound, do(t, enabled, http.MethodPost, "/tools/nope/call", big).status, "then 404")
+	assert.Equal(t, http.StatusRequestEntityTooLarge, do(t, enabled, http.MethodPost, "/tools/echo/call", big).status)
+}
+
+func TestHeadIsServedLikeGet(t *testing.T) {
+	f := newFixture(t)
+	srv := httptest.NewServer(f.handler())
+	defer srv.Close()
+	for _, path := range []string{"/tools", "/tools/echo"} {
+		resp, err := http.Head(srv.URL + path)
+		require.NoError(t, err)
+		resp.Body.Close()
+		assert.Equal(t, http.StatusOK, resp.StatusCode, path)
+		assert.Equal(t, "application/json", resp.Header.Get("Content-Type"), path)
+	}
 }
 
 func TestDefaultBodyLimitIsOneMiB(t *testing.T) {

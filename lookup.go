@@ -1,21 +1,28 @@
 package toolexec
 
-import (
-	"strconv"
-	"strings"
-)
-
 // ToolLookup is an optional interface of a ToolProvider that finds one tool
 // without listing them all; Registry implements it. version "" asks for the
-// latest version.
+// latest version. An implementation must resolve versions as
+// Executor.Lookup documents.
 type ToolLookup interface {
 	LookupTool(name, version string) (Tool, bool)
 }
 
-// Lookup resolves a tool by name and version. version "" means the latest
-// version by semantic version order (an unversioned tool counts as the
-// lowest); otherwise the version must match exactly. The provider is asked
-// afresh on every lookup.
+// Lookup resolves a tool by name and version. The provider is asked afresh
+// on every lookup.
+//
+// version "" means the latest version: the highest release by semantic
+// version precedence (see CompareVersions), whatever the registration
+// order. Pre-releases ("2.0.0-rc.1") are chosen only when the name has no
+// release at all, as with Go modules, so publishing a pre-release beside a
+// release never changes what callers get by default. An unversioned tool
+// (Version "") and a version that does not parse count as the lowest.
+//
+// Any other version selects that version: the tool whose Version is the
+// same string, or else the first whose Version is equal by semantic version
+// precedence (so "1.0.0" finds "1.0.0+build.7", build metadata being
+// ignored). Shorthands such as OXP's "1" for "1.0.0" are the surface's to
+// expand before calling Lookup.
 func (x *Executor) Lookup(name, version string) (Tool, bool) {
 	if l, ok := x.tools.(ToolLookup); ok {
 		return l.LookupTool(name, version)
@@ -24,7 +31,8 @@ func (x *Executor) Lookup(name, version string) (Tool, bool) {
 }
 
 // Tools lists the tools as discovery shows them: one entry per name, the
-// latest version, in the provider's order of first appearance.
+// latest version (as Lookup chooses it), in the provider's order of first
+// appearance.
 func (x *Executor) Tools() []Tool {
 	return LatestVersions(x.tools.Tools())
 }
@@ -45,7 +53,7 @@ func lookupIn(tools []Tool, name, version string) (Tool, bool) {
 // matchTool returns the index of the tool named name in version (the latest
 // when version is ""), among n tools read by at; -1 when there is none.
 func matchTool(n int, at func(int) *Tool, name, version string) int {
-	best := -1
+	best, equal := -1, -1
 	for i := 0; i < n; i++ {
 		t := at(i)
 		if t.Name != name {
@@ -55,23 +63,54 @@ func matchTool(n int, at func(int) *Tool, name, version string) int {
 			if t.Version == version {
 				return i
 			}
+			if equal < 0 && sameVersion(t.Version, version) {
+				equal = i
+			}
 			continue
 		}
-		if best < 0 || CompareVersions(t.Version, at(best).Version) > 0 {
+		if best < 0 || newerForLatest(t.Version, at(best).Version) {
 			best = i
 		}
+	}
+	if version != "" {
+		return equal
 	}
 	return best
 }
 
-// LatestVersions keeps, for each tool name, only its latest version (by
-// CompareVersions), in the order names first appear.
+// sameVersion reports whether a and b are two spellings of one semantic
+// version: both parse and have equal precedence.
+func sameVersion(a, b string) bool {
+	_, oka := parseVersion(a)
+	_, okb := parseVersion(b)
+	return oka && okb && CompareVersions(a, b) == 0
+}
+
+// newerForLatest reports whether version a beats b for "latest": any
+// release beats any pre-release, then semantic version precedence decides.
+// Ties keep b, so the first registered of two equal versions wins.
+func newerForLatest(a, b string) bool {
+	ra, rb := isRelease(a), isRelease(b)
+	if ra != rb {
+		return ra
+	}
+	return CompareVersions(a, b) > 0
+}
+
+// isRelease reports whether v parses as a version without a pre-release.
+func isRelease(v string) bool {
+	p, ok := parseVersion(v)
+	return ok && len(p.pre) == 0
+}
+
+// LatestVersions keeps, for each tool name, only its latest version (as
+// Executor.Lookup chooses it), in the order names first appear.
 func LatestVersions(tools []Tool) []Tool {
 	index := make(map[string]int, len(tools))
 	out := make([]Tool, 0, len(tools))
 	for _, t := range tools {
 		if j, seen := index[t.Name]; seen {
-			if CompareVersions(t.Version, out[j].Version) > 0 {
+			if newerForLatest(t.Version, out[j].Version) {
 				out[j] = t
 			}
 			continue
@@ -80,77 +119,4 @@ func LatestVersions(tools []Tool) []Tool {
 		out = append(out, t)
 	}
 	return out
-}
-
-// CompareVersions orders semantic versions "MAJOR.MINOR.PATCH" numerically,
-// returning -1, 0 or +1. A pre-release ("1.0.0-rc.1") sorts before its
-// release. A version that does not parse sorts before every one that does,
-// and "" before everything; two unparsable versions compare as strings.
-func CompareVersions(a, b string) int {
-	if a == b {
-		return 0
-	}
-	pa, oka := parseVersion(a)
-	pb, okb := parseVersion(b)
-	switch {
-	case oka && okb:
-		for i := 0; i < 3; i++ {
-			if pa.n[i] != pb.n[i] {
-				return cmpInt(pa.n[i], pb.n[i])
-			}
-		}
-		switch {
-		case pa.pre == pb.pre:
-			return 0
-		case pa.pre == "":
-			return 1
-		case pb.pre == "":
-			return -1
-		}
-		return strings.Compare(pa.pre, pb.pre)
-	case oka:
-		return 1
-	case okb:
-		return -1
-	case a == "":
-		return -1
-	case b == "":
-		return 1
-	}
-	return strings.Compare(a, b)
-}
-
-type version struct {
-	n   [3]uint64
-	pre string
-}
-
-// parseVersion reads "x.y.z" with an optional "-pre" and "+build" suffix.
-func parseVersion(s string) (version, bool) {
-	var v version
-	if i := strings.IndexByte(s, '+'); i >= 0 {
-		s = s[:i]
-	}
-	if i := strings.IndexByte(s, '-'); i >= 0 {
-		s, v.pre = s[:i], s[i+1:]
-	}
-	parts := strings.Split(s, ".")
-	if len(parts) != 3 {
-		return v, false
-	}
-	for i, p := range parts {
-		n, err := strconv.ParseUint(p, 10, 64)
-		if err != nil || p == "" || (len(p) > 1 && p[0] == '0') {
-			return v, false
-		}
-		v.n[i] = n
-	}
-	return v, true
-}
-
-func cmpInt(a, b uint64) int {
-	if a < b {
-		return -1
-	}
-	return 1
 }

@@ -3,6 +3,7 @@ package toolexec
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"runtime/debug"
@@ -18,6 +19,12 @@ type CallRequest struct {
 	// Arguments is the JSON object of arguments. Empty or null means {}.
 	// Anything else that is not a JSON object fails StageDecode.
 	Arguments json.RawMessage
+	// ReadArguments, when set, supplies the arguments instead of Arguments.
+	// The decode stage calls it after the gate and the lookup, so a surface
+	// that reads the arguments from a request body reads nothing for a call
+	// refused earlier. An *Error it returns (CodeTooLarge, say) ends the call
+	// as it is; any other error fails StageDecode.
+	ReadArguments func() (json.RawMessage, error)
 	// Request is the HTTP request the call arrived with; nil for an
 	// in-process call. The auth hook runs only when it is set.
 	Request *http.Request
@@ -47,7 +54,17 @@ func (x *Executor) Call(ctx context.Context, req CallRequest) (*CallToolResult, 
 	if !ok {
 		return nil, notFound(req.Name, req.Version)
 	}
-	args, err := decodeArguments(req.Arguments)
+	raw := req.Arguments
+	if req.ReadArguments != nil {
+		var err error
+		if raw, err = req.ReadArguments(); err != nil {
+			if _, ok := AsError(err); !ok {
+				err = &Error{Stage: StageDecode, Code: CodeInvalidArguments, Message: "could not read arguments", Err: err}
+			}
+			return nil, err
+		}
+	}
+	args, err := decodeArguments(raw)
 	if err != nil {
 		return nil, err
 	}
@@ -94,7 +111,11 @@ func (x *Executor) execute(ctx context.Context, call *Call) (res *CallToolResult
 	}()
 	content, isError, traceID, herr := x.handler.HandleCall(ctx, call.Tool.Name, call.Arguments)
 	if herr != nil {
-		return nil, &Error{Stage: StageExecute, Code: CodeToolError, Message: herr.Error(), Err: herr}
+		code := CodeToolError
+		if ctx.Err() == context.Canceled && errors.Is(herr, context.Canceled) {
+			code = CodeCanceled // the caller went away and the handler stopped for it
+		}
+		return nil, &Error{Stage: StageExecute, Code: code, Message: herr.Error(), Err: herr}
 	}
 	return NewResult(content, isError, traceID), nil
 }

@@ -75,6 +75,43 @@ func TestCallInProcessSkipsAuthHookAndHasNoRequest(t *testing.T) {
 	assert.Equal(t, map[string]any{"k": 1.0}, sawCall.Arguments)
 }
 
+func TestHandlerStoppingForCancellationIsCodeCanceled(t *testing.T) {
+	f := newFixture(t)
+	x := New(f.reg, f.reg, WithAllowExecute(true))
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() { <-f.started; cancel() }()
+	_, err := x.Call(ctx, CallRequest{Name: "slow"})
+	e, ok := AsError(err)
+	require.True(t, ok)
+	assert.Equal(t, StageExecute, e.Stage)
+	assert.Equal(t, CodeCanceled, e.Code)
+	assert.ErrorIs(t, err, context.Canceled)
+}
+
+func TestReadArgumentsRunsOnlyAfterGateAndLookup(t *testing.T) {
+	f := newFixture(t)
+	read := 0
+	req := func(name string) CallRequest {
+		return CallRequest{Name: name, ReadArguments: func() (json.RawMessage, error) { read++; return json.RawMessage(`{"msg":"lazy"}`), nil }}
+	}
+	_, err := New(f.reg, f.reg).Call(context.Background(), req("echo"))
+	require.Error(t, err)
+	_, err = New(f.reg, f.reg, WithAllowExecute(true)).Call(context.Background(), req("nope"))
+	require.Error(t, err)
+	assert.Zero(t, read)
+	res, err := New(f.reg, f.reg, WithAllowExecute(true)).Call(context.Background(), req("echo"))
+	require.NoError(t, err)
+	assert.Equal(t, `{"msg":"lazy"}`, res.Text())
+	assert.Equal(t, 1, read)
+
+	_, err = New(f.reg, f.reg, WithAllowExecute(true)).Call(context.Background(), CallRequest{Name: "echo",
+		ReadArguments: func() (json.RawMessage, error) { return nil, errors.New("connection reset") }})
+	e, _ := AsError(err)
+	require.NotNil(t, e)
+	assert.Equal(t, StageDecode, e.Stage)
+	assert.ErrorContains(t, err, "could not read arguments")
+}
+
 func TestHandlerIsErrorResultIsNotAFailedCall(t *testing.T) {
 	f := newFixture(t)
 	res, err := New(f.reg, f.reg, WithAllowExecute(true)).Call(context.Background(), CallRequest{Name: "logic-error"})

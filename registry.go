@@ -32,11 +32,16 @@ func NewRegistry() *Registry { return &Registry{} }
 
 // Add registers tool, executed by handler: a ToolCallHandler, a
 // BasicToolCallHandler, or a function of either form (see
-// AsToolCallHandler). It fails on an empty name, a name and version already
-// registered, or a handler of another type.
+// AsToolCallHandler). It fails on an empty name, a Version that is neither
+// "" nor a semantic version (see ValidVersion), a name and version already
+// registered (versions equal by precedence, such as "1.0.0" and
+// "1.0.0+build.2", count as the same), or a handler of another type.
 func (r *Registry) Add(tool Tool, handler any) error {
 	if tool.Name == "" {
 		return errors.New("toolexec: Registry.Add: tool has no name")
+	}
+	if tool.Version != "" && !ValidVersion(tool.Version) {
+		return fmt.Errorf("toolexec: Registry.Add %q: version %q is not a semantic version (MAJOR.MINOR.PATCH, such as \"1.0.0\")", tool.Name, tool.Version)
 	}
 	h, err := AsToolCallHandler(handler)
 	if err != nil {
@@ -45,8 +50,8 @@ func (r *Registry) Add(tool Tool, handler any) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	for _, i := range r.byName[tool.Name] {
-		if r.entries[i].tool.Version == tool.Version {
-			return fmt.Errorf("toolexec: Registry.Add: tool %q version %q is already registered", tool.Name, tool.Version)
+		if v := r.entries[i].tool.Version; v == tool.Version || sameVersion(v, tool.Version) {
+			return fmt.Errorf("toolexec: Registry.Add: tool %q version %q is already registered", tool.Name, v)
 		}
 	}
 	r.entries = append(r.entries, registryEntry{tool: tool, handler: h})
@@ -71,18 +76,18 @@ func (r *Registry) MustAdd(tool Tool, handler any) {
 }
 
 // Remove unregisters the tool of that name and version ("" is the
-// unversioned one) and reports whether it was there.
+// unversioned one, never "the latest") and reports whether it was there. A
+// version matches as in Lookup: the same string, or equal by precedence.
 func (r *Registry) Remove(name, version string) bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	for i, e := range r.entries {
-		if e.tool.Name == name && e.tool.Version == version {
-			r.entries = append(r.entries[:i:i], r.entries[i+1:]...)
-			r.reindex()
-			return true
-		}
+	i, ok := r.indexOf(name, version)
+	if !ok {
+		return false
 	}
-	return false
+	r.entries = append(r.entries[:i:i], r.entries[i+1:]...)
+	r.reindex()
+	return true
 }
 
 // Tools returns every registered tool, every version, in registration
@@ -97,7 +102,8 @@ func (r *Registry) Tools() []Tool {
 	return out
 }
 
-// LookupTool implements ToolLookup: version "" is the latest.
+// LookupTool implements ToolLookup, resolving versions as Executor.Lookup
+// documents: version "" is the latest release.
 func (r *Registry) LookupTool(name, version string) (Tool, bool) {
 	e, ok := r.find(name, version)
 	return e.tool, ok
@@ -114,15 +120,46 @@ func (r *Registry) find(name, version string) (registryEntry, bool) {
 	return r.entries[idx[i]], true
 }
 
-// HandleCall implements ToolCallHandler: it runs the handler registered for
-// the tool the pipeline resolved (CallFromContext), or for the latest
-// version of name when called outside the pipeline.
-func (r *Registry) HandleCall(ctx context.Context, name string, args map[string]any) ([]Content, bool, string, error) {
-	version := ""
-	if c := CallFromContext(ctx); c != nil && c.Tool.Name == name {
-		version = c.Tool.Version
+// indexOf returns the index into entries of the tool of that name and
+// version: "" is the unversioned one, any other version matches as in
+// Lookup. The caller holds r.mu.
+func (r *Registry) indexOf(name, version string) (int, bool) {
+	idx := r.byName[name]
+	if version == "" {
+		for _, i := range idx {
+			if r.entries[i].tool.Version == "" {
+				return i, true
+			}
+		}
+		return 0, false
 	}
-	e, ok := r.find(name, version)
+	i := matchTool(len(idx), func(i int) *Tool { return &r.entries[idx[i]].tool }, name, version)
+	if i < 0 {
+		return 0, false
+	}
+	return idx[i], true
+}
+
+// HandleCall implements ToolCallHandler: it runs the handler registered for
+// exactly the tool version the pipeline resolved (CallFromContext), or for
+// the latest version of name when called outside the pipeline.
+func (r *Registry) HandleCall(ctx context.Context, name string, args map[string]any) ([]Content, bool, string, error) {
+	var (
+		e  registryEntry
+		ok bool
+	)
+	if c := CallFromContext(ctx); c != nil && c.Tool.Name == name {
+		r.mu.RLock()
+		for _, i := range r.byName[name] {
+			if r.entries[i].tool.Version == c.Tool.Version {
+				e, ok = r.entries[i], true
+				break
+			}
+		}
+		r.mu.RUnlock()
+	} else {
+		e, ok = r.find(name, "")
+	}
 	if !ok {
 		return nil, false, "", fmt.Errorf("tool %q is not registered", name)
 	}

@@ -5,7 +5,8 @@ import (
 )
 
 // Tool describes one tool in the MCP 2025-11-25 shape. The JSON fields are
-// what clients see; Version and Options never travel on the wire.
+// what clients see; Version, Requirements and Options never travel on the
+// wire as fields of this shape.
 //
 // InputSchema and OutputSchema are JSON Schema documents kept as raw JSON,
 // so what the host wrote is exactly what clients get back. A tool with no
@@ -22,8 +23,14 @@ type Tool struct {
 	Meta         map[string]any   `json:"_meta,omitempty"`
 
 	// Version is the tool's semantic version ("1.2.0"), used by surfaces
-	// that address versions (OXP). Empty means unversioned.
+	// that address versions (OXP). Empty means unversioned. A name may be
+	// registered in several versions; see Executor.Lookup for which one a
+	// call gets.
 	Version string `json:"-"`
+
+	// Requirements declare the secrets, authorizations and user id the tool
+	// needs from its caller (see Requirements). The zero value needs none.
+	Requirements Requirements `json:"-"`
 
 	// Options are per-tool execution settings that refine the Executor's
 	// defaults for this tool.

@@ -1,0 +1,50 @@
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/subtle"
+	"net/http"
+	"strings"
+
+	"github.com/toolexec/toolexec"
+)
+
+// identityKey is the context key under which bearerAuth stores who the
+// caller is.
+type identityKey struct{}
+
+// identityFrom returns the identity bearerAuth found for the call.
+func identityFrom(ctx context.Context) (string, bool) {
+	id, ok := ctx.Value(identityKey{}).(string)
+	return id, ok
+}
+
+// bearerAuth is the server's auth hook: ordinary net/http middleware that
+// lets a call through when it carries "Authorization: Bearer <token>", and
+// records the caller's identity in the request context for the handler.
+//
+// On a refusal it answers as any middleware would; toolexec discards that
+// answer and sends exactly 401 {"error":"Unauthorized"}, logging the reason.
+// The hook guards calls only: discovery needs no token.
+func bearerAuth(token string) toolexec.AuthHook {
+	want := []byte(token)
+	return func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			scheme, got, _ := strings.Cut(r.Header.Get("Authorization"), " ")
+			if !strings.EqualFold(scheme, "Bearer") || subtle.ConstantTimeCompare([]byte(strings.TrimSpace(got)), want) != 1 {
+				http.Error(w, "missing or wrong bearer token", http.StatusUnauthorized)
+				return
+			}
+			ctx := context.WithValue(r.Context(), identityKey{}, "demo-user")
+			next.ServeHTTP(w, r.WithContext(ctx))
+		})
+	}
+}
+
+// randomToken returns a fresh secret (at least 128 random bits, base32, so
+// safe to paste into a shell): the demo token when TOOLEXEC_DEMO_TOKEN is not
+// set.
+func randomToken() string {
+	return rand.Text()
+}

@@ -1,0 +1,150 @@
+// Command server is the toolexec example server, the program `make run`
+// starts. It serves a handful of demo tools over the REST surface, mounted
+// under /api, with execution enabled and calls guarded by a bearer token.
+//
+// Environment:
+//
+//	PORT                 the port to listen on (default 8080)
+//	TOOLEXEC_DEMO_TOKEN  the bearer token calls must carry (default: a fresh
+//	                     random token, printed at start-up)
+//
+// At start-up it prints where it listens, the token, and curl lines to try.
+// SIGINT or SIGTERM shuts it down gracefully.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/toolexec/toolexec"
+)
+
+// restPrefix is where the REST surface is mounted; docs/rest-api.md uses the
+// same prefix in its examples.
+const restPrefix = "/api"
+
+// shutdownGrace is how long in-flight calls get to finish on shutdown.
+const shutdownGrace = 10 * time.Second
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, os.Getenv, os.Stdout, os.Stderr); err != nil {
+		fmt.Fprintln(os.Stderr, "server:", err)
+		os.Exit(1)
+	}
+}
+
+// run serves until ctx is done, then shuts down gracefully. It prints the
+// start-up banner to stdout and logs to stderr.
+func run(ctx context.Context, getenv func(string) string, stdout, stderr io.Writer) error {
+	logger := slog.New(slog.NewTextHandler(stderr, nil))
+
+	port := getenv("PORT")
+	if port == "" {
+		port = "8080"
+	}
+	token := getenv("TOOLEXEC_DEMO_TOKEN")
+	if token == "" {
+		token = randomToken()
+	}
+	swatch, err := makeSwatch()
+	if err != nil {
+		return fmt.Errorf("drawing the demo image: %w", err)
+	}
+
+	x := newExecutor(newRegistry(swatch), token, logger)
+	srv := newServer(newMux(x), logger)
+
+	ln, err := net.Listen("tcp", ":"+port)
+	if err != nil {
+		return err
+	}
+	printBanner(stdout, ln.Addr(), token)
+
+	serveErr := make(chan error, 1)
+	go func() { serveErr <- srv.Serve(ln) }()
+
+	select {
+	case err := <-serveErr:
+		return err
+	case <-ctx.Done():
+	}
+	logger.Info("shutting down", "grace", shutdownGrace)
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
+	defer cancel()
+	if err := srv.Shutdown(shutdownCtx); err != nil {
+		_ = srv.Close()
+		return fmt.Errorf("shutdown: %w", err)
+	}
+	if err := <-serveErr; !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
+}
+
+// newExecutor builds the Executor every surface shares: the demo registry,
+// execution enabled, calls guarded by the bearer token. Tests add options
+// (interceptors that observe calls) through extra.
+func newExecutor(reg *toolexec.Registry, token string, logger *slog.Logger, extra ...toolexec.Option) *toolexec.Executor {
+	opts := append([]toolexec.Option{
+		toolexec.WithAllowExecute(true),
+		toolexec.WithAuthHook(bearerAuth(token)),
+		toolexec.WithLogger(logger),
+	}, extra...)
+	return toolexec.New(reg, reg, opts...)
+}
+
+// newMux mounts the surfaces of x. Each surface is an http.Handler built on
+// the same Executor, so another one mounts beside REST with one more line.
+func newMux(x *toolexec.Executor) *http.ServeMux {
+	mux := http.NewServeMux()
+	mux.Handle(restPrefix+"/", http.StripPrefix(restPrefix, toolexec.NewHandler(x)))
+	return mux
+}
+
+// newServer wraps h in an http.Server with timeouts, so a slow or idle
+// client cannot hold a connection forever. WriteTimeout leaves room for the
+// longest sleep call.
+func newServer(h http.Handler, logger *slog.Logger) *http.Server {
+	return &http.Server{
+		Handler:           h,
+		ReadHeaderTimeout: 5 * time.Second,
+		ReadTimeout:       30 * time.Second,
+		WriteTimeout:      maxSleep + 30*time.Second,
+		IdleTimeout:       2 * time.Minute,
+		MaxHeaderBytes:    64 << 10,
+		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
+	}
+}
+
+// printBanner tells a human where the server is and how to try it: the
+// curl lines work as printed.
+func printBanner(w io.Writer, addr net.Addr, token string) {
+	_, port, _ := net.SplitHostPort(addr.String())
+	base := "http://localhost:" + port
+	fmt.Fprintf(w, "toolexec example server listening on %s (all interfaces)\n", base)
+	fmt.Fprintf(w, "  REST API:   %s%s/tools\n", base, restPrefix)
+	fmt.Fprintf(w, "  demo token: %s\n", token)
+	fmt.Fprintf(w, "\nList the tools (no token needed):\n")
+	fmt.Fprintf(w, "  curl -sS %s%s/tools\n", base, restPrefix)
+	fmt.Fprintf(w, "\nCall one (calls need the token):\n")
+	fmt.Fprintf(w, "  curl -sS -X POST -H %s -H 'Content-Type: application/json' -d '{\"text\":\"hello\"}' %s%s/tools/echo/call\n",
+		shellQuote("Authorization: Bearer "+token), base, restPrefix)
+	fmt.Fprintf(w, "\nPress Ctrl-C to stop.\n")
+}
+
+// shellQuote quotes s for a POSIX shell.
+func shellQuote(s string) string {
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}

@@ -1,0 +1,285 @@
+package oxp
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"math"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/toolexec/toolexec"
+)
+
+// call is POST /tools/call. The order of checks, each ending the call with
+// its answer:
+//
+//  1. the body: within the Executor's size limit (413), a well-formed call
+//     request in either form (400);
+//  2. execution is enabled (400; the gate comes first, as in the pipeline),
+//     and the tool id resolves to a served tool version (400);
+//  3. the tool's requirements are in the call's context (400,
+//     missing_requirements);
+//  4. toolexec.Executor.Call: the auth hook (401), the input (422), then the
+//     tool itself (200, success true or false).
+func (h *handler) call(w http.ResponseWriter, r *http.Request) {
+	body, err := h.x.ReadBody(w, r)
+	if err != nil {
+		if e, ok := toolexec.AsError(err); ok && e.Code == toolexec.CodeTooLarge {
+			writeJSON(w, http.StatusRequestEntityTooLarge, serverError{Message: "The request is too large", DeveloperMessage: e.Message})
+			return
+		}
+		writeJSON(w, http.StatusBadRequest, serverError{Message: "The request body could not be read", DeveloperMessage: err.Error()})
+		return
+	}
+	req, bad := decodeCallRequest(body)
+	if bad != nil {
+		h.refuse(w, req, http.StatusBadRequest, bad)
+		return
+	}
+	e, bad := h.catalog().resolve(req.toolID)
+	if !h.x.ExecutionAllowed() {
+		// The gate comes first in the pipeline, so it does here too; it is
+		// also checked again by Executor.Call.
+		h.refuse(w, req, http.StatusBadRequest, executionDisabled())
+		return
+	}
+	if bad != nil {
+		h.refuse(w, req, http.StatusBadRequest, bad)
+		return
+	}
+
+	cc := req.context
+	cc.CallID, cc.TraceID, cc.ToolID = req.callID, req.traceID, e.id()
+	if cc.CallID == "" {
+		cc.CallID = uuid.NewString()
+	}
+	ctx := NewContext(r.Context(), &cc)
+	if miss := h.missingRequirements(r.WithContext(ctx), e, &cc); miss != nil {
+		h.refuse(w, req, http.StatusBadRequest, miss)
+		return
+	}
+
+	start := time.Now()
+	res, err := h.x.Call(ctx, toolexec.CallRequest{
+		Name:      e.tool.Name,
+		Version:   e.tool.Version,
+		Arguments: req.input,
+		Request:   r,
+		Surface:   toolexec.SurfaceOXP,
+	})
+	resp := &callResponse{CallID: cc.CallID, Duration: milliseconds(time.Since(start))}
+	if err != nil {
+		if h.refuseFailure(w, req, err) {
+			return
+		}
+		resp.Error = callErrorOf(err)
+	} else if res.IsError {
+		msg := res.Text()
+		if msg == "" {
+			msg = "The tool reported an error"
+		}
+		resp.Error = &callError{Message: msg}
+	} else {
+		v, verr := valueOf(e.tool, res)
+		if verr != nil {
+			h.x.Logger().ErrorContext(r.Context(), "oxp: result could not be encoded", "tool", e.id(), "error", verr)
+			resp.Error = &callError{Message: "The tool's result could not be encoded", DeveloperMessage: verr.Error()}
+		} else {
+			resp.Success, resp.Value = true, &v
+		}
+	}
+	h.answer(w, req, resp)
+}
+
+// answer writes a CallToolResponse, wrapped when the request was.
+func (h *handler) answer(w http.ResponseWriter, req callRequest, resp *callResponse) {
+	if req.wrapped {
+		writeJSON(w, http.StatusOK, wrappedResponse{Schema: req.schema, Result: resp})
+		return
+	}
+	writeJSON(w, http.StatusOK, resp)
+}
+
+// refuse writes a ServerErrorResponse; in the wrapped form it echoes the
+// request's $schema, as the earlier drafts did.
+func (h *handler) refuse(w http.ResponseWriter, req callRequest, status int, body *serverError) {
+	if req.wrapped {
+		body.Schema = req.schema
+	}
+	writeJSON(w, status, body)
+}
+
+// refuseFailure answers the failures of Executor.Call that happen before
+// the tool runs, and reports whether it did. The others are tool execution
+// errors, answered with success false.
+func (h *handler) refuseFailure(w http.ResponseWriter, req callRequest, err error) bool {
+	e, ok := toolexec.AsError(err)
+	if !ok {
+		return false
+	}
+	switch e.Code {
+	case toolexec.CodeExecutionDisabled:
+		h.refuse(w, req, http.StatusBadRequest, executionDisabled())
+	case toolexec.CodeNotFound:
+		h.refuse(w, req, http.StatusBadRequest, &serverError{Message: "The tool is not available", DeveloperMessage: e.Message})
+	case toolexec.CodeUnauthorized:
+		writeJSON(w, http.StatusUnauthorized, unauthorizedBody)
+	case toolexec.CodeTooLarge:
+		h.refuse(w, req, http.StatusRequestEntityTooLarge, &serverError{Message: "The request is too large", DeveloperMessage: e.Message})
+	case toolexec.CodeInvalidArguments:
+		body := invalidInput(e)
+		if req.wrapped {
+			body.Schema = req.schema
+		}
+		writeJSON(w, http.StatusUnprocessableEntity, body)
+	default:
+		return false
+	}
+	return true
+}
+
+func executionDisabled() *serverError {
+	return &serverError{
+		Message:          "Tool execution is disabled on this server",
+		DeveloperMessage: "the Executor was created without toolexec.WithAllowExecute(true); discovery still works",
+	}
+}
+
+// invalidInput is the 422 answer to input the pipeline refused: the
+// validation failures by parameter, or why the input is not an object.
+//
+// A failure's Path is a JSON Pointer into the input. Its first token names
+// the parameter: "/b" is parameter b, "/address/city" is parameter address
+// with the message prefixed by the rest of the path ("/city: ..."); several
+// failures of one parameter are joined with "; ". Failures at the root (path
+// "") belong to no parameter, such as a property the schema does not allow:
+// they are appended to message.
+func invalidInput(e *toolexec.Error) *validationError {
+	if e.Stage != toolexec.StageValidate && len(e.Failures) == 0 {
+		msg := e.Message
+		if e.Stage == toolexec.StageDecode {
+			msg = "The input must be a JSON object"
+		}
+		return &validationError{Message: msg}
+	}
+	params := make(map[string]string)
+	var root []string
+	for _, f := range e.Failures {
+		name, rest, ok := splitPointer(f.Path)
+		if !ok {
+			if f.Path != "" {
+				root = append(root, f.Path+": "+f.Message)
+			} else {
+				root = append(root, f.Message)
+			}
+			continue
+		}
+		msg := f.Message
+		if rest != "" {
+			msg = rest + ": " + msg
+		}
+		if prev, seen := params[name]; seen {
+			msg = prev + "; " + msg
+		}
+		params[name] = msg
+	}
+	out := &validationError{Message: "The input parameters are invalid"}
+	if len(root) > 0 {
+		out.Message += ": " + strings.Join(root, "; ")
+	}
+	if len(params) > 0 {
+		out.ParameterErrors = params
+	}
+	return out
+}
+
+// splitPointer splits a JSON Pointer into its first token, unescaped, and
+// the rest of the pointer; ok is false for the root ("") and for anything
+// that is not a pointer.
+func splitPointer(p string) (first, rest string, ok bool) {
+	if !strings.HasPrefix(p, "/") {
+		return "", "", false
+	}
+	first = p[1:]
+	if i := strings.IndexByte(first, '/'); i >= 0 {
+		first, rest = first[:i], first[i:]
+	}
+	first = strings.ReplaceAll(strings.ReplaceAll(first, "~1", "/"), "~0", "~")
+	return first, rest, true
+}
+
+// callErrorOf is the error of a CallToolResponse for a call that failed
+// after it was accepted: the tool's error, a panic, a timeout, a refusal by
+// a limit, or an interceptor's failure.
+func callErrorOf(err error) *callError {
+	e, ok := toolexec.AsError(err)
+	if !ok {
+		return &callError{Message: err.Error()}
+	}
+	switch e.Code {
+	case toolexec.CodeToolError:
+		var te *toolexec.ToolError
+		if errors.As(e, &te) {
+			return &callError{
+				Message:                 te.Message,
+				DeveloperMessage:        te.DeveloperMessage,
+				CanRetry:                te.CanRetry,
+				AdditionalPromptContent: te.AdditionalPromptContent,
+				RetryAfterMS:            ceilMS(te.RetryAfter),
+			}
+		}
+		return &callError{Message: e.Message}
+	case toolexec.CodePanic:
+		// The panic's text may say more than a model should see; it goes
+		// only in developer_message. The stack is only ever logged.
+		return &callError{Message: "The tool failed unexpectedly", DeveloperMessage: "panic: " + e.Message}
+	case toolexec.CodeUnavailable:
+		return &callError{Message: e.Message, CanRetry: true, RetryAfterMS: ceilMS(e.RetryAfter)}
+	}
+	return &callError{Message: e.Message}
+}
+
+// valueOf is a successful result's value: the structured output when the
+// tool gave one; else, when every content block is text, the text, parsed
+// as JSON when the tool declares an output schema and the text is JSON (so
+// a tool answering "15" under {"type": "number"} has the value 15); null
+// when there is no content at all; and the content blocks themselves, in
+// MCP's form, when some are not text, so no image or resource is lost.
+func valueOf(tool toolexec.Tool, res *toolexec.CallToolResult) (json.RawMessage, error) {
+	if res.StructuredContent != nil {
+		return json.Marshal(res.StructuredContent)
+	}
+	if len(res.Content) == 0 {
+		return json.RawMessage("null"), nil
+	}
+	for _, c := range res.Content {
+		if _, ok := c.(*toolexec.TextContent); !ok {
+			return json.Marshal(res.Content)
+		}
+	}
+	text := res.Text()
+	if len(tool.OutputSchema) > 0 {
+		if t := bytes.TrimSpace([]byte(text)); len(t) > 0 && json.Valid(t) {
+			return json.RawMessage(t), nil
+		}
+	}
+	return json.Marshal(text)
+}
+
+// milliseconds is d in milliseconds, to the microsecond.
+func milliseconds(d time.Duration) float64 {
+	return math.Round(float64(d)/float64(time.Microsecond)) / 1000
+}
+
+// ceilMS is d in whole milliseconds, rounded up so a client never retries
+// too early; 0 for no wait.
+func ceilMS(d time.Duration) int64 {
+	if d <= 0 {
+		return 0
+	}
+	return int64((d + time.Millisecond - 1) / time.Millisecond)
+}

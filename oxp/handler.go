@@ -1,0 +1,195 @@
+package oxp
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"regexp"
+	"strings"
+
+	"github.com/go-chi/chi/v5"
+
+	"github.com/toolexec/toolexec"
+)
+
+// Version is the OXP version this package speaks. Every response carries it
+// in the OXP-Version header.
+const Version = "1.0"
+
+// VersionHeader is the header in which OXP clients and servers name the
+// protocol version they speak.
+const VersionHeader = "OXP-Version"
+
+// DefaultToolkit is the toolkit of tools whose names have no namespace of
+// their own ("add" is served as "Tools.add"), unless WithToolkit says
+// otherwise.
+const DefaultToolkit = "Tools"
+
+// Option configures the handler NewHandler returns.
+type Option func(*handler)
+
+// WithToolkit sets the toolkit of tools whose names carry no namespace: with
+// WithToolkit("Calculator"), the tool "add" has the id "Calculator.add@..."
+// and the name "Calculator_add". Tools named "Toolkit.Tool" or
+// "toolkit/tool" keep their own toolkit. The name must match
+// ^[A-Za-z0-9_-]+$ (NewHandler panics otherwise). The default is
+// DefaultToolkit.
+func WithToolkit(name string) Option {
+	return func(h *handler) { h.toolkit = name }
+}
+
+// WithReadiness sets the readiness check behind GET /health: while ready
+// returns false, the handler answers 503 so load balancers send calls
+// elsewhere. ready runs on every health request with its context and must
+// be fast and safe for concurrent use. Without it, GET /health always
+// answers 200.
+func WithReadiness(ready func(ctx context.Context) bool) Option {
+	return func(h *handler) { h.ready = ready }
+}
+
+// WithAuthorizationChallenge sets how a missing authorization requirement is
+// answered: challenge returns where the user can grant the provider's
+// authorization (Challenge.URL) and where the client can poll for it
+// (Challenge.CheckURL). It runs once per missing provider with the call's
+// HTTP request, whose context holds the call's CallContext (FromContext),
+// so the user id is at hand. Without it, a missing authorization is
+// reported by provider id only.
+func WithAuthorizationChallenge(challenge func(r *http.Request, tool toolexec.Tool, need toolexec.AuthorizationRequirement) Challenge) Option {
+	return func(h *handler) { h.challenge = challenge }
+}
+
+// NewHandler returns the OXP 1.0 surface of x, an http.Handler serving,
+// relative to wherever the host mounts it:
+//
+//	GET  /health      200, or 503 while the WithReadiness check fails; no body
+//	GET  /tools       {"items": [ToolDefinition, ...]}, every version of every tool
+//	POST /tools/call  run a tool: {tool_id, call_id?, trace_id?, input?, context?}
+//
+// POST /tools/call also accepts the earlier draft's wrapped form,
+// {"request": {...}}, and then answers {"result": {...}}. Every response
+// carries OXP-Version: 1.0; a request whose OXP-Version names a version
+// other than 1.x is refused with 400. Discovery and health are never passed
+// to the Executor's auth hook; calls always are.
+//
+// NewHandler panics if x is nil or an option is invalid, as
+// http.ServeMux.Handle panics on a nil handler: both are programming errors
+// found on the first run.
+func NewHandler(x *toolexec.Executor, opts ...Option) http.Handler {
+	if x == nil {
+		panic("oxp: NewHandler: nil Executor")
+	}
+	h := &handler{x: x, toolkit: DefaultToolkit}
+	for _, opt := range opts {
+		opt(h)
+	}
+	if !segmentRE.MatchString(h.toolkit) || len(h.toolkit) > maxNameLen-2 {
+		panic(fmt.Sprintf("oxp: NewHandler: toolkit name %q must match ^[A-Za-z0-9_-]{1,62}$", h.toolkit))
+	}
+	r := chi.NewRouter()
+	r.Use(h.headers, h.recoverer, h.checkVersion)
+	r.NotFound(func(w http.ResponseWriter, _ *http.Request) {
+		writeJSON(w, http.StatusNotFound, serverError{Message: "Not found"})
+	})
+	r.MethodNotAllowed(func(w http.ResponseWriter, r *http.Request) {
+		allow := "POST"
+		switch strings.TrimSuffix(routePath(r), "/") {
+		case "/health":
+			allow = "GET, HEAD"
+		case "/tools":
+			allow = "GET"
+		}
+		w.Header().Set("Allow", allow)
+		writeJSON(w, http.StatusMethodNotAllowed, serverError{Message: "Method not allowed"})
+	})
+	r.Get("/health", h.health)
+	r.Head("/health", h.health)
+	r.Get("/tools", h.list)
+	r.Post("/tools/call", h.call)
+	return r
+}
+
+type handler struct {
+	x         *toolexec.Executor
+	toolkit   string
+	ready     func(context.Context) bool
+	challenge func(*http.Request, toolexec.Tool, toolexec.AuthorizationRequirement) Challenge
+}
+
+// health is GET /health.
+func (h *handler) health(w http.ResponseWriter, r *http.Request) {
+	w.Header().Del("Content-Type") // no body
+	if h.ready != nil && !h.ready(r.Context()) {
+		w.WriteHeader(http.StatusServiceUnavailable)
+		return
+	}
+	w.WriteHeader(http.StatusOK)
+}
+
+func (h *handler) headers(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set(VersionHeader, Version)
+		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("X-Content-Type-Options", "nosniff")
+		next.ServeHTTP(w, r)
+	})
+}
+
+// recoverer keeps a bug in the surface itself from reaching the client as a
+// stack trace or a dropped connection. Tool panics never get this far: the
+// pipeline recovers them.
+func (h *handler) recoverer(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		defer func() {
+			if p := recover(); p != nil {
+				if p == http.ErrAbortHandler {
+					panic(p)
+				}
+				h.x.Logger().ErrorContext(r.Context(), "oxp: handler panicked", "panic", fmt.Sprint(p))
+				writeJSON(w, http.StatusInternalServerError, serverError{Message: "Internal server error"})
+			}
+		}()
+		next.ServeHTTP(w, r)
+	})
+}
+
+// oxpVersionRE matches the versions this package accepts in a request's
+// OXP-Version header: 1, 1.x or 1.x.y. A 1.x client speaks 1.0, as minor
+// versions only add to the protocol.
+var oxpVersionRE = regexp.MustCompile(`^1(\.(0|[1-9][0-9]*)){0,2}$`)
+
+// checkVersion refuses a request that asks for a protocol version this
+// package does not speak. A request without the header is assumed to speak
+// the latest version, which is 1.0.
+func (h *handler) checkVersion(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if vs := r.Header.Values(VersionHeader); len(vs) > 0 {
+			v := strings.TrimSpace(vs[0])
+			if len(vs) > 1 || !oxpVersionRE.MatchString(v) {
+				writeJSON(w, http.StatusBadRequest, serverError{
+					Message:          fmt.Sprintf("OXP version %q is not supported", strings.Join(vs, ", ")),
+					DeveloperMessage: "this server speaks OXP " + Version + "; send " + VersionHeader + ": " + Version + " or leave the header out",
+				})
+				return
+			}
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// routePath is the path chi routes on, relative to the mount point.
+func routePath(r *http.Request) string {
+	if rctx := chi.RouteContext(r.Context()); rctx != nil && rctx.RoutePath != "" {
+		return rctx.RoutePath
+	}
+	return r.URL.Path
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	data, err := json.Marshal(v)
+	if err != nil {
+		status, data = http.StatusInternalServerError, []byte(`{"message":"Internal server error"}`)
+	}
+	w.WriteHeader(status)
+	_, _ = w.Write(append(data, '\n'))
+}

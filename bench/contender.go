@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
+	"strings"
 )
 
 // Contender is one server under test.
@@ -42,6 +43,10 @@ const (
 	// WireOXP is OXP 1.0: POST /tools/call with {tool_id, input}, GET /tools.
 	WireOXP
 )
+
+// oxpToolkit is the toolkit OXP puts a tool without a namespace in
+// (oxp.DefaultToolkit): "add" is called as "Tools.add".
+const oxpToolkit = "Tools"
 
 // mcpProtocolVersion is the MCP-Protocol-Version every JSON-RPC request
 // carries: the newest version all the MCP contenders negotiate.
@@ -92,7 +97,7 @@ func (w Wire) CallRequest(tool string, args []byte) Request {
 	case WireOXP:
 		body := make([]byte, 0, len(args)+64)
 		body = append(body, `{"tool_id":`...)
-		body = strconv.AppendQuote(body, tool)
+		body = strconv.AppendQuote(body, oxpToolkit+"."+tool)
 		body = append(body, `,"input":`...)
 		body = append(body, args...)
 		body = append(body, '}')
@@ -267,6 +272,7 @@ func (w Wire) ParseList(status int, header http.Header, body []byte) ([]string, 
 	}
 	type named struct {
 		Name string `json:"name"`
+		ID   string `json:"id"`
 	}
 	var tools []named
 	switch w {
@@ -280,6 +286,11 @@ func (w Wire) ParseList(status int, header http.Header, body []byte) ([]string, 
 		}
 		if err := json.Unmarshal(body, &l); err != nil {
 			return nil, fmt.Errorf("bad OXP tool list: %w", err)
+		}
+		for i, t := range l.Items {
+			// "Tools.tool_7@0.0.0" is tool_7 in the default toolkit.
+			id, _, _ := strings.Cut(t.ID, "@")
+			l.Items[i].Name = strings.TrimPrefix(id, oxpToolkit+".")
 		}
 		tools = l.Items
 	default:

@@ -6,6 +6,7 @@ func Contenders() []Contender {
 	return []Contender{
 		Floor(),
 		ToolexecREST(),
+		ToolexecOXP(),
 		GoSDK(),
 		MCPGo(),
 		MCPGoValidating(),

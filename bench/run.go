@@ -252,3 +252,47 @@ func liveBytes() int64 {
 	runtime.ReadMemStats(&m)
 	return int64(m.HeapAlloc) + int64(m.StackInuse)
 }
+
+// CheckCall sends one call of tool with args to h and checks that the
+// answer is a success carrying {"sum": want}. Benchmarks run it before
+// measuring, so a contender that answers wrongly is never timed.
+func CheckCall(w Wire, h http.Handler, tool string, args []byte, want int) error {
+	rec, err := Serve(h, w.CallRequest(tool, args))
+	if err != nil {
+		return err
+	}
+	out, err := w.ParseCall(rec.Code, rec.Header(), rec.Body.Bytes())
+	if err != nil {
+		return err
+	}
+	if out.IsError || out.Sum != want {
+		return fmt.Errorf("answered %+v, want sum %d: %s", out, want, truncate(rec.Body.Bytes()))
+	}
+	return nil
+}
+
+// CheckList sends one discovery request to h and checks that it lists
+// exactly the n tools named by ListToolName, in one page.
+func CheckList(w Wire, h http.Handler, n int) error {
+	rec, err := Serve(h, w.ListRequest())
+	if err != nil {
+		return err
+	}
+	names, err := w.ParseList(rec.Code, rec.Header(), rec.Body.Bytes())
+	if err != nil {
+		return err
+	}
+	if len(names) != n {
+		return fmt.Errorf("listed %d tools, want %d", len(names), n)
+	}
+	seen := make(map[string]bool, n)
+	for _, name := range names {
+		seen[name] = true
+	}
+	for i := range n {
+		if !seen[ListToolName(i)] {
+			return fmt.Errorf("%s is not listed", ListToolName(i))
+		}
+	}
+	return nil
+}

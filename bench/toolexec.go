@@ -6,6 +6,7 @@ import (
 	"net/http"
 
 	"github.com/toolexec/toolexec"
+	"github.com/toolexec/toolexec/oxp"
 )
 
 // ToolexecREST is toolexec's REST surface: POST /tools/{name}/call.
@@ -19,6 +20,21 @@ func ToolexecREST() Contender {
 		},
 		NewList: func(n int) http.Handler {
 			return toolexec.NewHandler(toolexecListExecutor(n))
+		},
+	}
+}
+
+// ToolexecOXP is toolexec's OXP 1.0 surface: POST /tools/call.
+func ToolexecOXP() Contender {
+	return Contender{
+		Name:      "toolexec OXP",
+		Wire:      WireOXP,
+		Validates: toolexecValidates,
+		New: func(g *Gate) http.Handler {
+			return oxp.NewHandler(toolexecExecutor(g))
+		},
+		NewList: func(n int) http.Handler {
+			return oxp.NewHandler(toolexecListExecutor(n))
 		},
 	}
 }
@@ -45,8 +61,9 @@ func toolexecListExecutor(n int) *toolexec.Executor {
 }
 
 var (
-	sumSchema  = json.RawMessage(`{"type":"object","properties":{"values":{"type":"array","items":{"type":"integer"}}},"required":["values"],"additionalProperties":false}`)
-	waitSchema = json.RawMessage(`{"type":"object","additionalProperties":false}`)
+	sumSchema    = json.RawMessage(`{"type":"object","properties":{"values":{"type":"array","items":{"type":"integer"}}},"required":["values"],"additionalProperties":false}`)
+	waitSchema   = json.RawMessage(`{"type":"object","additionalProperties":false}`)
+	sumOutSchema = json.RawMessage(`{"type":"object","properties":{"sum":{"type":"integer"}},"required":["sum"]}`)
 )
 
 // toolexecValidates reports whether the toolexec contenders validate
@@ -57,7 +74,7 @@ const toolexecValidates = false
 // typed tools land, it adapts the untyped handler form by hand: arguments
 // re-encoded and decoded into In, Out encoded as a text block.
 func addTyped[In, Out any](reg *toolexec.Registry, name, desc string, schema json.RawMessage, fn func(context.Context, In) (Out, error)) {
-	reg.MustAdd(toolexec.Tool{Name: name, Description: desc, InputSchema: schema},
+	reg.MustAdd(toolexec.Tool{Name: name, Description: desc, InputSchema: schema, OutputSchema: sumOutSchema},
 		func(ctx context.Context, _ string, args map[string]any) ([]toolexec.Content, bool, string, error) {
 			raw, err := json.Marshal(args)
 			if err != nil {

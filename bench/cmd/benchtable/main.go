@@ -51,15 +51,19 @@ func main() {
 	if s := "call"; run(s) {
 		cases := []benchCase{{name: "(harness only)", noRatio: true, h: bench.Harness, r: bench.WireJSONRPC.CallRequest(bench.ToolAdd, addArgs)}}
 		for _, c := range contenders {
-			cases = append(cases, benchCase{name: c.Name, h: c.New(bench.NewGate()), r: c.Wire.CallRequest(bench.ToolAdd, addArgs)})
+			h := c.New(bench.NewGate())
+			check(s, c.Name, bench.CheckCall(c.Wire, h, bench.ToolAdd, addArgs, 42))
+			cases = append(cases, benchCase{name: c.Name, h: h, r: c.Wire.CallRequest(bench.ToolAdd, addArgs)})
 		}
 		runBenchmarks(t, s, cases, *rounds)
 	}
 	if s := "call, 100 KB args"; run(s) {
-		args, _ := bench.LargeSumArgs(100 << 10)
+		args, want := bench.LargeSumArgs(100 << 10)
 		var cases []benchCase
 		for _, c := range contenders {
-			cases = append(cases, benchCase{name: c.Name, h: c.New(bench.NewGate()), r: c.Wire.CallRequest(bench.ToolSum, args)})
+			h := c.New(bench.NewGate())
+			check(s, c.Name, bench.CheckCall(c.Wire, h, bench.ToolSum, args, want))
+			cases = append(cases, benchCase{name: c.Name, h: h, r: c.Wire.CallRequest(bench.ToolSum, args)})
 		}
 		runBenchmarks(t, s, cases, *rounds)
 	}
@@ -71,7 +75,9 @@ func main() {
 		var cases []benchCase
 		for _, c := range contenders {
 			if c.NewList != nil {
-				cases = append(cases, benchCase{name: c.Name, h: c.NewList(n), r: c.Wire.ListRequest()})
+				h := c.NewList(n)
+				check(s, c.Name, bench.CheckList(c.Wire, h, n))
+				cases = append(cases, benchCase{name: c.Name, h: h, r: c.Wire.ListRequest()})
 			}
 		}
 		runBenchmarks(t, s, cases, *rounds)
@@ -88,7 +94,9 @@ func main() {
 		lat := make([][]time.Duration, len(contenders))
 		for range *rounds {
 			for i, c := range contenders {
-				res, err := bench.Loopback(c.New(bench.NewGate()), c.Wire.CallRequest(bench.ToolAdd, addArgs),
+				h := c.New(bench.NewGate())
+				check(s, c.Name, bench.CheckCall(c.Wire, h, bench.ToolAdd, addArgs, 42))
+				res, err := bench.Loopback(h, c.Wire.CallRequest(bench.ToolAdd, addArgs),
 					bench.LoadOptions{Clients: clients, Duration: *loadtime / time.Duration(*rounds), MaxCalls: *maxCalls / *rounds, Warmup: 20})
 				if err != nil {
 					fatal(fmt.Errorf("%s %s: %w", s, c.Name, err))
@@ -179,6 +187,14 @@ func benchRow(scenario, contender string, r testing.BenchmarkResult) row {
 
 func nsPerOp(r testing.BenchmarkResult) float64 {
 	return float64(r.T.Nanoseconds()) / float64(r.N)
+}
+
+// check stops the run when a contender answered wrongly: its figures
+// would mean nothing.
+func check(scenario, contender string, err error) {
+	if err != nil {
+		fatal(fmt.Errorf("%s: %s answered wrongly: %w", scenario, contender, err))
+	}
 }
 
 func progress(s string) { fmt.Fprintf(os.Stderr, "running %s...\n", s) }

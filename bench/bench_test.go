@@ -34,6 +34,18 @@ func BenchmarkCallLarge(b *testing.B) {
 	}
 }
 
+// BenchmarkCallAmong1000 calls the last of 1000 registered tools.
+func BenchmarkCallAmong1000(b *testing.B) {
+	for _, c := range Contenders() {
+		if c.NewList == nil {
+			continue
+		}
+		b.Run(c.Name, func(b *testing.B) {
+			BenchServe(b, c.NewList(1000), c.Wire.CallRequest(ListToolName(999), []byte(`{"a":2,"b":40}`)))
+		})
+	}
+}
+
 func BenchmarkList(b *testing.B) {
 	for _, n := range []int{1, 100, 1000} {
 		for _, c := range Contenders() {

@@ -70,7 +70,7 @@ func TestValidatingContendersRefuseArgumentsThatBreakTheSchema(t *testing.T) {
 	}
 }
 
-func TestEveryContenderListsAllItsTools(t *testing.T) {
+func TestEveryContenderListsAllItsToolsAndCallsTheLast(t *testing.T) {
 	for _, c := range Contenders() {
 		if c.NewList == nil {
 			continue
@@ -80,7 +80,9 @@ func TestEveryContenderListsAllItsTools(t *testing.T) {
 				continue
 			}
 			t.Run(fmt.Sprintf("%s/%d", c.Name, n), func(t *testing.T) {
-				require.NoError(t, CheckList(c.Wire, c.NewList(n), n))
+				h := c.NewList(n)
+				require.NoError(t, CheckList(c.Wire, h, n))
+				require.NoError(t, CheckCall(c.Wire, h, ListToolName(n-1), []byte(`{"a":2,"b":40}`), 42), "calling the last tool")
 			})
 		}
 	}

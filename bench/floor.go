@@ -21,11 +21,12 @@ func Floor() Contender {
 			return &floorHandler{gate: g}
 		},
 		NewList: func(n int) http.Handler {
-			tools := make([]floorTool, n)
-			for i := range tools {
-				tools[i] = floorTool{Name: ListToolName(i), Description: ListToolDescription, InputSchema: addSchema}
+			h := &floorHandler{tools: make([]floorTool, n), adders: make(map[string]bool, n)}
+			for i := range h.tools {
+				h.tools[i] = floorTool{Name: ListToolName(i), Description: ListToolDescription, InputSchema: addSchema}
+				h.adders[ListToolName(i)] = true
 			}
-			return &floorHandler{tools: tools}
+			return h
 		},
 	}
 }
@@ -34,8 +35,9 @@ func Floor() Contender {
 var addSchema = json.RawMessage(`{"type":"object","properties":{"a":{"type":"integer"},"b":{"type":"integer"}},"required":["a","b"],"additionalProperties":false}`)
 
 type floorHandler struct {
-	gate  *Gate
-	tools []floorTool
+	gate   *Gate
+	tools  []floorTool     // the discovery tools, all of them adders
+	adders map[string]bool // their names
 }
 
 type floorTool struct {
@@ -115,6 +117,9 @@ func (h *floorHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // call runs the named tool; nil means there is no such tool.
 func (h *floorHandler) call(r *http.Request, name string, args json.RawMessage) any {
 	var out SumOut
+	if h.adders[name] {
+		name = ToolAdd
+	}
 	switch name {
 	case ToolAdd:
 		var in AddIn

@@ -67,6 +67,19 @@ func main() {
 		}
 		runBenchmarks(t, s, cases, *rounds)
 	}
+	if s := "call, 1 of 1000 tools"; run(s) {
+		// The last of 1000 registered tools: a lookup that scans, or
+		// rebuilds an index per call, shows here.
+		var cases []benchCase
+		for _, c := range contenders {
+			if c.NewList != nil {
+				h := c.NewList(1000)
+				check(s, c.Name, bench.CheckCall(c.Wire, h, bench.ListToolName(999), addArgs, 42))
+				cases = append(cases, benchCase{name: c.Name, h: h, r: c.Wire.CallRequest(bench.ListToolName(999), addArgs)})
+			}
+		}
+		runBenchmarks(t, s, cases, *rounds)
+	}
 	for _, n := range []int{1, 100, 1000} {
 		s := fmt.Sprintf("list, %d tools", n)
 		if !run(s) {

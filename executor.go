@@ -25,6 +25,11 @@ type Executor struct {
 	logger       *slog.Logger
 	maxBodyBytes int64
 	interceptors []Interceptor
+
+	pipelineConfig // timeout, limit, transforms, cache, telemetry (pipeline_config.go)
+
+	noValidation bool        // WithValidation(false)
+	schemas      schemaCache // each tool's compiled schemas (validate.go)
 }
 
 // Option configures an Executor.
@@ -58,6 +63,7 @@ func New(provider ToolProvider, handler any, opts ...Option) *Executor {
 	if x.logger == nil {
 		x.logger = slog.Default()
 	}
+	x.buildPipeline()
 	return x
 }
 
@@ -75,9 +81,10 @@ func WithAuthHook(hook AuthHook) Option {
 	return func(x *Executor) { x.authHook = hook }
 }
 
-// WithLogger sets where the Executor and its surfaces log: auth rejections
-// at warning level, panics with their stack at error level. The default is
-// slog.Default() as it is when New runs.
+// WithLogger sets where the Executor and its surfaces log: one debug line
+// per call (never with argument values), auth rejections and timed-out
+// calls at warning level, panics with their stack at error level. The
+// default is slog.Default() as it is when New runs.
 func WithLogger(l *slog.Logger) Option {
 	return func(x *Executor) { x.logger = l }
 }
@@ -95,7 +102,8 @@ func WithMaxBodyBytes(n int64) Option {
 }
 
 // WithInterceptors adds interceptors that run around every call, in the
-// order given, inside the built-in ones (see Interceptor).
+// order given, inside the built-in ones and outside the tool's own (see
+// Interceptor).
 func WithInterceptors(ics ...Interceptor) Option {
 	return func(x *Executor) { x.interceptors = append(x.interceptors, ics...) }
 }

@@ -1,8 +1,33 @@
 package toolexec
 
-import "net/http"
+import (
+	"net/http"
+)
 
-// validate is POST /tools/{name}/validate (F7).
+// validate is POST /tools/{name}/validate (F7): the body is checked against
+// the tool's inputSchema and nothing runs. It is deliberately outside the
+// call pipeline: neither the execution gate nor the auth hook applies, and
+// no handler or interceptor can be reached.
+//
+//	unknown tool        404 {"error": "Tool not found: NAME"}
+//	body over the limit 413 {"error": ...}
+//	body not JSON       400 {"valid": false, "errors": [{"path": "", "message": "Invalid JSON: ...", "keyword": "format"}]}
+//	otherwise           200 {"valid": true} or {"valid": false, "errors": [...]}
 func (h *restHandler) validate(w http.ResponseWriter, r *http.Request, name string) {
-	writeError(w, http.StatusNotImplemented, "validate is not implemented yet")
+	tool, ok := h.x.Lookup(name, "")
+	if !ok {
+		writeError(w, http.StatusNotFound, notFound(name, "").Message)
+		return
+	}
+	body, err := h.x.ReadBody(w, r)
+	if err != nil {
+		h.writeCallError(w, err)
+		return
+	}
+	v, err := decodeJSON(body)
+	if err != nil {
+		writeJSON(w, http.StatusBadRequest, ValidateResult{Errors: []ValidationFailure{invalidJSON(err)}})
+		return
+	}
+	writeJSON(w, http.StatusOK, h.x.validateInput(&tool, v))
 }

@@ -36,15 +36,28 @@ type Call struct {
 type CallFunc func(ctx context.Context, call *Call) (*CallToolResult, error)
 
 // Interceptor wraps a CallFunc, in the manner of net/http middleware: it
-// sees the call before it runs and its outcome after, and may short-circuit
-// it by not calling next.
+// sees the call before it runs (the tool, the arguments, the surface, and
+// through ctx the HTTP request, what the auth hook stored and the call's
+// span) and its outcome after, and may change either, or short-circuit the
+// call by not calling next.
 //
 // Interceptors run after the gate, tool resolution, decoding and the auth
-// hook, in this order, outermost first: the Executor's built-ins (see
-// docs/pipeline.md), then those of WithInterceptors in the order given, then
-// the tool's own ToolOptions.Interceptors; the handler runs innermost, with
-// panics recovered. An error an interceptor returns that is not an *Error is
-// reported as a failure of StageIntercept.
+// hook, in this order, outermost first:
+//
+//  1. the built-ins: timeout, concurrency limit, input transforms, schema
+//     validation, read-through cache, output transforms (each does nothing
+//     unless configured; docs/pipeline.md describes them);
+//  2. those of WithInterceptors, in the order given;
+//  3. the tool's own ToolOptions.Interceptors, in the order given;
+//
+// then the handler runs innermost, with panics recovered. So an interceptor
+// sees the arguments after transforms and validation, does not run on a
+// cache hit, and runs within the timeout and the concurrency limit.
+//
+// An interceptor fails the call by returning an error: an *Error keeps its
+// Stage and Code; any other error is reported as a failure of
+// StageIntercept with CodeInternal and the error's message. A panic in an
+// interceptor is recovered and reported as StageIntercept with CodePanic.
 type Interceptor func(next CallFunc) CallFunc
 
 // chain wraps h in ics so that ics[0] is outermost.

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"net/http"
 	"runtime/debug"
+
+	"go.opentelemetry.io/otel/trace"
 )
 
 // CallRequest is a tool call as a surface (or the host) hands it to
@@ -38,15 +40,41 @@ type CallRequest struct {
 //  2. resolve the tool by name and version (StageResolve, CodeNotFound)
 //  3. decode the arguments (StageDecode, CodeInvalidArguments)
 //  4. the auth hook (StageAuth, CodeUnauthorized)
-//  5. the interceptors, outermost first (see Interceptor)
+//  5. the interceptors, outermost first: the built-ins (timeout, limit,
+//     input transform, validation, cache, output transform), then
+//     WithInterceptors, then the tool's own (see Interceptor)
 //  6. the handler, with panics recovered (StageExecute, CodeToolError or
 //     CodePanic)
 //
-// The first failing stage ends the call, and nothing after it runs. A
-// failed call returns a nil result and an *Error naming the stage. A handler
-// that reports a logical failure (isError) is not a failed call: its result
-// comes back with IsError set and a nil error.
+// The whole call is traced: one span for the call, with a child span for
+// each stage that does work (see docs/pipeline.md), and counted in the
+// Executor's metrics. The first failing stage ends the call, and nothing
+// after it runs. A failed call returns a nil result and an *Error naming
+// the stage. A handler that reports a logical failure (isError) is not a
+// failed call: its result comes back with IsError set and a nil error.
 func (x *Executor) Call(ctx context.Context, req CallRequest) (*CallToolResult, error) {
+	ob := x.telemetry.begin(ctx, req)
+	res, err := x.call(ob, req)
+	if err != nil {
+		if _, ok := AsError(err); !ok {
+			err = &Error{Stage: StageIntercept, Code: CodeInternal, Message: err.Error(), Err: err}
+		}
+		res = nil
+	} else if res == nil {
+		res = &CallToolResult{}
+	}
+	if err == nil && x.traceIDFromSpan && res.TraceID() == "" {
+		if sc := ob.span.SpanContext(); sc.HasTraceID() {
+			res.SetTraceID(sc.TraceID().String())
+		}
+	}
+	x.telemetry.end(ob, res, err)
+	return res, err
+}
+
+// call runs the stages; ob follows it for the telemetry.
+func (x *Executor) call(ob *observation, req CallRequest) (*CallToolResult, error) {
+	ctx := ob.ctx
 	if !x.allowExecute {
 		return nil, &Error{Stage: StageGate, Code: CodeExecutionDisabled, Message: "Tool execution is disabled."}
 	}
@@ -54,6 +82,7 @@ func (x *Executor) Call(ctx context.Context, req CallRequest) (*CallToolResult, 
 	if !ok {
 		return nil, notFound(req.Name, req.Version)
 	}
+	ob.resolved(x.telemetry, &tool)
 	raw := req.Arguments
 	if req.ReadArguments != nil {
 		var err error
@@ -68,56 +97,93 @@ func (x *Executor) Call(ctx context.Context, req CallRequest) (*CallToolResult, 
 	if err != nil {
 		return nil, err
 	}
+	if x.traceArguments {
+		ob.recordArguments(args)
+	}
 	httpReq := req.Request
 	if httpReq != nil && x.authHook != nil {
-		passed, reason := authenticate(x.authHook, httpReq.WithContext(ctx))
+		actx, span := x.telemetry.startStage(ctx, StageAuth)
+		passed, reason := authenticate(x.authHook, httpReq.WithContext(actx))
 		if passed == nil {
 			x.logger.WarnContext(ctx, "toolexec: call refused by auth hook",
-				"tool", tool.Name, "surface", surfaceOf(req), "reason", reason)
-			return nil, unauthorized()
+				"tool", tool.Name, "surface", ob.surface, "reason", reason)
+			err := unauthorized()
+			endStage(span, nil, err)
+			return nil, err
 		}
-		httpReq, ctx = passed, passed.Context()
+		endStage(span, nil, nil)
+		// The hook's request carries the auth span in its context; the call
+		// goes on under the call span, with whatever else the hook added.
+		ctx = trace.ContextWithSpan(passed.Context(), ob.span)
+		httpReq = passed.WithContext(ctx)
 	}
-	call := &Call{Tool: tool, Arguments: args, Request: httpReq, Surface: surfaceOf(req)}
+	call := &Call{Tool: tool, Arguments: args, Request: httpReq, Surface: ob.surface}
 	ctx = withCall(ctx, call)
-	run := chain(x.execute, x.builtinInterceptors(&call.Tool), x.interceptors, tool.Options.Interceptors)
-	res, err := run(ctx, call)
-	if err != nil {
-		if _, ok := AsError(err); !ok {
-			err = &Error{Stage: StageIntercept, Code: CodeInternal, Message: err.Error(), Err: err}
-		}
-		return nil, err
-	}
-	if res == nil {
-		res = &CallToolResult{}
-	}
-	return res, nil
+	return x.guard(ctx, call, x.run)
 }
 
-// builtinInterceptors returns the built-in stages that apply to t, outermost
-// first.
-func (x *Executor) builtinInterceptors(t *Tool) []Interceptor {
-	return nil
+// builtinInterceptors returns the built-in interceptors, outermost first.
+// They are built once, by New; each reads the tool's own settings from
+// call.Tool.Options when it runs, and does nothing (beyond calling next)
+// when neither the tool nor the Executor configures it. Tracing is not in
+// this list: it wraps the whole call, stages before the interceptors
+// included (see Call).
+func (x *Executor) builtinInterceptors() []Interceptor {
+	return []Interceptor{
+		x.timeoutInterceptor,
+		x.limitInterceptor,
+		x.inputTransformInterceptor,
+		x.validationInterceptor, // validate.go
+		x.cacheInterceptor,
+		x.outputTransformInterceptor,
+	}
+}
+
+// runTool is the inner end of the Executor's chain: the tool's own
+// interceptors, then the handler.
+func (x *Executor) runTool(ctx context.Context, call *Call) (*CallToolResult, error) {
+	if ics := call.Tool.Options.Interceptors; len(ics) > 0 {
+		return chain(x.execute, ics)(ctx, call)
+	}
+	return x.execute(ctx, call)
+}
+
+// guard runs next and turns a panic in an interceptor into a failed call,
+// so that no interceptor can crash the process, on the caller's goroutine
+// or on the one a timeout leaves behind. Handler panics are recovered
+// closer, by execute.
+func (x *Executor) guard(ctx context.Context, call *Call, next CallFunc) (res *CallToolResult, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			x.logger.ErrorContext(ctx, "toolexec: interceptor panicked",
+				"tool", call.Tool.Name, "surface", call.Surface, "panic", fmt.Sprint(p), "stack", string(debug.Stack()))
+			res, err = nil, &Error{Stage: StageIntercept, Code: CodePanic, Message: fmt.Sprint(p)}
+		}
+	}()
+	return next(ctx, call)
 }
 
 // execute is the innermost stage: the handler, with panics recovered.
 func (x *Executor) execute(ctx context.Context, call *Call) (res *CallToolResult, err error) {
+	ctx, span := x.telemetry.startStage(ctx, StageExecute)
 	defer func() {
 		if p := recover(); p != nil {
 			x.logger.ErrorContext(ctx, "toolexec: tool panicked",
 				"tool", call.Tool.Name, "surface", call.Surface, "panic", fmt.Sprint(p), "stack", string(debug.Stack()))
 			res, err = nil, &Error{Stage: StageExecute, Code: CodePanic, Message: fmt.Sprint(p)}
 		}
+		endStage(span, res, err)
 	}()
-	content, isError, traceID, herr := x.handler.HandleCall(ctx, call.Tool.Name, call.Arguments)
+	res, herr := x.invoke(ctx, call)
 	if herr != nil {
-		code := CodeToolError
-		if ctx.Err() == context.Canceled && errors.Is(herr, context.Canceled) {
-			code = CodeCanceled // the caller went away and the handler stopped for it
+		if cerr := ctx.Err(); cerr != nil && errors.Is(herr, cerr) {
+			// The handler gave up because the call's context ended: say
+			// why (timed out, or canceled) rather than echo ctx.Err().
+			return nil, contextEnded(ctx, StageExecute, call, x.timeoutFor(&call.Tool))
 		}
-		return nil, &Error{Stage: StageExecute, Code: code, Message: herr.Error(), Err: herr}
+		return nil, &Error{Stage: StageExecute, Code: CodeToolError, Message: herr.Error(), Err: herr}
 	}
-	return NewResult(content, isError, traceID), nil
+	return res, nil
 }
 
 // decodeArguments turns the raw arguments into the map handlers receive.

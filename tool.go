@@ -2,6 +2,7 @@ package toolexec
 
 import (
 	"encoding/json"
+	"time"
 )
 
 // Tool describes one tool in the MCP 2025-11-25 shape. The JSON fields are
@@ -49,13 +50,41 @@ type ToolAnnotations struct {
 }
 
 // ToolOptions are per-tool execution settings. The zero value means "use the
-// Executor's defaults".
+// Executor's defaults". A setting given here replaces the Executor's for
+// this tool (a tool's Timeout replaces WithTimeout, it does not nest inside
+// it), except transforms and interceptors, which run in addition to the
+// Executor's (see docs/pipeline.md for the order).
 type ToolOptions struct {
 	// SkipValidation turns argument validation off for this tool only.
 	SkipValidation bool
 	// Interceptors run around this tool's calls, inside the Executor's own
 	// interceptors (see Interceptor for the order).
 	Interceptors []Interceptor
+
+	// Timeout bounds each call of this tool: 0 uses the Executor's
+	// (WithTimeout), a negative value means no timeout for this tool.
+	Timeout time.Duration
+	// ConcurrencyLimit, when set, gives this tool's calls their own limit in
+	// place of the Executor's (WithConcurrencyLimit); its calls then do not
+	// count against the Executor's limit. A limit whose Max is 0 means
+	// unlimited for this tool.
+	ConcurrencyLimit *ConcurrencyLimit
+
+	// InputTransforms run after the Executor's input transforms, in order,
+	// each replacing the arguments (see InputTransform).
+	InputTransforms []InputTransform
+	// OutputTransforms run before the Executor's output transforms, in
+	// order, each replacing the result (see OutputTransform).
+	OutputTransforms []OutputTransform
+
+	// Cache opts this tool into the read-through result cache (see Cache):
+	// a call whose tool name, version and arguments match an earlier
+	// successful call gets that call's result without running the handler.
+	// Only tools whose results depend on their arguments alone should opt in.
+	Cache bool
+	// CacheTTL is how long this tool's results stay cached: 0 uses the
+	// Executor's (WithCacheTTL).
+	CacheTTL time.Duration
 }
 
 // ToolProvider supplies the tool list. The Executor asks it on every

@@ -57,32 +57,6 @@ func ring(_ context.Context, _ string, args map[string]any) ([]toolexec.Content,
 	return []toolexec.Content{toolexec.Text("ding")}, false, "", nil
 }
 
-// seedValidation stands in for the pipeline's schema validation until it
-// merges: it refuses Calculator.Add input whose a or b is not a number,
-// with the failures the validation stage reports (Path a JSON Pointer).
-//
-// TODO(validation-merge): drop this interceptor and let the real schema
-// validation of calculatorAdd.InputSchema produce the 422.
-func seedValidation(next toolexec.CallFunc) toolexec.CallFunc {
-	return func(ctx context.Context, call *toolexec.Call) (*toolexec.CallToolResult, error) {
-		if call.Tool.Name == calculatorAdd.Name {
-			var failures []toolexec.ValidationFailure
-			for _, p := range []string{"a", "b"} {
-				v, ok := call.Arguments[p]
-				if !ok {
-					failures = append(failures, toolexec.ValidationFailure{Path: "/" + p, Message: "Is required", Keyword: "required"})
-				} else if _, isNum := v.(float64); !isNum {
-					failures = append(failures, toolexec.ValidationFailure{Path: "/" + p, Message: "Must be a number", Keyword: "type"})
-				}
-			}
-			if len(failures) > 0 {
-				return nil, &toolexec.Error{Stage: toolexec.StageValidate, Code: toolexec.CodeInvalidArguments, Message: "input failed validation", Failures: failures}
-			}
-		}
-		return next(ctx, call)
-	}
-}
-
 // seedRegistry holds the seed's tools.
 func seedRegistry(t *testing.T) *toolexec.Registry {
 	t.Helper()
@@ -92,10 +66,11 @@ func seedRegistry(t *testing.T) *toolexec.Registry {
 	return reg
 }
 
-// newHandler serves reg over OXP with execution on and the seed validation.
+// newHandler serves reg over OXP with execution on; the pipeline's schema
+// validation (on by default) checks each call's input.
 func newHandler(t *testing.T, reg *toolexec.Registry, xopts []toolexec.Option, opts ...oxp.Option) http.Handler {
 	t.Helper()
-	xopts = append([]toolexec.Option{toolexec.WithAllowExecute(true), toolexec.WithInterceptors(seedValidation), toolexec.WithLogger(discardLogger())}, xopts...)
+	xopts = append([]toolexec.Option{toolexec.WithAllowExecute(true), toolexec.WithLogger(discardLogger())}, xopts...)
 	return oxp.NewHandler(toolexec.New(reg, reg, xopts...), opts...)
 }
 

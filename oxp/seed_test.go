@@ -36,7 +36,7 @@ func TestSeedNonNumberInputIs422WithParameterErrors(t *testing.T) {
 	w := call(h, `{"call_id": "123e4567-e89b-12d3-a456-426614174000", "tool_id": "Calculator.Add@1.0.0", "input": {"a": 10, "b": "infinity"}}`)
 	require.Equal(t, http.StatusUnprocessableEntity, w.Code)
 	assert.Equal(t, "1.0", w.Header().Get("OXP-Version"))
-	jsonEq(t, `{"message": "The input parameters are invalid", "parameter_errors": {"b": "Must be a number"}}`, w)
+	jsonEq(t, `{"message": "The input parameters are invalid", "parameter_errors": {"b": "got string, want number"}}`, w)
 }
 
 func TestSeedDoorbellToolErrorCarriesEveryRetryField(t *testing.T) {

@@ -57,7 +57,7 @@ func TestWrappedRequestFailuresStayFlatAndEchoTheSchema(t *testing.T) {
 
 	w = call(h, `{"$schema": "otc://1.0", "request": {"tool_id": "Calculator.Add@1.0.0", "input": {"a": 10, "b": "infinity"}}}`)
 	require.Equal(t, http.StatusUnprocessableEntity, w.Code)
-	jsonEq(t, `{"$schema": "otc://1.0", "message": "The input parameters are invalid", "parameter_errors": {"b": "Must be a number"}}`, w)
+	jsonEq(t, `{"$schema": "otc://1.0", "message": "The input parameters are invalid", "parameter_errors": {"b": "got string, want number"}}`, w)
 
 	for body, dev := range map[string]string{
 		`{"request": []}`: `"request" must be a JSON object`,

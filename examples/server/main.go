@@ -27,11 +27,19 @@ import (
 	"time"
 
 	"github.com/toolexec/toolexec"
+	"github.com/toolexec/toolexec/mcp"
+	"github.com/toolexec/toolexec/oxp"
 )
 
 // restPrefix is where the REST surface is mounted; docs/rest-api.md uses the
 // same prefix in its examples.
 const restPrefix = "/api"
+
+// oxpPrefix is where the OXP 1.0 surface is mounted.
+const oxpPrefix = "/oxp"
+
+// mcpPath is the MCP endpoint (JSON-RPC over stateless Streamable HTTP).
+const mcpPath = "/mcp"
 
 // shutdownGrace is how long in-flight calls get to finish on shutdown.
 const shutdownGrace = 10 * time.Second
@@ -63,7 +71,13 @@ func run(ctx context.Context, getenv func(string) string, stdout, stderr io.Writ
 		return fmt.Errorf("drawing the demo image: %w", err)
 	}
 
-	x := newExecutor(newRegistry(swatch), token, logger)
+	otelOpts, otelDesc, otelShutdown, err := telemetry(getenv, stdout)
+	if err != nil {
+		return fmt.Errorf("telemetry: %w", err)
+	}
+	defer func() { _ = otelShutdown(context.Background()) }()
+
+	x := newExecutor(newRegistry(swatch), token, logger, otelOpts...)
 	srv := newServer(newMux(x), logger)
 
 	ln, err := net.Listen("tcp", ":"+port)
@@ -71,6 +85,9 @@ func run(ctx context.Context, getenv func(string) string, stdout, stderr io.Writ
 		return err
 	}
 	printBanner(stdout, ln.Addr(), token)
+	if otelDesc != "" {
+		fmt.Fprintf(stdout, "OpenTelemetry:%s exported to stdout as JSON lines.\n", otelDesc)
+	}
 
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- srv.Serve(ln) }()
@@ -110,6 +127,12 @@ func newExecutor(reg *toolexec.Registry, token string, logger *slog.Logger, extr
 func newMux(x *toolexec.Executor) *http.ServeMux {
 	mux := http.NewServeMux()
 	mux.Handle(restPrefix+"/", http.StripPrefix(restPrefix, toolexec.NewHandler(x)))
+	mux.Handle(oxpPrefix+"/", http.StripPrefix(oxpPrefix, oxp.NewHandler(x)))
+	// The MCP endpoint is /mcp itself; /mcp/tools/list and /mcp/tools/call
+	// are the HandsAI-compatible routes of the same handler.
+	mcpHandler := mcp.NewHandler(x, mcp.WithServerInfo("toolexec-example", "1.0.0"))
+	mux.Handle(mcpPath, mcpHandler)
+	mux.Handle(mcpPath+"/", mcpHandler)
 	return mux
 }
 
@@ -135,12 +158,20 @@ func printBanner(w io.Writer, addr net.Addr, token string) {
 	base := "http://localhost:" + port
 	fmt.Fprintf(w, "toolexec example server listening on %s (all interfaces)\n", base)
 	fmt.Fprintf(w, "  REST API:   %s%s/tools\n", base, restPrefix)
+	fmt.Fprintf(w, "  OXP 1.0:    %s%s/tools\n", base, oxpPrefix)
+	fmt.Fprintf(w, "  MCP:        %s%s (HandsAI routes: %s%s/tools/list, %s%s/tools/call)\n", base, mcpPath, base, mcpPath, base, mcpPath)
 	fmt.Fprintf(w, "  demo token: %s\n", token)
 	fmt.Fprintf(w, "\nList the tools (no token needed):\n")
 	fmt.Fprintf(w, "  curl -sS %s%s/tools\n", base, restPrefix)
 	fmt.Fprintf(w, "\nCall one (calls need the token):\n")
 	fmt.Fprintf(w, "  curl -sS -X POST -H %s -H 'Content-Type: application/json' -d '{\"text\":\"hello\"}' %s%s/tools/echo/call\n",
 		shellQuote("Authorization: Bearer "+token), base, restPrefix)
+	fmt.Fprintf(w, "\nThe same call over OXP:\n")
+	fmt.Fprintf(w, "  curl -sS -X POST -H %s -H 'Content-Type: application/json' -d '{\"tool_id\":\"Tools.echo\",\"input\":{\"text\":\"hello\"}}' %s%s/tools/call\n",
+		shellQuote("Authorization: Bearer "+token), base, oxpPrefix)
+	fmt.Fprintf(w, "\nThe same call over MCP (JSON-RPC):\n")
+	fmt.Fprintf(w, "  curl -sS -X POST -H %s -H 'Content-Type: application/json' -H 'Accept: application/json, text/event-stream' -d '{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"echo\",\"arguments\":{\"text\":\"hello\"}}}' %s%s\n",
+		shellQuote("Authorization: Bearer "+token), base, mcpPath)
 	fmt.Fprintf(w, "\nPress Ctrl-C to stop.\n")
 }
 

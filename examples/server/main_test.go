@@ -77,7 +77,7 @@ func TestListShowsEveryDemoToolWithoutAToken(t *testing.T) {
 	for _, tool := range list {
 		names = append(names, tool.Name)
 	}
-	assert.Equal(t, []string{"echo", "text/upper", "stats", "image/swatch", "divide", "fail", "sleep", "whoami"}, names)
+	assert.Equal(t, []string{"echo", "text/upper", "stats", "image/swatch", "divide", "fail", "sleep", "whoami", "math/add"}, names)
 }
 
 func TestCallWithTokenRunsTheToolAndReturnsTheTraceID(t *testing.T) {
@@ -217,36 +217,85 @@ func TestRunPrintsCurlLinesThatWorkAndShutsDownGracefully(t *testing.T) {
 		stdoutW.Close()
 	}()
 
-	// Read the banner up to the call's curl line.
+	// Read the whole banner.
 	var banner []string
 	sc := bufio.NewScanner(stdout)
 	for sc.Scan() {
 		banner = append(banner, sc.Text())
-		if strings.Contains(sc.Text(), "/call") {
+		if strings.Contains(sc.Text(), "Press Ctrl-C") {
 			break
 		}
 	}
 	go func() { _, _ = io.Copy(io.Discard, stdout) }()
 	text := strings.Join(banner, "\n")
-	curl := banner[len(banner)-1]
 
 	token := regexp.MustCompile(`demo token: (\S+)`).FindStringSubmatch(text)
 	require.NotNil(t, token, text)
-	m := regexp.MustCompile(`^\s+curl -sS -X POST -H 'Authorization: Bearer ([^']+)' -H 'Content-Type: application/json' -d '([^']*)' (http://localhost:\d+/api/tools/echo/call)$`).FindStringSubmatch(curl)
-	require.NotNil(t, m, "unexpected curl line: %q", curl)
-	assert.Equal(t, token[1], m[1], "the curl line carries the printed token")
 
-	status, body := do(t, t.Context(), http.MethodPost, m[3], m[1], m[2])
-	assert.Equal(t, http.StatusOK, status)
-	assert.JSONEq(t, `{"content":[{"type":"text","text":"hello"}],"isError":false}`, string(body))
-
-	// When curl is installed, paste the line into a shell as a user would.
-	if _, err := exec.LookPath("curl"); err == nil {
-		out, err := exec.CommandContext(t.Context(), "sh", "-c", strings.TrimSpace(curl)).Output()
-		require.NoError(t, err)
-		assert.JSONEq(t, string(body), string(out))
+	// Every curl line that posts a call works as printed: REST, OXP and MCP.
+	callLine := regexp.MustCompile(`^\s+curl -sS -X POST -H 'Authorization: Bearer ([^']+)' -H 'Content-Type: application/json' (?:-H '(Accept: [^']+)' )?-d '([^']*)' (http://localhost:\d+\S+)$`)
+	want := map[string]func(body []byte){
+		"/api/tools/echo/call": func(body []byte) {
+			assert.JSONEq(t, `{"content":[{"type":"text","text":"hello"}],"isError":false}`, string(body))
+		},
+		"/oxp/tools/call": func(body []byte) {
+			var res map[string]any
+			require.NoError(t, json.Unmarshal(body, &res))
+			assert.Equal(t, true, res["success"])
+			assert.Equal(t, "hello", res["value"])
+		},
+		"/mcp": func(body []byte) {
+			assert.JSONEq(t, `{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"hello"}],"isError":false}}`, string(body))
+		},
 	}
+	seen := 0
+	for _, line := range banner {
+		m := callLine.FindStringSubmatch(line)
+		if m == nil {
+			continue
+		}
+		seen++
+		assert.Equal(t, token[1], m[1], "the curl line carries the printed token")
+		path := m[4][strings.Index(m[4][len("http://"):], "/")+len("http://"):]
+		check, ok := want[path]
+		require.True(t, ok, "unexpected curl target %q", path)
+		headers := []string{"Content-Type", "application/json"}
+		if m[2] != "" {
+			headers = append(headers, "Accept", strings.TrimPrefix(m[2], "Accept: "))
+		}
+		status, body := do(t, t.Context(), http.MethodPost, m[4], m[1], m[3], headers...)
+		assert.Equal(t, http.StatusOK, status, line)
+		check(body)
+
+		// When curl is installed, paste the line into a shell as a user would.
+		if _, err := exec.LookPath("curl"); err == nil {
+			out, err := exec.CommandContext(t.Context(), "sh", "-c", strings.TrimSpace(line)).Output()
+			require.NoError(t, err)
+			check(out)
+		}
+	}
+	assert.Equal(t, len(want), seen, "one curl line per surface:\n%s", text)
 
 	cancel()
 	require.NoError(t, <-done, "run returns nil after a graceful shutdown")
+}
+
+func TestOXPSurfaceServesTheSameTools(t *testing.T) {
+	srv := newTestServer(t)
+	status, body := do(t, t.Context(), http.MethodPost, srv.URL+"/oxp/tools/call", testToken,
+		`{"call_id":"c-1","tool_id":"Tools.echo","input":{"text":"over oxp"}}`)
+	require.Equal(t, http.StatusOK, status, "body: %s", body)
+	var res struct {
+		CallID  string `json:"call_id"`
+		Success bool   `json:"success"`
+		Value   string `json:"value"`
+	}
+	require.NoError(t, json.Unmarshal(body, &res))
+	assert.Equal(t, "c-1", res.CallID)
+	assert.True(t, res.Success)
+	assert.Equal(t, "over oxp", res.Value)
+
+	status, body = do(t, t.Context(), http.MethodPost, srv.URL+"/oxp/tools/call", "", `{"tool_id":"Tools.echo","input":{"text":"x"}}`)
+	assert.Equal(t, http.StatusUnauthorized, status, "the same auth hook guards OXP calls")
+	assert.JSONEq(t, `{"error":"Unauthorized"}`, string(body))
 }

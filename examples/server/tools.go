@@ -107,6 +107,7 @@ func newRegistry(swatch []byte) *toolexec.Registry {
 		return []toolexec.Content{toolexec.Text("you are " + id)}, false, "", nil
 	}))
 
+	addTypedTools(reg)
 	return reg
 }
 

@@ -1,0 +1,134 @@
+package toolexec
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"time"
+
+	"go.opentelemetry.io/otel/trace"
+)
+
+// DefaultCacheTTL is how long a cached result is kept unless WithCacheTTL
+// or the tool's ToolOptions.CacheTTL says otherwise.
+const DefaultCacheTTL = time.Minute
+
+// Cache is where the read-through result cache keeps the results of tools
+// that opt in (ToolOptions.Cache). It is a plain byte store, so that any
+// existing store (Redis, memcached, ...) can serve behind it when results
+// must be shared across replicas; the default is an in-process MemoryCache.
+//
+// Keys are short opaque strings that reveal nothing of the arguments.
+// Values are results encoded as JSON; the pipeline decodes a fresh copy on
+// every hit, so no caller can modify what the cache holds.
+//
+// A Cache must be safe for concurrent use. Its errors never fail a call: a
+// Get error counts as a miss and a Set error leaves the result uncached;
+// both are logged at warning level.
+type Cache interface {
+	// Get returns the value stored under key, and whether there was one
+	// that has not expired.
+	Get(ctx context.Context, key string) (value []byte, ok bool, err error)
+	// Set stores value under key for ttl.
+	Set(ctx context.Context, key string, value []byte, ttl time.Duration) error
+}
+
+// WithCache sets the Cache of the tools that opt into caching. The default
+// is NewMemoryCache(0), one per Executor.
+func WithCache(c Cache) Option {
+	return func(x *Executor) { x.cache = c }
+}
+
+// WithCacheTTL sets how long cached results are kept: d <= 0 means
+// DefaultCacheTTL. A tool's ToolOptions.CacheTTL replaces it for that tool.
+func WithCacheTTL(d time.Duration) Option {
+	return func(x *Executor) { x.cacheTTL = d }
+}
+
+// cacheKey derives the key of a call from the tool's name and version and
+// the canonical JSON of its arguments (object keys sorted, as
+// encoding/json writes maps, and numbers as the float64 they decode to). It
+// reports false when the arguments cannot be encoded, which an input
+// transform can cause: such a call is not cached.
+func cacheKey(call *Call) (string, bool) {
+	args, err := json.Marshal(call.Arguments)
+	if err != nil {
+		return "", false
+	}
+	h := sha256.New()
+	h.Write([]byte(call.Tool.Name))
+	h.Write([]byte{0})
+	h.Write([]byte(call.Tool.Version))
+	h.Write([]byte{0})
+	h.Write(args)
+	return "toolexec:v1:" + hex.EncodeToString(h.Sum(nil)), true
+}
+
+// cacheInterceptor is the read-through cache stage, for tools that opt in.
+// A hit returns a fresh copy of the stored result without calling next; a
+// miss calls next and stores its result, unless the call failed or the
+// result is an isError one.
+func (x *Executor) cacheInterceptor(next CallFunc) CallFunc {
+	return func(ctx context.Context, call *Call) (*CallToolResult, error) {
+		if !call.Tool.Options.Cache {
+			return next(ctx, call)
+		}
+		key, ok := cacheKey(call)
+		if !ok {
+			x.logger.DebugContext(ctx, "toolexec: arguments cannot be encoded; call not cached", "tool", call.Tool.Name)
+			return next(ctx, call)
+		}
+		sctx, span := x.telemetry.startStage(ctx, StageCache)
+		res := x.cacheGet(sctx, call, key)
+		hit := res != nil
+		span.SetAttributes(attrCacheHit.Bool(hit))
+		trace.SpanFromContext(ctx).SetAttributes(attrCacheHit.Bool(hit))
+		span.End()
+		if hit {
+			return res, nil
+		}
+
+		res, err := next(ctx, call)
+		if err != nil || res == nil || res.IsError {
+			return res, err
+		}
+		x.cacheSet(ctx, call, key, res)
+		return res, nil
+	}
+}
+
+// cacheGet returns the cached result of key, decoded afresh, or nil.
+func (x *Executor) cacheGet(ctx context.Context, call *Call, key string) *CallToolResult {
+	data, ok, err := x.cache.Get(ctx, key)
+	if err != nil {
+		x.logger.WarnContext(ctx, "toolexec: cache lookup failed; running the tool", "tool", call.Tool.Name, "error", err)
+		return nil
+	}
+	if !ok {
+		return nil
+	}
+	res := new(CallToolResult)
+	if err := json.Unmarshal(data, res); err != nil {
+		x.logger.WarnContext(ctx, "toolexec: cached result cannot be decoded; running the tool", "tool", call.Tool.Name, "error", err)
+		return nil
+	}
+	return res
+}
+
+// cacheSet stores res under key for the tool's TTL. It stores the result's
+// JSON, taken now, so whatever the caller later does to res stays out of
+// the cache. The store is not cancelled with the call.
+func (x *Executor) cacheSet(ctx context.Context, call *Call, key string, res *CallToolResult) {
+	data, err := json.Marshal(res)
+	if err != nil {
+		return // the surface reports the encoding failure to the caller
+	}
+	ttl := call.Tool.Options.CacheTTL
+	if ttl <= 0 {
+		ttl = x.cacheTTL
+	}
+	if err := x.cache.Set(context.WithoutCancel(ctx), key, data, ttl); err != nil {
+		x.logger.WarnContext(ctx, "toolexec: cache store failed; result not cached", "tool", call.Tool.Name, "error", err)
+	}
+}

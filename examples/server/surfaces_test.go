@@ -1,0 +1,110 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"log/slog"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/toolexec/toolexec"
+)
+
+func TestMCPSurfaceListsAndCallsTheSameTools(t *testing.T) {
+	srv := newTestServer(t)
+	rpc := func(body string) map[string]any {
+		t.Helper()
+		status, out := do(t, t.Context(), http.MethodPost, srv.URL+"/mcp", testToken, body,
+			"Content-Type", "application/json", "Accept", "application/json, text/event-stream")
+		require.Equal(t, http.StatusOK, status, "body: %s", out)
+		var m map[string]any
+		require.NoError(t, json.Unmarshal(out, &m))
+		return m
+	}
+
+	list := rpc(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`)
+	tools := list["result"].(map[string]any)["tools"].([]any)
+	var add map[string]any
+	for _, tool := range tools {
+		if tool.(map[string]any)["name"] == "math/add" {
+			add = tool.(map[string]any)
+		}
+	}
+	require.NotNil(t, add, "math/add is listed")
+	assert.Contains(t, add, "outputSchema", "a typed tool announces its output schema")
+
+	res := rpc(`{"jsonrpc":"2.0","id":"a","method":"tools/call","params":{"name":"math/add","arguments":{"numbers":[1,2,3]}}}`)
+	assert.Equal(t, "a", res["id"])
+	result := res["result"].(map[string]any)
+	assert.Equal(t, map[string]any{"sum": 6.0}, result["structuredContent"])
+	assert.Equal(t, false, result["isError"])
+
+	res = rpc(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"math/add","arguments":{"numbers":"x"}}}`)
+	result = res["result"].(map[string]any)
+	assert.Equal(t, true, result["isError"], "a validation failure is an isError result")
+	assert.Contains(t, result["content"].([]any)[0].(map[string]any)["text"], "/numbers")
+}
+
+func TestHandsAIRouteOfTheExampleServer(t *testing.T) {
+	srv := newTestServer(t)
+	status, out := do(t, t.Context(), http.MethodPost, srv.URL+"/mcp/tools/call", testToken,
+		`{"jsonrpc":"2.0","method":"tools/call","params":{"name":"echo","arguments":{"text":"hands"}},"id":"h-1"}`)
+	require.Equal(t, http.StatusOK, status)
+	assert.JSONEq(t, `{"jsonrpc":"2.0","result":{"content":[{"type":"text","text":"hands"}]},"id":"h-1"}`, string(out))
+}
+
+func TestVersionedTypedToolOverRESTAndOXP(t *testing.T) {
+	srv := newTestServer(t)
+	status, res := call(t, srv, "math/add", `{"numbers":[20,22]}`)
+	require.Equal(t, http.StatusOK, status)
+	assert.JSONEq(t, `{"sum":42}`, toJSON(t, res.StructuredContent), "REST serves the latest version, 2.0.0")
+
+	status, _ = call(t, srv, "math/add", `{"a":1,"b":2}`)
+	assert.Equal(t, http.StatusUnprocessableEntity, status, "2.0.0's schema refuses 1.0.0's input")
+
+	status, body := do(t, t.Context(), http.MethodPost, srv.URL+"/oxp/tools/call", testToken, `{"tool_id":"math.add@1","input":{"a":2,"b":3}}`)
+	require.Equal(t, http.StatusOK, status, "body: %s", body)
+	var oxpRes map[string]any
+	require.NoError(t, json.Unmarshal(body, &oxpRes))
+	assert.Equal(t, map[string]any{"sum": 5.0}, oxpRes["value"], "OXP reaches 1.0.0 by its shorthand version")
+}
+
+func TestTelemetryConsoleExportsACallSpan(t *testing.T) {
+	var out bytes.Buffer
+	env := map[string]string{"OTEL_TRACES_EXPORTER": "console"}
+	opts, desc, shutdown, err := telemetry(func(k string) string { return env[k] }, &out)
+	require.NoError(t, err)
+	assert.Equal(t, " traces", desc)
+
+	swatch, err := makeSwatch()
+	require.NoError(t, err)
+	x := newExecutor(newRegistry(swatch), testToken, slog.New(slog.DiscardHandler), opts...)
+	res, err := x.Call(context.Background(), toolexec.CallRequest{Name: "echo", Arguments: json.RawMessage(`{"text":"traced"}`)})
+	require.NoError(t, err)
+	assert.NotEmpty(t, res.TraceID(), "the trace id comes from the span")
+	require.NoError(t, shutdown(context.Background()))
+
+	assert.Contains(t, out.String(), `"Name":"execute_tool echo"`)
+	assert.Contains(t, out.String(), res.TraceID())
+	assert.False(t, strings.Contains(out.String(), "traced"), "argument values are never exported by default")
+}
+
+func TestTelemetryIsOffByDefault(t *testing.T) {
+	opts, desc, shutdown, err := telemetry(func(string) string { return "" }, &bytes.Buffer{})
+	require.NoError(t, err)
+	assert.Empty(t, opts)
+	assert.Empty(t, desc)
+	assert.NoError(t, shutdown(context.Background()))
+}
+
+func toJSON(t *testing.T, v any) string {
+	t.Helper()
+	b, err := json.Marshal(v)
+	require.NoError(t, err)
+	return string(b)
+}

@@ -1,0 +1,143 @@
+package toolexec
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// DefaultRetryAfter is how long a call refused by a concurrency limit is
+// told to wait before trying again, unless ConcurrencyLimit.RetryAfter says
+// otherwise.
+const DefaultRetryAfter = time.Second
+
+// ConcurrencyLimit bounds how many calls run at once.
+//
+// A call over the limit waits for a slot until its context ends (the
+// caller goes away, or the call's timeout passes), or, with FailFast, is
+// refused at once. A refused call, or one whose context ended while it
+// waited, ends as an *Error with StageLimit and CodeUnavailable whose
+// RetryAfter says when to try again: REST answers 503 with a Retry-After
+// header, MCP an isError result, OXP success false with can_retry and
+// retry_after_ms. A call whose caller went away while it waited ends with
+// CodeCanceled.
+//
+// A slot is held until the call's handler returns, even after a timeout
+// has ended the call: the limit counts handlers actually running.
+type ConcurrencyLimit struct {
+	// Max is the most calls that run at once; 0 or less means no limit.
+	Max int
+	// FailFast refuses a call at once when Max calls are running, instead
+	// of letting it wait for a slot.
+	FailFast bool
+	// RetryAfter is the wait a refusal suggests; 0 or less means
+	// DefaultRetryAfter.
+	RetryAfter time.Duration
+}
+
+// WithConcurrencyLimit bounds how many calls of the Executor's tools run at
+// once, all tools together. A tool with its own
+// ToolOptions.ConcurrencyLimit is bounded by that one instead, and does not
+// count against this one. The default is no limit.
+func WithConcurrencyLimit(l ConcurrencyLimit) Option {
+	return func(x *Executor) { x.limit = l }
+}
+
+// limiter is the semaphore of one ConcurrencyLimit: a buffered channel
+// holding a token per running call.
+type limiter struct {
+	cfg   ConcurrencyLimit
+	slots chan struct{}
+}
+
+// newLimiter returns the limiter of l, or nil when l does not limit.
+func newLimiter(l ConcurrencyLimit) *limiter {
+	if l.Max <= 0 {
+		return nil
+	}
+	if l.RetryAfter <= 0 {
+		l.RetryAfter = DefaultRetryAfter
+	}
+	return &limiter{cfg: l, slots: make(chan struct{}, l.Max)}
+}
+
+// acquire takes a slot, waiting as the limit says.
+func (l *limiter) acquire(ctx context.Context, call *Call) error {
+	select {
+	case l.slots <- struct{}{}:
+		return nil
+	default:
+	}
+	if l.cfg.FailFast {
+		return l.refusal(call, nil)
+	}
+	select {
+	case l.slots <- struct{}{}:
+		return nil
+	case <-ctx.Done():
+		if errors.Is(ctx.Err(), context.Canceled) {
+			return &Error{Stage: StageLimit, Code: CodeCanceled, Message: "The call was canceled while it waited for a slot.", Err: ctx.Err()}
+		}
+		return l.refusal(call, ctx.Err())
+	}
+}
+
+// release gives a slot back.
+func (l *limiter) release() { <-l.slots }
+
+func (l *limiter) refusal(call *Call, cause error) *Error {
+	return &Error{Stage: StageLimit, Code: CodeUnavailable, RetryAfter: l.cfg.RetryAfter, Err: cause,
+		Message: fmt.Sprintf("Tool %s is busy: %d calls are running, the most it runs at once. Try again later.", call.Tool.Name, l.cfg.Max)}
+}
+
+// limiterFor returns the limiter that applies to t, or nil when none does.
+// A tool's own limiter is created on its first call and kept; it is
+// replaced if the tool's limit changes.
+func (x *Executor) limiterFor(t *Tool) *limiter {
+	own := t.Options.ConcurrencyLimit
+	if own == nil {
+		return x.limiter
+	}
+	if own.Max <= 0 {
+		return nil
+	}
+	key := toolKey{t.Name, t.Version}
+	want := *own
+	if want.RetryAfter <= 0 {
+		want.RetryAfter = DefaultRetryAfter
+	}
+	if v, ok := x.toolLimiters.Load(key); ok && v.(*limiter).cfg == want {
+		return v.(*limiter)
+	}
+	l := newLimiter(want)
+	for {
+		v, loaded := x.toolLimiters.LoadOrStore(key, l)
+		if !loaded {
+			return l
+		}
+		if old := v.(*limiter); old.cfg == want {
+			return old
+		} else if x.toolLimiters.CompareAndSwap(key, old, l) {
+			return l
+		}
+	}
+}
+
+// limitInterceptor is the concurrency-limit stage.
+func (x *Executor) limitInterceptor(next CallFunc) CallFunc {
+	return func(ctx context.Context, call *Call) (*CallToolResult, error) {
+		l := x.limiterFor(&call.Tool)
+		if l == nil {
+			return next(ctx, call)
+		}
+		sctx, span := x.telemetry.startStage(ctx, StageLimit, attrLimitMax.Int(l.cfg.Max))
+		err := l.acquire(sctx, call)
+		endStage(span, nil, err)
+		if err != nil {
+			return nil, err
+		}
+		defer l.release()
+		return next(ctx, call)
+	}
+}

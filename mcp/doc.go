@@ -1,0 +1,22 @@
+// Package mcp serves the tools of a toolexec.Executor over the Model Context
+// Protocol: JSON-RPC 2.0 on the Streamable HTTP transport in its stateless
+// form, plus the two HTTP routes of HandsAI's MCP controller so existing
+// HandsAI clients work unchanged.
+//
+// NewHandler returns one http.Handler. Mounted at /mcp it answers:
+//
+//	POST /mcp             MCP JSON-RPC: initialize, ping, tools/list, tools/call
+//	GET  /mcp/tools/list  HandsAI: the tool list in a JSON-RPC envelope
+//	POST /mcp/tools/call  HandsAI: one tool call in a JSON-RPC envelope
+//
+// The handler keeps no state between requests: it issues no session id,
+// ignores one sent to it, opens no event stream (GET and DELETE on the MCP
+// endpoint answer 405) and answers each request with one application/json
+// body, even to clients that also accept text/event-stream. A host scales it
+// by running more replicas behind any load balancer.
+//
+// Every tools/call, on either route, runs through (*toolexec.Executor).Call,
+// so the execution gate, the auth hook, validation, interceptors and panic
+// recovery behave exactly as they do on the other surfaces. docs/mcp.md shows
+// what every outcome looks like on the wire.
+package mcp

@@ -1,0 +1,223 @@
+package mcp
+
+import (
+	"bytes"
+	"encoding/json"
+	"net/http"
+	"strings"
+
+	"github.com/toolexec/toolexec"
+)
+
+// handsAIResponse is the envelope of HandsAI's MCP controller: a JSON-RPC
+// response whose id appears only when the request sent one, and whose null
+// members are left out.
+type handsAIResponse struct {
+	JSONRPC string          `json:"jsonrpc"`
+	Result  json.RawMessage `json:"result,omitempty"`
+	Error   *wireError      `json:"error,omitempty"`
+	ID      json.RawMessage `json:"id,omitempty"`
+}
+
+// handsAIResult is a successful call's result: the content blocks, plus the
+// structured content and _meta when the tool gave them.
+type handsAIResult struct {
+	Content           []toolexec.Content `json:"content"`
+	StructuredContent any                `json:"structuredContent,omitempty"`
+	Meta              map[string]any     `json:"_meta,omitempty"`
+}
+
+// handsAIList is GET .../tools/list: every tool, in the envelope HandsAI's
+// stdio bridge reads ({"jsonrpc":"2.0","result":{"tools":[...]}}). Like all
+// discovery, it is never guarded by the auth hook.
+func (h *handler) handsAIList(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		h.methodNotAllowed(w, true, http.MethodGet)
+		return
+	}
+	var tools []json.RawMessage
+	func() {
+		defer func() {
+			if p := recover(); p != nil {
+				h.x.Logger().ErrorContext(r.Context(), "mcp: panic while listing tools", "panic", p)
+				tools = nil
+			}
+		}()
+		tools = h.encodeTools(r, h.x.Tools())
+	}()
+	if tools == nil {
+		writeJSON(w, http.StatusOK, &handsAIResponse{JSONRPC: jsonrpcVersion,
+			Error: newError(CodeInternalError, "Internal error discovering tools")})
+		return
+	}
+	result, _ := json.Marshal(listToolsResult{Tools: tools})
+	writeJSON(w, http.StatusOK, &handsAIResponse{JSONRPC: jsonrpcVersion, Result: result})
+}
+
+// handsAICall is POST .../tools/call, answered as HandsAI answers it: every
+// outcome is HTTP 200 with a JSON-RPC envelope, except an auth hook refusal
+// (401) and the transport refusals (405, 413, 415).
+func (h *handler) handsAICall(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodPost {
+		h.methodNotAllowed(w, true, http.MethodPost)
+		return
+	}
+	if !jsonContentType(r) {
+		h.reject(w, true, http.StatusUnsupportedMediaType, "Unsupported Media Type: the body must be application/json")
+		return
+	}
+	raw, err := h.x.ReadBody(w, r)
+	if err != nil {
+		status, msg := http.StatusBadRequest, "Bad Request: the body could not be read"
+		if e, ok := toolexec.AsError(err); ok && e.Code == toolexec.CodeTooLarge {
+			status, msg = http.StatusRequestEntityTooLarge, e.Message
+		}
+		h.reject(w, true, status, msg)
+		return
+	}
+	id, name, args, werr := parseHandsAICall(raw)
+	if werr != nil {
+		writeHandsAI(w, id, nil, werr)
+		return
+	}
+	r.Body = newBody(raw)
+	res, e := h.call(r.Context(), toolexec.CallRequest{
+		Name:      name,
+		Arguments: args,
+		Request:   r,
+		Surface:   toolexec.SurfaceHandsAI,
+	})
+	if e != nil {
+		if e.Code == toolexec.CodeUnauthorized {
+			unauthorized(w)
+			return
+		}
+		writeHandsAI(w, id, nil, handsAIError(e))
+		return
+	}
+	if res.IsError {
+		msg := res.Text()
+		if msg == "" {
+			msg = "the tool reported an error"
+		}
+		writeHandsAI(w, id, nil, newError(CodeInternalError, "Internal error: %s", msg))
+		return
+	}
+	content := res.Content
+	if content == nil {
+		content = []toolexec.Content{}
+	}
+	result, err := json.Marshal(handsAIResult{Content: content, StructuredContent: res.StructuredContent, Meta: res.Meta})
+	if err != nil {
+		h.x.Logger().ErrorContext(r.Context(), "mcp: tool result could not be encoded", "error", err)
+		writeHandsAI(w, id, nil, newError(CodeInternalError, "Internal error: the tool's result could not be encoded"))
+		return
+	}
+	writeHandsAI(w, id, result, nil)
+}
+
+// missingParams is HandsAI's answer to a null body or null params.
+const missingParams = "Invalid params: missing required parameters"
+
+// parseHandsAICall reads HandsAI's request envelope. It returns the id to
+// echo (nil when none was sent) even when the envelope is refused.
+func parseHandsAICall(raw []byte) (id json.RawMessage, name string, args json.RawMessage, _ *wireError) {
+	body := bytes.TrimSpace(raw)
+	if len(body) == 0 || string(body) == "null" {
+		return nil, "", nil, newError(CodeInvalidParams, missingParams)
+	}
+	if !json.Valid(body) {
+		return nil, "", nil, newError(CodeParseError, "Parse error: the body is not valid JSON")
+	}
+	if body[0] != '{' {
+		return nil, "", nil, newError(CodeInvalidRequest, "Invalid Request: the body must be one JSON-RPC request object")
+	}
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(body, &fields); err != nil {
+		return nil, "", nil, newError(CodeInvalidRequest, "Invalid Request: %v", err)
+	}
+	if rawID, ok := fields["id"]; ok && string(bytes.TrimSpace(rawID)) != "null" {
+		if !validID(rawID) {
+			return nil, "", nil, newError(CodeInvalidRequest, "Invalid Request: id must be a string or a number")
+		}
+		id = bytes.TrimSpace(rawID)
+	}
+	if v, ok := fields["jsonrpc"]; ok && !isString(v, jsonrpcVersion) {
+		return id, "", nil, newError(CodeInvalidRequest, `Invalid Request: "jsonrpc" must be "2.0"`)
+	}
+	if v, ok := fields["method"]; ok {
+		method, ok := jsonString(v)
+		if !ok {
+			return id, "", nil, newError(CodeInvalidRequest, "Invalid Request: method must be a string")
+		}
+		if method != "tools/call" {
+			return id, "", nil, newError(CodeMethodNotFound, "Method not found: %s", method)
+		}
+	}
+	params := bytes.TrimSpace(fields["params"])
+	if len(params) == 0 || string(params) == "null" {
+		return id, "", nil, newError(CodeInvalidParams, missingParams)
+	}
+	p, werr := paramsObject(params)
+	if werr != nil {
+		return id, "", nil, werr
+	}
+	name, werr = optionalString(p, "name")
+	if werr != nil {
+		return id, "", nil, werr
+	}
+	if name == "" {
+		return id, "", nil, newError(CodeInvalidParams, "Invalid params: name is required")
+	}
+	return id, name, p["arguments"], nil
+}
+
+// handsAIError maps a failed call to HandsAI's two codes: -32602 for what
+// the caller got wrong, -32603 for everything else.
+func handsAIError(e *toolexec.Error) *wireError {
+	switch e.Code {
+	case toolexec.CodeNotFound:
+		return newError(CodeInvalidParams, "Invalid params: tool not found")
+	case toolexec.CodeInvalidArguments:
+		if len(e.Failures) > 0 {
+			return newError(CodeInvalidParams, "Invalid params: %s", describeFailures(e.Failures))
+		}
+		return newError(CodeInvalidParams, "Invalid params: %s", e.Message)
+	}
+	return newError(CodeInternalError, "Internal error: %s", e.Message)
+}
+
+// describeFailures words validation failures as HandsAI does: "location is
+// required" for a missing field ("address.city is required" for a nested
+// one), "<pointer>: <message>" for any other failure of a field
+// ("/units: value must be one of 'celsius', 'fahrenheit'"), the bare message
+// for a failure of the arguments object itself, joined by "; " when there
+// are several.
+func describeFailures(fs []toolexec.ValidationFailure) string {
+	parts := make([]string, 0, len(fs))
+	for _, f := range fs {
+		switch {
+		case f.Keyword == "required" && f.Path != "":
+			parts = append(parts, fieldName(f.Path)+" is required")
+		case f.Path == "":
+			parts = append(parts, f.Message)
+		default:
+			parts = append(parts, f.Path+": "+f.Message)
+		}
+	}
+	return strings.Join(parts, "; ")
+}
+
+// fieldName turns a JSON Pointer into the dotted field name a person
+// writes: "/location" is "location", "/address/city" is "address.city".
+func fieldName(pointer string) string {
+	tokens := strings.Split(strings.TrimPrefix(pointer, "/"), "/")
+	for i, t := range tokens {
+		tokens[i] = strings.ReplaceAll(strings.ReplaceAll(t, "~1", "/"), "~0", "~")
+	}
+	return strings.Join(tokens, ".")
+}
+
+func writeHandsAI(w http.ResponseWriter, id, result json.RawMessage, e *wireError) {
+	writeJSON(w, http.StatusOK, &handsAIResponse{JSONRPC: jsonrpcVersion, Result: result, Error: e, ID: id})
+}

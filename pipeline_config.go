@@ -1,0 +1,52 @@
+package toolexec
+
+import (
+	"sync"
+	"time"
+
+	"go.opentelemetry.io/otel/metric"
+	"go.opentelemetry.io/otel/trace"
+)
+
+// pipelineConfig holds the settings of the built-in interceptors and what
+// New builds from them once, so that a call only reads it. It is embedded in
+// Executor.
+type pipelineConfig struct {
+	timeout time.Duration // WithTimeout; <= 0 is none
+
+	limit        ConcurrencyLimit // WithConcurrencyLimit
+	limiter      *limiter         // built from limit; nil when unlimited
+	toolLimiters sync.Map         // toolKey -> *limiter, for ToolOptions.ConcurrencyLimit
+
+	inputTransforms  []InputTransform  // WithInputTransforms
+	outputTransforms []OutputTransform // WithOutputTransforms
+
+	cache    Cache         // WithCache; a MemoryCache when none is given
+	cacheTTL time.Duration // WithCacheTTL; <= 0 is DefaultCacheTTL
+
+	tracerProvider  trace.TracerProvider // WithTracerProvider
+	meterProvider   metric.MeterProvider // WithMeterProvider
+	traceArguments  bool                 // WithTraceArguments
+	traceIDFromSpan bool                 // WithTraceIDFromSpan
+	telemetry       *telemetry           // tracer and instruments, built once
+
+	run CallFunc // the interceptor chain around the handler, built once
+}
+
+// toolKey names one version of one tool.
+type toolKey struct{ name, version string }
+
+// buildPipeline turns the options into what calls use: the telemetry
+// instruments, the default cache, the global limiter and the interceptor
+// chain. New calls it once, after the options.
+func (x *Executor) buildPipeline() {
+	x.telemetry = newTelemetry(x.tracerProvider, x.meterProvider, x.logger)
+	if x.cache == nil {
+		x.cache = NewMemoryCache(0)
+	}
+	if x.cacheTTL <= 0 {
+		x.cacheTTL = DefaultCacheTTL
+	}
+	x.limiter = newLimiter(x.limit)
+	x.run = chain(x.runTool, x.builtinInterceptors(), x.interceptors)
+}

@@ -1,0 +1,140 @@
+package toolexec
+
+import (
+	"context"
+	"log/slog"
+	"time"
+
+	"go.opentelemetry.io/otel"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/metric"
+	"go.opentelemetry.io/otel/trace"
+)
+
+// telemetry is what an Executor observes its calls with: the tracer, the
+// metric instruments and the logger, all fixed by New.
+type telemetry struct {
+	tracer    trace.Tracer
+	inst      *instruments
+	logger    *slog.Logger
+	startCall []trace.SpanStartOption // the call span's options, made once
+}
+
+// newTelemetry builds the telemetry from the providers the host passed, or
+// from the global ones as they are now when it passed none.
+func newTelemetry(tp trace.TracerProvider, mp metric.MeterProvider, logger *slog.Logger) *telemetry {
+	if tp == nil {
+		tp = otel.GetTracerProvider()
+	}
+	if mp == nil {
+		mp = otel.GetMeterProvider()
+	}
+	return &telemetry{tracer: tp.Tracer(instrumentationName), inst: newInstruments(mp, logger), logger: logger,
+		startCall: []trace.SpanStartOption{trace.WithSpanKind(trace.SpanKindInternal)}}
+}
+
+// observation follows one call from Call's start to its end.
+type observation struct {
+	ctx     context.Context // carries the call span
+	span    trace.Span
+	start   time.Time
+	surface Surface
+	name    string               // the tool's name as the caller asked for it
+	tool    *Tool                // the resolved tool; nil until then
+	attrs   []attribute.KeyValue // surface, tool and version, for the metrics
+	set     attribute.Set        // attrs as a set, once the tool is resolved
+	buf     [4]attribute.KeyValue
+}
+
+// begin starts the call span and the clock.
+func (t *telemetry) begin(ctx context.Context, req CallRequest) *observation {
+	surface := surfaceOf(req)
+	ctx, span := t.tracer.Start(ctx, callSpanName, t.startCall...)
+	if span.IsRecording() {
+		name := req.Name
+		if len(name) > maxNameAttr {
+			name = name[:maxNameAttr]
+		}
+		span.SetAttributes(attrOperation.String("execute_tool"), attrSurface.String(string(surface)),
+			attrGenAITool.String(name), attrToolName.String(name))
+	}
+	ob := &observation{ctx: ctx, span: span, start: time.Now(), surface: surface, name: req.Name}
+	ob.attrs = append(ob.buf[:0], attrSurface.String(string(surface)))
+	return ob
+}
+
+// resolved notes the tool the call runs, names the span after it and counts
+// the call in flight.
+func (ob *observation) resolved(t *telemetry, tool *Tool) {
+	ob.tool = tool
+	ob.attrs = append(ob.attrs, attrToolName.String(tool.Name))
+	if tool.Version != "" {
+		ob.attrs = append(ob.attrs, attrVersion.String(tool.Version))
+	}
+	if ob.span.IsRecording() {
+		ob.span.SetName(callSpanName + " " + tool.Name)
+		ob.span.SetAttributes(attrGenAITool.String(tool.Name), attrToolName.String(tool.Name))
+		if tool.Version != "" {
+			ob.span.SetAttributes(attrVersion.String(tool.Version))
+		}
+	}
+	ob.set = attribute.NewSet(ob.attrs...)
+	t.inst.active.Add(ob.ctx, 1, metric.WithAttributeSet(ob.set))
+}
+
+// recordArguments puts the redacted arguments on the call span
+// (WithTraceArguments).
+func (ob *observation) recordArguments(args map[string]any) {
+	if !ob.span.IsRecording() {
+		return
+	}
+	if s, ok := redactedArguments(args); ok {
+		ob.span.SetAttributes(attrArguments.String(s))
+	}
+}
+
+// end records the call's outcome on its span, in the metrics and in the
+// debug log, and ends the span.
+func (t *telemetry) end(ob *observation, res *CallToolResult, err error) {
+	elapsed := time.Since(ob.start)
+	ctx := ob.ctx
+	if ob.span.IsRecording() {
+		recordOutcome(ob.span, res, err, true)
+	}
+	ob.span.End()
+
+	outcome := outcomeSuccess
+	var e *Error
+	switch {
+	case err != nil:
+		outcome = outcomeError
+		e, _ = AsError(err) // Call only returns *Error
+	case res.IsError:
+		outcome = outcomeToolError
+	}
+	n := len(ob.attrs)
+	attrs := append(ob.attrs[:n:n], attrOutcome.String(outcome))
+	set := metric.WithAttributeSet(attribute.NewSet(attrs...))
+	t.inst.calls.Add(ctx, 1, set)
+	t.inst.duration.Record(ctx, elapsed.Seconds(), set)
+	if e != nil {
+		t.inst.errors.Add(ctx, 1, metric.WithAttributes(append(ob.attrs[:n:n],
+			attrStage.String(string(e.Stage)), attrErrorType.String(string(e.Code)))...))
+	}
+	if ob.tool != nil {
+		t.inst.active.Add(ctx, -1, metric.WithAttributeSet(ob.set))
+	}
+
+	if t.logger.Enabled(ctx, slog.LevelDebug) {
+		la := make([]slog.Attr, 0, 8)
+		la = append(la, slog.String("tool", ob.name))
+		if ob.tool != nil && ob.tool.Version != "" {
+			la = append(la, slog.String("version", ob.tool.Version))
+		}
+		la = append(la, slog.String("surface", string(ob.surface)), slog.String("outcome", outcome), slog.Duration("duration", elapsed))
+		if e != nil {
+			la = append(la, slog.String("stage", string(e.Stage)), slog.String("code", string(e.Code)), slog.String("error", e.Message))
+		}
+		t.logger.LogAttrs(ctx, slog.LevelDebug, "toolexec: call", la...)
+	}
+}

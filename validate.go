@@ -1,0 +1,208 @@
+package toolexec
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+	"go.opentelemetry.io/otel/attribute"
+)
+
+// attrValidateDirection tells the validate stage's two spans apart: the
+// arguments ("input") and the structured result ("output").
+const attrValidateDirection attribute.Key = "toolexec.validate.direction"
+
+// WithValidation turns schema validation of calls on (the default) or off.
+// When on, every call's arguments are checked against the tool's
+// InputSchema before the handler runs, and a result's StructuredContent
+// against the tool's OutputSchema after it; see docs/validation.md.
+// ToolOptions.SkipValidation turns it off for one tool. Neither switch
+// affects Executor.Validate or POST /tools/{name}/validate, which always
+// validate because they are asked to.
+func WithValidation(enabled bool) Option {
+	return func(x *Executor) { x.noValidation = !enabled }
+}
+
+// Validate checks args, a JSON value, against the InputSchema of the tool
+// name in version ("" is the latest), exactly as a call's validation stage
+// would, without running anything: no gate, no auth hook, no interceptor,
+// no handler. It is the engine of POST /tools/{name}/validate and serves
+// any surface or host that wants the same answer in-process.
+//
+// The only error is for a tool that does not exist (an *Error with
+// CodeNotFound). Everything else is a ValidateResult:
+//   - a tool without an InputSchema accepts everything;
+//   - args that are not JSON (empty included: unlike a call, nothing is
+//     read as {}) fail with one failure, keyword "format", path "";
+//   - a schema that cannot be compiled fails with one failure, keyword
+//     "schema", path "", whose message starts "Invalid schema: ";
+//   - otherwise each way args break the schema is one failure.
+func (x *Executor) Validate(ctx context.Context, name, version string, args json.RawMessage) (ValidateResult, error) {
+	tool, ok := x.Lookup(name, version)
+	if !ok {
+		return ValidateResult{}, notFound(name, version)
+	}
+	v, err := decodeJSON(args)
+	if err != nil {
+		return ValidateResult{Errors: []ValidationFailure{invalidJSON(err)}}, nil
+	}
+	return x.validateInput(&tool, v), nil
+}
+
+// decodeJSON decodes one JSON value, numbers kept exact.
+func decodeJSON(data []byte) (any, error) {
+	if len(trimJSONSpace(data)) == 0 {
+		return nil, fmt.Errorf("the body is empty")
+	}
+	return jsonschema.UnmarshalJSON(bytes.NewReader(data))
+}
+
+func invalidJSON(err error) ValidationFailure {
+	return ValidationFailure{Path: "", Message: "Invalid JSON: " + oneLine(err.Error()), Keyword: "format"}
+}
+
+// validateInput checks v against t's InputSchema.
+func (x *Executor) validateInput(t *Tool, v any) ValidateResult {
+	if len(t.InputSchema) == 0 {
+		return ValidateResult{Valid: true}
+	}
+	cs := x.compiled(t, false)
+	if cs.err != nil {
+		return ValidateResult{Errors: []ValidationFailure{{Path: "", Message: "Invalid schema: " + cs.err.Error(), Keyword: "schema"}}}
+	}
+	if fs := validateValue(cs.schema, v); len(fs) > 0 {
+		return ValidateResult{Errors: fs}
+	}
+	return ValidateResult{Valid: true}
+}
+
+// compiled returns t's input (or output) schema compiled, from the cache.
+func (x *Executor) compiled(t *Tool, output bool) *compiledSchema {
+	raw := t.InputSchema
+	if output {
+		raw = t.OutputSchema
+	}
+	return x.schemas.get(schemaKey{name: t.Name, version: t.Version, output: output}, raw, x.tools.Tools)
+}
+
+// validationInterceptor is the validation stage. It does nothing when
+// validation is off (WithValidation(false), or the tool's
+// ToolOptions.SkipValidation) or the tool has no schema.
+//
+// Before the handler, it checks the arguments against the InputSchema: a
+// failure ends the call with an *Error of StageValidate,
+// CodeInvalidArguments and the failures. Both schemas are compiled (once,
+// from the cache) before the handler runs, so a broken schema stops the
+// call before anything happens. After the handler, a successful result's
+// StructuredContent is checked against the OutputSchema: a mismatch is
+// logged and reported as a tool error.
+func (x *Executor) validationInterceptor(next CallFunc) CallFunc {
+	return func(ctx context.Context, call *Call) (*CallToolResult, error) {
+		t := &call.Tool
+		if x.noValidation || t.Options.SkipValidation || (len(t.InputSchema) == 0 && len(t.OutputSchema) == 0) {
+			return next(ctx, call)
+		}
+		if err := x.validateArguments(ctx, call); err != nil {
+			return nil, err
+		}
+		res, err := next(ctx, call)
+		if err != nil || len(t.OutputSchema) == 0 || res == nil || res.IsError || res.StructuredContent == nil {
+			return res, err
+		}
+		sctx, span := x.telemetry.startStage(ctx, StageValidate, attrValidateDirection.String("output"))
+		err = x.checkOutput(sctx, t, x.compiled(t, true), res.StructuredContent)
+		endStage(span, nil, err)
+		if err != nil {
+			return nil, err
+		}
+		return res, nil
+	}
+}
+
+// validateArguments is the part of the stage before the handler, traced as
+// the validate stage.
+func (x *Executor) validateArguments(ctx context.Context, call *Call) (err error) {
+	ctx, span := x.telemetry.startStage(ctx, StageValidate, attrValidateDirection.String("input"))
+	defer func() { endStage(span, nil, err) }()
+	t := &call.Tool
+	var in *compiledSchema
+	if len(t.InputSchema) > 0 {
+		if in = x.compiled(t, false); in.err != nil {
+			return x.brokenSchema(ctx, t, "inputSchema", in.err)
+		}
+	}
+	if len(t.OutputSchema) > 0 {
+		if out := x.compiled(t, true); out.err != nil {
+			return x.brokenSchema(ctx, t, "outputSchema", out.err)
+		}
+	}
+	if in == nil {
+		return nil
+	}
+	v, verr := jsonValue(call.Arguments)
+	if verr != nil {
+		return &Error{Stage: StageValidate, Code: CodeInvalidArguments, Message: "arguments are not JSON: " + verr.Error(), Err: verr}
+	}
+	if fs := validateValue(in.schema, v); len(fs) > 0 {
+		return &Error{Stage: StageValidate, Code: CodeInvalidArguments, Message: failureSummary(fs), Failures: fs}
+	}
+	return nil
+}
+
+// checkOutput validates a result's structured content; a mismatch is the
+// tool's fault, not the caller's, so it is logged in full and the caller
+// gets a tool error whose developer message holds the details.
+func (x *Executor) checkOutput(ctx context.Context, t *Tool, out *compiledSchema, structured any) error {
+	v, err := jsonValue(structured)
+	var fs []ValidationFailure
+	if err != nil {
+		fs = []ValidationFailure{{Message: "structuredContent is not JSON: " + err.Error(), Keyword: "format"}}
+	} else {
+		fs = validateValue(out.schema, v)
+	}
+	if len(fs) == 0 {
+		return nil
+	}
+	detail := failureLines(fs, "; ")
+	x.logger.ErrorContext(ctx, "toolexec: tool output does not match its outputSchema",
+		"tool", t.Name, "version", t.Version, "failures", detail)
+	msg := "The tool's output does not match its output schema."
+	return &Error{Stage: StageValidate, Code: CodeToolError, Message: msg,
+		Err: &ToolError{Message: msg, DeveloperMessage: "outputSchema: " + detail}}
+}
+
+// brokenSchema reports a tool schema that cannot be compiled: a fault of
+// the host, logged at error level, and never the caller's.
+func (x *Executor) brokenSchema(ctx context.Context, t *Tool, which string, err error) *Error {
+	x.logger.ErrorContext(ctx, "toolexec: tool schema cannot be compiled",
+		"tool", t.Name, "version", t.Version, "schema", which, "error", err)
+	return &Error{Stage: StageValidate, Code: CodeInternal,
+		Message: fmt.Sprintf("Invalid schema: the %s of tool %q cannot be used: %v", which, t.Name, err), Err: err}
+}
+
+// failureSummary is the one-line message of a failed validation.
+func failureSummary(fs []ValidationFailure) string {
+	return "Invalid arguments: " + failureLines(fs, "; ")
+}
+
+// failureLines writes each failure as "path: message", the root as
+// "(root)", joined by sep.
+func failureLines(fs []ValidationFailure, sep string) string {
+	var b strings.Builder
+	for i, f := range fs {
+		if i > 0 {
+			b.WriteString(sep)
+		}
+		if f.Path == "" {
+			b.WriteString("(root)")
+		} else {
+			b.WriteString(f.Path)
+		}
+		b.WriteString(": ")
+		b.WriteString(f.Message)
+	}
+	return b.String()
+}

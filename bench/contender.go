@@ -335,7 +335,3 @@ func truncate(b []byte) []byte {
 	}
 	return b
 }
-
-// structured reports whether the contender answers structured output as
-// well as text.
-func (c Contender) structured() bool { return c.Name != "toolexec REST" || toolexecValidates }

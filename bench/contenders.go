@@ -6,6 +6,7 @@ func Contenders() []Contender {
 	return []Contender{
 		Floor(),
 		ToolexecREST(),
+		ToolexecMCP(),
 		ToolexecOXP(),
 		GoSDK(),
 		MCPGo(),

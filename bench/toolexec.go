@@ -2,52 +2,58 @@ package bench
 
 import (
 	"context"
-	"encoding/json"
 	"net/http"
 
 	"github.com/toolexec/toolexec"
+	"github.com/toolexec/toolexec/mcp"
 	"github.com/toolexec/toolexec/oxp"
 )
 
+// toolexec's contenders all serve the same Executor: typed tools
+// (toolexec.AddTool, schemas inferred from the Go types), execution on, and
+// every other option at its default, which includes validating every
+// call's arguments against the tool's input schema and its structured
+// result against the output schema.
+
 // ToolexecREST is toolexec's REST surface: POST /tools/{name}/call.
 func ToolexecREST() Contender {
-	return Contender{
-		Name:      "toolexec REST",
-		Wire:      WireREST,
-		Validates: toolexecValidates,
-		New: func(g *Gate) http.Handler {
-			return toolexec.NewHandler(toolexecExecutor(g))
-		},
-		NewList: func(n int) http.Handler {
-			return toolexec.NewHandler(toolexecListExecutor(n))
-		},
-	}
+	return toolexecContender("toolexec REST", WireREST, toolexec.NewHandler)
 }
 
-// ToolexecOXP is toolexec's OXP 1.0 surface: POST /tools/call.
+// ToolexecMCP is toolexec's MCP surface (package mcp): tools/call on
+// stateless Streamable HTTP, answered with JSON.
+func ToolexecMCP() Contender {
+	return toolexecContender("toolexec MCP", WireJSONRPC, func(x *toolexec.Executor) http.Handler {
+		return mcp.NewHandler(x)
+	})
+}
+
+// ToolexecOXP is toolexec's OXP 1.0 surface (package oxp): POST /tools/call.
 func ToolexecOXP() Contender {
+	return toolexecContender("toolexec OXP", WireOXP, func(x *toolexec.Executor) http.Handler {
+		return oxp.NewHandler(x)
+	})
+}
+
+func toolexecContender(name string, w Wire, surface func(*toolexec.Executor) http.Handler) Contender {
 	return Contender{
-		Name:      "toolexec OXP",
-		Wire:      WireOXP,
-		Validates: toolexecValidates,
-		New: func(g *Gate) http.Handler {
-			return oxp.NewHandler(toolexecExecutor(g))
-		},
-		NewList: func(n int) http.Handler {
-			return oxp.NewHandler(toolexecListExecutor(n))
-		},
+		Name:      name,
+		Wire:      w,
+		Validates: true,
+		New:       func(g *Gate) http.Handler { return surface(toolexecExecutor(g)) },
+		NewList:   func(n int) http.Handler { return surface(toolexecListExecutor(n)) },
 	}
 }
 
-// toolexecExecutor serves ToolAdd, ToolSum and ToolWait with execution on
-// and every other option at its default.
+// toolexecExecutor serves ToolAdd, ToolSum and ToolWait.
 func toolexecExecutor(g *Gate) *toolexec.Executor {
 	reg := &toolexec.Registry{}
-	addTyped(reg, ToolAdd, "Adds two integers.", addSchema, func(_ context.Context, in AddIn) (SumOut, error) { return add(in), nil })
-	addTyped(reg, ToolSum, "Adds a list of integers.", sumSchema, func(_ context.Context, in SumIn) (SumOut, error) { return sum(in), nil })
-	addTyped(reg, ToolWait, "Waits for the gate.", waitSchema, func(ctx context.Context, _ WaitIn) (SumOut, error) {
-		return SumOut{}, g.wait(ctx)
-	})
+	toolexec.MustAddTool(reg, toolexec.Tool{Name: ToolAdd, Description: "Adds two integers."},
+		func(_ context.Context, in AddIn) (SumOut, error) { return add(in), nil })
+	toolexec.MustAddTool(reg, toolexec.Tool{Name: ToolSum, Description: "Adds a list of integers."},
+		func(_ context.Context, in SumIn) (SumOut, error) { return sum(in), nil })
+	toolexec.MustAddTool(reg, toolexec.Tool{Name: ToolWait, Description: "Waits for the gate."},
+		func(ctx context.Context, _ WaitIn) (SumOut, error) { return SumOut{}, g.wait(ctx) })
 	return toolexec.New(reg, reg, toolexec.WithAllowExecute(true))
 }
 
@@ -55,43 +61,8 @@ func toolexecExecutor(g *Gate) *toolexec.Executor {
 func toolexecListExecutor(n int) *toolexec.Executor {
 	reg := &toolexec.Registry{}
 	for i := 0; i < n; i++ {
-		addTyped(reg, ListToolName(i), ListToolDescription, addSchema, func(_ context.Context, in AddIn) (SumOut, error) { return add(in), nil })
+		toolexec.MustAddTool(reg, toolexec.Tool{Name: ListToolName(i), Description: ListToolDescription},
+			func(_ context.Context, in AddIn) (SumOut, error) { return add(in), nil })
 	}
 	return toolexec.New(reg, reg, toolexec.WithAllowExecute(true))
-}
-
-var (
-	sumSchema    = json.RawMessage(`{"type":"object","properties":{"values":{"type":"array","items":{"type":"integer"}}},"required":["values"],"additionalProperties":false}`)
-	waitSchema   = json.RawMessage(`{"type":"object","additionalProperties":false}`)
-	sumOutSchema = json.RawMessage(`{"type":"object","properties":{"sum":{"type":"integer"}},"required":["sum"]}`)
-)
-
-// toolexecValidates reports whether the toolexec contenders validate
-// arguments: true once the validation stage is on main.
-const toolexecValidates = false
-
-// addTyped registers a tool with typed input and output. Until toolexec's
-// typed tools land, it adapts the untyped handler form by hand: arguments
-// re-encoded and decoded into In, Out encoded as a text block.
-func addTyped[In, Out any](reg *toolexec.Registry, name, desc string, schema json.RawMessage, fn func(context.Context, In) (Out, error)) {
-	reg.MustAdd(toolexec.Tool{Name: name, Description: desc, InputSchema: schema, OutputSchema: sumOutSchema},
-		func(ctx context.Context, _ string, args map[string]any) ([]toolexec.Content, bool, string, error) {
-			raw, err := json.Marshal(args)
-			if err != nil {
-				return nil, false, "", err
-			}
-			var in In
-			if err := json.Unmarshal(raw, &in); err != nil {
-				return []toolexec.Content{toolexec.Text(err.Error())}, true, "", nil
-			}
-			out, err := fn(ctx, in)
-			if err != nil {
-				return nil, false, "", err
-			}
-			text, err := json.Marshal(out)
-			if err != nil {
-				return nil, false, "", err
-			}
-			return []toolexec.Content{toolexec.Text(string(text))}, false, "", nil
-		})
 }

@@ -23,7 +23,7 @@ func Floor() Contender {
 		NewList: func(n int) http.Handler {
 			h := &floorHandler{tools: make([]floorTool, n), adders: make(map[string]bool, n)}
 			for i := range h.tools {
-				h.tools[i] = floorTool{Name: ListToolName(i), Description: ListToolDescription, InputSchema: addSchema}
+				h.tools[i] = floorTool{Name: ListToolName(i), Description: ListToolDescription, InputSchema: addSchema, OutputSchema: sumSchema}
 				h.adders[ListToolName(i)] = true
 			}
 			return h
@@ -31,8 +31,12 @@ func Floor() Contender {
 	}
 }
 
-// addSchema is the input schema of ToolAdd as the floor lists it.
-var addSchema = json.RawMessage(`{"type":"object","properties":{"a":{"type":"integer"},"b":{"type":"integer"}},"required":["a","b"],"additionalProperties":false}`)
+// The schemas of ToolAdd as the floor lists them, the same the other
+// contenders infer from AddIn and SumOut.
+var (
+	addSchema = json.RawMessage(`{"type":"object","properties":{"a":{"type":"integer"},"b":{"type":"integer"}},"required":["a","b"],"additionalProperties":false}`)
+	sumSchema = json.RawMessage(`{"type":"object","properties":{"sum":{"type":"integer"}},"required":["sum"],"additionalProperties":false}`)
+)
 
 type floorHandler struct {
 	gate   *Gate
@@ -41,9 +45,10 @@ type floorHandler struct {
 }
 
 type floorTool struct {
-	Name        string          `json:"name"`
-	Description string          `json:"description"`
-	InputSchema json.RawMessage `json:"inputSchema"`
+	Name         string          `json:"name"`
+	Description  string          `json:"description"`
+	InputSchema  json.RawMessage `json:"inputSchema"`
+	OutputSchema json.RawMessage `json:"outputSchema"`
 }
 
 type floorRequest struct {

@@ -73,16 +73,31 @@ func (x *Executor) Call(ctx context.Context, req CallRequest) (*CallToolResult, 
 }
 
 // call runs the stages; ob follows it for the telemetry.
-func (x *Executor) call(ob *observation, req CallRequest) (*CallToolResult, error) {
+func (x *Executor) call(ob *observation, req CallRequest) (_ *CallToolResult, err error) {
 	ctx := ob.ctx
+	// The host's code runs before the interceptors too: its ToolProvider in
+	// the lookup, a surface's ReadArguments. A panic there fails the call
+	// at that stage, like a panic anywhere later, instead of escaping to the
+	// surface. (The auth hook recovers its own; guard and execute cover the
+	// rest.)
+	stage := StageGate
+	defer func() {
+		if p := recover(); p != nil {
+			x.logger.ErrorContext(ctx, "toolexec: call panicked", "stage", stage, "tool", req.Name,
+				"surface", ob.surface, "panic", fmt.Sprint(p), "stack", string(debug.Stack()))
+			err = &Error{Stage: stage, Code: CodePanic, Message: fmt.Sprint(p)}
+		}
+	}()
 	if !x.allowExecute {
 		return nil, &Error{Stage: StageGate, Code: CodeExecutionDisabled, Message: "Tool execution is disabled."}
 	}
+	stage = StageResolve
 	tool, ok := x.Lookup(req.Name, req.Version)
 	if !ok {
 		return nil, notFound(req.Name, req.Version)
 	}
 	ob.resolved(x.telemetry, &tool)
+	stage = StageDecode
 	raw := req.Arguments
 	if req.ReadArguments != nil {
 		var err error

@@ -280,3 +280,30 @@ func TestNewRejectsWhatIsNotAHandler(t *testing.T) {
 	}
 	assert.Panics(t, func() { New(nil, basicStruct{}) }, "nil provider")
 }
+
+func TestPanickingProviderFailsTheCallInsteadOfEscaping(t *testing.T) {
+	provider := ToolProviderFunc(func() []Tool { panic("provider bug") })
+	x := New(provider, basicStruct{}, WithAllowExecute(true), WithLogger(discardLogger()))
+	res, err := x.Call(context.Background(), CallRequest{Name: "t"})
+	assert.Nil(t, res)
+	e, ok := AsError(err)
+	require.True(t, ok)
+	assert.Equal(t, StageResolve, e.Stage)
+	assert.Equal(t, CodePanic, e.Code)
+	assert.Equal(t, "provider bug", e.Message)
+
+	r := do(t, NewHandler(x), http.MethodPost, "/tools/t/call", `{}`)
+	assert.Equal(t, http.StatusInternalServerError, r.status)
+	assert.JSONEq(t, `{"content":[{"type":"text","text":"provider bug"}],"isError":true}`, r.body)
+}
+
+func TestPanickingReadArgumentsFailsTheDecodeStage(t *testing.T) {
+	f := newFixture(t)
+	x := New(f.reg, f.reg, WithAllowExecute(true), WithLogger(discardLogger()))
+	_, err := x.Call(context.Background(), CallRequest{Name: "echo", ReadArguments: func() (json.RawMessage, error) { panic("reader bug") }})
+	e, ok := AsError(err)
+	require.True(t, ok)
+	assert.Equal(t, StageDecode, e.Stage)
+	assert.Equal(t, CodePanic, e.Code)
+	assert.Zero(t, f.calls.Load())
+}

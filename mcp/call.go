@@ -3,32 +3,20 @@ package mcp
 import (
 	"bytes"
 	"context"
-	"fmt"
 	"io"
-	"runtime/debug"
 
 	"github.com/toolexec/toolexec"
 )
 
-// call runs req through the pipeline. The pipeline recovers a panicking
-// handler itself; a panic anywhere else on the way (an interceptor, an auth
-// hook's next) is recovered here and reported like one, with its message
-// and without its stack, so a call never ends in a dropped connection. The
-// error is always an *toolexec.Error.
-func (h *handler) call(ctx context.Context, req toolexec.CallRequest) (res *toolexec.CallToolResult, e *toolexec.Error) {
-	defer func() {
-		if p := recover(); p != nil {
-			h.x.Logger().ErrorContext(ctx, "mcp: tool call panicked outside the handler",
-				"tool", req.Name, "surface", req.Surface, "panic", fmt.Sprint(p), "stack", string(debug.Stack()))
-			res, e = nil, &toolexec.Error{Stage: toolexec.StageIntercept, Code: toolexec.CodePanic, Message: fmt.Sprint(p)}
-		}
-	}()
+// call runs req through the pipeline, which recovers panics at every
+// stage, and returns its failure as an *toolexec.Error.
+func (h *handler) call(ctx context.Context, req toolexec.CallRequest) (*toolexec.CallToolResult, *toolexec.Error) {
 	res, err := h.x.Call(ctx, req)
 	if err == nil {
 		return res, nil
 	}
 	e, ok := toolexec.AsError(err)
-	if !ok {
+	if !ok { // Call's contract says this cannot happen; keep the surface safe anyway
 		e = &toolexec.Error{Stage: toolexec.StageIntercept, Code: toolexec.CodeInternal, Message: err.Error(), Err: err}
 	}
 	return nil, e

@@ -57,6 +57,10 @@ type LoadResult struct {
 	Requests int           // answered requests
 	Errors   int           // transport errors and non-200 answers
 	Elapsed  time.Duration // wall time of the measured run
+	// CPU is the process's CPU time over the measured run: the clients,
+	// the server and the garbage collector together (0 where ProcessCPU
+	// cannot be read).
+	CPU time.Duration
 	P50, P99 time.Duration // latency percentiles of answered requests
 	// Latencies holds every answered request's latency, sorted.
 	Latencies []time.Duration
@@ -161,7 +165,7 @@ func Loopback(h http.Handler, r Request, opts LoadOptions) (LoadResult, error) {
 	}
 	close(budget)
 	deadline := time.Now().Add(opts.Duration)
-	start := time.Now()
+	start, cpuStart := time.Now(), ProcessCPU()
 	for range opts.Clients {
 		wg.Go(func() {
 			local := make([]time.Duration, 0, 1024)
@@ -185,6 +189,9 @@ func Loopback(h http.Handler, r Request, opts LoadOptions) (LoadResult, error) {
 	}
 	wg.Wait()
 	res := LoadResult{Requests: len(latencies), Errors: errs, Elapsed: time.Since(start), Latencies: latencies}
+	if cpuStart > 0 {
+		res.CPU = ProcessCPU() - cpuStart
+	}
 	res.P50, res.P99 = Percentiles(latencies)
 	return res, nil
 }

@@ -119,12 +119,17 @@ func main() {
 				}
 				total[i].Requests += res.Requests
 				total[i].Elapsed += res.Elapsed
+				total[i].CPU += res.CPU
 				lat[i] = append(lat[i], res.Latencies...)
 			}
 		}
 		for i, c := range contenders {
 			p50, p99 := bench.Percentiles(lat[i])
-			t.add(row{scenario: s, contender: c.Name, rps: total[i].RPS(), p50: p50, p99: p99})
+			rw := row{scenario: s, contender: c.Name, rps: total[i].RPS(), p50: p50, p99: p99}
+			if total[i].CPU > 0 && total[i].Requests > 0 {
+				rw.cpu = float64(total[i].CPU.Nanoseconds()) / float64(total[i].Requests)
+			}
+			t.add(rw)
 		}
 	}
 	if s := fmt.Sprintf("held per call, %d waiting", *inflight); run(s) {
@@ -164,9 +169,9 @@ func runBenchmarks(t *table, scenario string, cases []benchCase, rounds int) {
 		for i, c := range cases {
 			var cpu time.Duration
 			r := benchmark(func(b *testing.B) {
-				start := processCPU()
+				start := bench.ProcessCPU()
 				bench.BenchServe(b, c.h, c.r)
-				cpu = processCPU() - start // the last call is the measured one
+				cpu = bench.ProcessCPU() - start // the last call is the measured one
 			})
 			rw := benchRow(scenario, c.name, r)
 			if cpu > 0 {

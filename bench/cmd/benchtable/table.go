@@ -27,8 +27,8 @@ type row struct {
 	noRatio             bool
 }
 
-// cost is the figure ratios compare: CPU time per call (wall time where
-// CPU time cannot be read), the inverse of throughput, or bytes held.
+// cost is the figure ratios compare: CPU time per call (wall time, or the
+// inverse of throughput, where CPU time cannot be read), or bytes held.
 func (r row) cost() float64 {
 	switch {
 	case r.cpu > 0:
@@ -92,8 +92,9 @@ func (t *table) print(w io.Writer) {
 		lines = append(lines, cells)
 	}
 	writeAligned(w, lines, 2)
-	fmt.Fprintln(w, "×floor and ×toolexec compare cost: CPU time per call in-process (cpu ns/op: the process's CPU time, GC included,")
-	fmt.Fprintln(w, "which load from other processes barely changes), 1/(req/s) over loopback, bytes held in flight; above 1 is slower or bigger.")
+	fmt.Fprintln(w, "×floor and ×toolexec compare cost, above 1 is slower or bigger: CPU time per call (cpu ns/op: the process's CPU time,")
+	fmt.Fprintln(w, "GC included, which load from other processes barely changes; over loopback it includes the Go client's share, the same")
+	fmt.Fprintln(w, "for everyone, so loopback ratios are closer to 1 than the servers' own), or bytes held per waiting call.")
 	fmt.Fprintln(w, "×toolexec is relative to toolexec MCP (the request the peers answer), or toolexec REST where MCP is not built.")
 }
 

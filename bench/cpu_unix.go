@@ -1,6 +1,6 @@
 //go:build unix
 
-package main
+package bench
 
 import (
 	"time"
@@ -8,10 +8,10 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// processCPU is the CPU time the whole process has used so far (every
+// ProcessCPU is the CPU time the whole process has used so far (every
 // thread: the benchmark, the handlers' goroutines and the garbage
 // collector), or 0 when it cannot be read.
-func processCPU() time.Duration {
+func ProcessCPU() time.Duration {
 	var ts unix.Timespec
 	if err := unix.ClockGettime(unix.CLOCK_PROCESS_CPUTIME_ID, &ts); err != nil {
 		return 0

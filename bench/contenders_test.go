@@ -16,7 +16,9 @@ import (
 func TestEveryContenderAddsTwoIntegers(t *testing.T) {
 	for _, c := range Contenders() {
 		t.Run(c.Name, func(t *testing.T) {
-			require.NoError(t, CheckCall(c.Wire, c.New(NewGate()), ToolAdd, []byte(`{"a":2,"b":40}`), 42))
+			g := NewGate()
+			require.NoError(t, CheckCall(c.Wire, c.New(g), ToolAdd, []byte(`{"a":2,"b":40}`), 42))
+			assert.Equal(t, int64(1), g.Ran(), "the tool ran once")
 		})
 	}
 }
@@ -57,11 +59,13 @@ func TestValidatingContendersRefuseArgumentsThatBreakTheSchema(t *testing.T) {
 		}
 		for _, args := range bad {
 			t.Run(c.Name+"/"+args, func(t *testing.T) {
-				rec, err := Serve(c.New(NewGate()), c.Wire.CallRequest(ToolAdd, []byte(args)))
+				g := NewGate()
+				rec, err := Serve(c.New(g), c.Wire.CallRequest(ToolAdd, []byte(args)))
 				require.NoError(t, err)
 				out, err := c.Wire.ParseCall(rec.Code, rec.Header(), rec.Body.Bytes())
 				require.NoError(t, err, "body: %s", rec.Body)
 				assert.True(t, out.IsError, "accepted %s: %s", args, rec.Body)
+				assert.Zero(t, g.Ran(), "the tool ran on arguments that break its schema")
 			})
 		}
 	}

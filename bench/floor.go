@@ -131,13 +131,13 @@ func (h *floorHandler) call(r *http.Request, name string, args json.RawMessage) 
 		if err := json.Unmarshal(args, &in); err != nil {
 			return floorResult{Content: []floorText{{"text", "invalid arguments: " + err.Error()}}, IsError: true}
 		}
-		out = add(in)
+		out = h.gate.add(in)
 	case ToolSum:
 		var in SumIn
 		if err := json.Unmarshal(args, &in); err != nil {
 			return floorResult{Content: []floorText{{"text", "invalid arguments: " + err.Error()}}, IsError: true}
 		}
-		out = sum(in)
+		out = h.gate.sum(in)
 	case ToolWait:
 		if h.gate == nil || h.gate.wait(r.Context()) != nil {
 			return floorResult{Content: []floorText{{"text", "canceled"}}, IsError: true}

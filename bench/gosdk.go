@@ -21,11 +21,11 @@ func GoSDK() Contender {
 			s := newGoSDKServer()
 			mcp.AddTool(s, &mcp.Tool{Name: ToolAdd, Description: "Adds two integers."},
 				func(_ context.Context, _ *mcp.CallToolRequest, in AddIn) (*mcp.CallToolResult, SumOut, error) {
-					return nil, add(in), nil
+					return nil, g.add(in), nil
 				})
 			mcp.AddTool(s, &mcp.Tool{Name: ToolSum, Description: "Adds a list of integers."},
 				func(_ context.Context, _ *mcp.CallToolRequest, in SumIn) (*mcp.CallToolResult, SumOut, error) {
-					return nil, sum(in), nil
+					return nil, g.sum(in), nil
 				})
 			mcp.AddTool(s, &mcp.Tool{Name: ToolWait, Description: "Waits for the gate."},
 				func(ctx context.Context, _ *mcp.CallToolRequest, _ WaitIn) (*mcp.CallToolResult, SumOut, error) {

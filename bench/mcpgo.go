@@ -33,12 +33,12 @@ func mcpGo(name string, validate bool) Contender {
 			s.AddTool(mcp.NewTool(ToolAdd, mcp.WithDescription("Adds two integers."),
 				mcp.WithInputSchema[AddIn](), mcp.WithOutputSchema[SumOut]()),
 				mcp.NewStructuredToolHandler(func(_ context.Context, _ mcp.CallToolRequest, in AddIn) (SumOut, error) {
-					return add(in), nil
+					return g.add(in), nil
 				}))
 			s.AddTool(mcp.NewTool(ToolSum, mcp.WithDescription("Adds a list of integers."),
 				mcp.WithInputSchema[SumIn](), mcp.WithOutputSchema[SumOut]()),
 				mcp.NewStructuredToolHandler(func(_ context.Context, _ mcp.CallToolRequest, in SumIn) (SumOut, error) {
-					return sum(in), nil
+					return g.sum(in), nil
 				}))
 			s.AddTool(mcp.NewTool(ToolWait, mcp.WithDescription("Waits for the gate."),
 				mcp.WithInputSchema[WaitIn](), mcp.WithOutputSchema[SumOut]()),

@@ -60,7 +60,7 @@ type LoadResult struct {
 	// CPU is the process's CPU time over the measured run: the clients,
 	// the server and the garbage collector together (0 where ProcessCPU
 	// cannot be read).
-	CPU time.Duration
+	CPU      time.Duration
 	P50, P99 time.Duration // latency percentiles of answered requests
 	// Latencies holds every answered request's latency, sorted.
 	Latencies []time.Duration

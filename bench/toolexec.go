@@ -49,9 +49,9 @@ func toolexecContender(name string, w Wire, surface func(*toolexec.Executor) htt
 func toolexecExecutor(g *Gate) *toolexec.Executor {
 	reg := &toolexec.Registry{}
 	toolexec.MustAddTool(reg, toolexec.Tool{Name: ToolAdd, Description: "Adds two integers."},
-		func(_ context.Context, in AddIn) (SumOut, error) { return add(in), nil })
+		func(_ context.Context, in AddIn) (SumOut, error) { return g.add(in), nil })
 	toolexec.MustAddTool(reg, toolexec.Tool{Name: ToolSum, Description: "Adds a list of integers."},
-		func(_ context.Context, in SumIn) (SumOut, error) { return sum(in), nil })
+		func(_ context.Context, in SumIn) (SumOut, error) { return g.sum(in), nil })
 	toolexec.MustAddTool(reg, toolexec.Tool{Name: ToolWait, Description: "Waits for the gate."},
 		func(ctx context.Context, _ WaitIn) (SumOut, error) { return SumOut{}, g.wait(ctx) })
 	return toolexec.New(reg, reg, toolexec.WithAllowExecute(true))

@@ -51,9 +51,11 @@ func sum(in SumIn) SumOut {
 	return SumOut{Sum: s}
 }
 
-// Gate holds ToolWait calls until Open. The zero value is not usable; use
-// NewGate.
+// Gate holds ToolWait calls until Open, and counts the ToolAdd and ToolSum
+// calls that reached the tool (nil counts nothing). The zero value is not
+// usable; use NewGate.
 type Gate struct {
+	ran     atomic.Int64
 	entered atomic.Int64
 	open    chan struct{}
 	once    sync.Once
@@ -72,6 +74,24 @@ func (g *Gate) wait(ctx context.Context) error {
 		return ctx.Err()
 	}
 }
+
+// add and sum run the tool bodies, counted.
+func (g *Gate) add(in AddIn) SumOut {
+	if g != nil {
+		g.ran.Add(1)
+	}
+	return add(in)
+}
+
+func (g *Gate) sum(in SumIn) SumOut {
+	if g != nil {
+		g.ran.Add(1)
+	}
+	return sum(in)
+}
+
+// Ran reports how many ToolAdd and ToolSum calls reached the tool.
+func (g *Gate) Ran() int64 { return g.ran.Load() }
 
 // Entered reports how many ToolWait calls have reached the tool.
 func (g *Gate) Entered() int64 { return g.entered.Load() }

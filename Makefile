@@ -38,3 +38,8 @@ fuzz:
 		for fz in $$($(GO) test -list '^Fuzz' $$pkg | grep '^Fuzz' || true); do \
 			echo "== $$pkg $$fz"; $(GO) test -run '^$$' -fuzz "^$$fz$$" -fuzztime $(FUZZTIME) $$pkg; \
 		done; done); done
+
+# The load and leak test of examples/server in its long form: 200 clients,
+# 100,000 calls (the short form runs in `make test`).
+soak:
+	TOOLEXEC_SOAK=1 $(GO) test -race -count=1 -run '^TestLoad' -timeout 20m -v ./examples/server

@@ -13,7 +13,10 @@ import (
 //   - the call is allowed when the hook calls next; the request it passes to
 //     next is the one the call continues with, so identity the hook stores
 //     in that request's context reaches the handler (see
-//     RequestFromContext);
+//     RequestFromContext). Derive that context from the request's own, as
+//     middleware does (r.WithContext(context.WithValue(r.Context(), k, v))):
+//     a hook that starts from context.Background() drops the call's
+//     deadline and cancellation;
 //   - the call is refused when the hook does not call next. Whatever the
 //     hook wrote is discarded and logged at warning level: the caller gets
 //     exactly 401 {"error":"Unauthorized"} (or its surface's equivalent), so

@@ -16,6 +16,8 @@ func readBody(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, erro
 		return nil, nil
 	}
 	if r.ContentLength > limit {
+		// Refused unread: close the connection rather than drain the body.
+		w.Header().Set("Connection", "close")
 		return nil, tooLarge(limit)
 	}
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, limit))

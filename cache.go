@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"maps"
 	"time"
 
 	"go.opentelemetry.io/otel/trace"
@@ -120,7 +121,13 @@ func (x *Executor) cacheGet(ctx context.Context, call *Call, key string) *CallTo
 // JSON, taken now, so whatever the caller later does to res stays out of
 // the cache. The store is not cancelled with the call.
 func (x *Executor) cacheSet(ctx context.Context, call *Call, key string, res *CallToolResult) {
-	data, err := json.Marshal(res)
+	stored := *res
+	if _, ok := stored.Meta[traceIDKey]; ok {
+		// A trace id belongs to the call that ran; a hit is another call.
+		stored.Meta = maps.Clone(res.Meta)
+		stored.SetTraceID("")
+	}
+	data, err := json.Marshal(stored)
 	if err != nil {
 		return // the surface reports the encoding failure to the caller
 	}

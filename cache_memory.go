@@ -20,7 +20,7 @@ const DefaultCacheSize = 1024
 //
 // A MemoryCache lives in one process: replicas behind a load balancer each
 // keep their own. Use a shared store behind the Cache interface when they
-// must agree.
+// must agree. Create one with NewMemoryCache: the zero value is not usable.
 type MemoryCache struct {
 	lru *lru.Cache[string, memoryEntry]
 	now func() time.Time // time.Now; tests replace it

@@ -40,6 +40,9 @@ func TestCacheHitDoesNotCallTheHandler(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, int32(1), c.n.Load(), "the handler ran once")
 	assert.Equal(t, "call 1", second.Text())
+	assert.Equal(t, "trace-1", first.TraceID())
+	assert.Empty(t, second.TraceID(), "a hit never replays the trace id of the call that stored it")
+	first.SetTraceID("")
 	assert.Equal(t, first, second)
 }
 
@@ -286,6 +289,7 @@ func TestCacheOverREST(t *testing.T) {
 
 	assert.Equal(t, http.StatusOK, first.status)
 	assert.Equal(t, http.StatusOK, second.status)
-	assert.JSONEq(t, first.raw, second.raw)
+	assert.JSONEq(t, `{"content":[{"type":"text","text":"call 1"}],"isError":false,"_meta":{"_trace_id":"trace-1"}}`, first.raw)
+	assert.JSONEq(t, `{"content":[{"type":"text","text":"call 1"}],"isError":false}`, second.raw, "the hit has the result, not the first call's trace id")
 	assert.Equal(t, int32(1), c.n.Load())
 }

@@ -32,66 +32,95 @@ const (
 // use a content block. Priority is a pointer because 0 is a meaningful value
 // distinct from "not set".
 type Annotations struct {
-	Audience     []Role   `json:"audience,omitempty"`
-	Priority     *float64 `json:"priority,omitempty"`
-	LastModified string   `json:"lastModified,omitempty"`
+	// Audience says who the block is for: the user, the model, or both.
+	Audience []Role `json:"audience,omitempty"`
+	// Priority ranks the block from 0 (least important) to 1 (essential).
+	Priority *float64 `json:"priority,omitempty"`
+	// LastModified is when the content last changed, as an ISO 8601 string.
+	LastModified string `json:"lastModified,omitempty"`
 }
 
 // TextContent is a block of plain text: {"type":"text","text":"..."}.
 type TextContent struct {
-	Text        string
+	// Text is the block's text, written as "text" (always, even empty).
+	Text string
+	// Annotations are optional hints for the client; nil omits them.
 	Annotations *Annotations
-	Meta        map[string]any
+	// Meta is the block's _meta object; nil omits it.
+	Meta map[string]any
 }
 
 // ImageContent is an image: Data holds the raw bytes, which travel
 // base64-encoded in the "data" field, with MIMEType in "mimeType".
 type ImageContent struct {
-	Data        []byte
-	MIMEType    string
+	// Data is the image's raw bytes; the JSON carries them in base64.
+	Data []byte
+	// MIMEType is the image's type, such as "image/png".
+	MIMEType string
+	// Annotations are optional hints for the client; nil omits them.
 	Annotations *Annotations
-	Meta        map[string]any
+	// Meta is the block's _meta object; nil omits it.
+	Meta map[string]any
 }
 
 // AudioContent is an audio clip, encoded like ImageContent.
 type AudioContent struct {
-	Data        []byte
-	MIMEType    string
+	// Data is the clip's raw bytes; the JSON carries them in base64.
+	Data []byte
+	// MIMEType is the clip's type, such as "audio/wav".
+	MIMEType string
+	// Annotations are optional hints for the client; nil omits them.
 	Annotations *Annotations
-	Meta        map[string]any
+	// Meta is the block's _meta object; nil omits it.
+	Meta map[string]any
 }
 
 // ResourceLink points at a resource the client may fetch by URI:
 // {"type":"resource_link","uri":"...","name":"..."}.
 type ResourceLink struct {
-	URI         string
-	Name        string
-	Title       string
+	// URI locates the resource.
+	URI string
+	// Name is the resource's programmatic name (required by MCP).
+	Name string
+	// Title is an optional human-readable name.
+	Title string
+	// Description says what the resource is, when set.
 	Description string
-	MIMEType    string
+	// MIMEType is the resource's type, when known.
+	MIMEType string
 	// Size is the resource's size in bytes, when known.
-	Size        *int64
+	Size *int64
+	// Annotations are optional hints for the client; nil omits them.
 	Annotations *Annotations
-	Meta        map[string]any
+	// Meta is the block's _meta object; nil omits it.
+	Meta map[string]any
 }
 
 // EmbeddedResource carries a resource's contents inside the result:
 // {"type":"resource","resource":{...}}.
 type EmbeddedResource struct {
-	Resource    *ResourceContents
+	// Resource holds the contents; it must not be nil.
+	Resource *ResourceContents
+	// Annotations are optional hints for the client; nil omits them.
 	Annotations *Annotations
-	Meta        map[string]any
+	// Meta is the block's _meta object; nil omits it.
+	Meta map[string]any
 }
 
 // ResourceContents is the body of an EmbeddedResource. It is a text resource
 // ("text" is always written, even when empty) unless Blob is non-nil, in
 // which case it is a binary resource with base64 "blob".
 type ResourceContents struct {
-	URI      string
+	// URI identifies the resource.
+	URI string
+	// MIMEType is the contents' type, when known.
 	MIMEType string
-	Text     string
-	Blob     []byte
-	Meta     map[string]any
+	// Text is the contents of a text resource.
+	Text string
+	// Blob is the contents of a binary resource; non-nil makes it one.
+	Blob []byte
+	// Meta is the contents' _meta object; nil omits it.
+	Meta map[string]any
 }
 
 // Text returns a TextContent holding s: the most common content block.
@@ -164,7 +193,7 @@ type resourceContentsWire struct {
 }
 
 // MarshalJSON writes {"type":"text","text":...}.
-func (c *TextContent) MarshalJSON() ([]byte, error) {
+func (c TextContent) MarshalJSON() ([]byte, error) {
 	return json.Marshal(textWire{"text", c.Text, c.Annotations, c.Meta})
 }
 
@@ -179,7 +208,7 @@ func (c *TextContent) UnmarshalJSON(data []byte) error {
 }
 
 // MarshalJSON writes {"type":"image","data":base64,"mimeType":...}.
-func (c *ImageContent) MarshalJSON() ([]byte, error) {
+func (c ImageContent) MarshalJSON() ([]byte, error) {
 	return json.Marshal(mediaWire{"image", nonNilBytes(c.Data), c.MIMEType, c.Annotations, c.Meta})
 }
 
@@ -194,7 +223,7 @@ func (c *ImageContent) UnmarshalJSON(data []byte) error {
 }
 
 // MarshalJSON writes {"type":"audio","data":base64,"mimeType":...}.
-func (c *AudioContent) MarshalJSON() ([]byte, error) {
+func (c AudioContent) MarshalJSON() ([]byte, error) {
 	return json.Marshal(mediaWire{"audio", nonNilBytes(c.Data), c.MIMEType, c.Annotations, c.Meta})
 }
 
@@ -209,7 +238,7 @@ func (c *AudioContent) UnmarshalJSON(data []byte) error {
 }
 
 // MarshalJSON writes {"type":"resource_link","uri":...,"name":...}.
-func (c *ResourceLink) MarshalJSON() ([]byte, error) {
+func (c ResourceLink) MarshalJSON() ([]byte, error) {
 	return json.Marshal(resourceLinkWire{"resource_link", c.URI, c.Name, c.Title, c.Description, c.MIMEType, c.Size, c.Annotations, c.Meta})
 }
 
@@ -225,7 +254,7 @@ func (c *ResourceLink) UnmarshalJSON(data []byte) error {
 }
 
 // MarshalJSON writes {"type":"resource","resource":{...}}.
-func (c *EmbeddedResource) MarshalJSON() ([]byte, error) {
+func (c EmbeddedResource) MarshalJSON() ([]byte, error) {
 	return json.Marshal(embeddedWire{"resource", c.Resource, c.Annotations, c.Meta})
 }
 
@@ -244,7 +273,7 @@ func (c *EmbeddedResource) UnmarshalJSON(data []byte) error {
 
 // MarshalJSON writes a text resource ("text" always present) or, when Blob
 // is non-nil, a binary one ("blob" in base64).
-func (r *ResourceContents) MarshalJSON() ([]byte, error) {
+func (r ResourceContents) MarshalJSON() ([]byte, error) {
 	w := resourceContentsWire{URI: r.URI, MIMEType: r.MIMEType, Meta: r.Meta}
 	if r.Blob != nil {
 		w.Blob = r.Blob
@@ -302,8 +331,8 @@ func UnmarshalContent(data []byte) (Content, error) {
 }
 
 func unmarshalContents(data []byte) ([]Content, error) {
-	if bytes.Equal(bytes.TrimSpace(data), []byte("null")) {
-		return nil, nil
+	if t := bytes.TrimSpace(data); len(t) == 0 || bytes.Equal(t, []byte("null")) {
+		return nil, nil // absent or null: no content
 	}
 	var raws []json.RawMessage
 	if err := json.Unmarshal(data, &raws); err != nil {

@@ -130,3 +130,27 @@ func TestToolJSONOmitsOptionalFieldsAndRoundTrips(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, full, string(out))
 }
+
+func TestResultsAndBlocksMarshalTheSameByValue(t *testing.T) {
+	res := CallToolResult{Content: []Content{Text("hi")}, IsError: true}
+	byValue, err := json.Marshal(res)
+	require.NoError(t, err)
+	byPointer, err := json.Marshal(&res)
+	require.NoError(t, err)
+	assert.Equal(t, string(byPointer), string(byValue))
+	assert.Equal(t, `{"content":[{"type":"text","text":"hi"}],"isError":true}`, string(byValue))
+
+	embedded, err := json.Marshal(struct {
+		Result CallToolResult `json:"result"`
+		Block  TextContent    `json:"block"`
+	}{res, *Text("x")})
+	require.NoError(t, err)
+	assert.Equal(t, `{"result":{"content":[{"type":"text","text":"hi"}],"isError":true},"block":{"type":"text","text":"x"}}`, string(embedded))
+}
+
+func TestResultWithoutContentUnmarshals(t *testing.T) {
+	var res CallToolResult
+	require.NoError(t, json.Unmarshal([]byte(`{"isError":true}`), &res))
+	assert.True(t, res.IsError)
+	assert.Empty(t, res.Content)
+}

@@ -3,6 +3,7 @@ package toolexec
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 )
 
@@ -25,7 +26,6 @@ const (
 	StageCache     Stage = "cache"     // read-through result cache
 	StageIntercept Stage = "intercept" // a user interceptor
 	StageExecute   Stage = "execute"   // the handler itself
-	StageEncode    Stage = "encode"    // the result to the wire
 )
 
 // Code classifies an Error so each surface can map it to its own wire form
@@ -51,8 +51,11 @@ const (
 // is the underlying cause (for a handler error it is the handler's own error,
 // so errors.As finds a *ToolError through it).
 type Error struct {
-	Stage   Stage
-	Code    Code
+	// Stage is the pipeline stage that failed.
+	Stage Stage
+	// Code classifies the failure; surfaces map it to their wire form.
+	Code Code
+	// Message says what went wrong, in words fit for the caller.
 	Message string
 	// Failures lists what failed validation (Code CodeInvalidArguments from
 	// StageValidate).
@@ -60,7 +63,8 @@ type Error struct {
 	// RetryAfter, when positive, says how long the caller should wait before
 	// trying again (Code CodeUnavailable).
 	RetryAfter time.Duration
-	Err        error
+	// Err is the underlying cause, when there is one (never sent).
+	Err error
 }
 
 // Error returns "toolexec: STAGE: MESSAGE".
@@ -106,3 +110,30 @@ func (e *ToolError) Error() string { return e.Message }
 
 // Unwrap returns the cause.
 func (e *ToolError) Unwrap() error { return e.Err }
+
+// logMessage is e's message as logs and spans carry it. Validation failure
+// messages may quote the value that failed ("'hunter2' does not match
+// pattern ..."), and argument values are never logged, so an error with
+// failures is summarised by their paths and keywords alone.
+func (e *Error) logMessage() string {
+	if len(e.Failures) == 0 {
+		return e.Message
+	}
+	var b strings.Builder
+	b.WriteString("invalid arguments:")
+	for i, f := range e.Failures {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteByte(' ')
+		if f.Path == "" {
+			b.WriteString("(root)")
+		} else {
+			b.WriteString(f.Path)
+		}
+		b.WriteString(" (")
+		b.WriteString(f.Keyword)
+		b.WriteByte(')')
+	}
+	return b.String()
+}

@@ -16,7 +16,8 @@ const DefaultMaxBodyBytes int64 = 1 << 20
 // packages) only translate their wire format to Call and back.
 //
 // An Executor holds no per-client state and is safe for concurrent use; it
-// is configured once by New and never changes afterwards.
+// is configured once by New and never changes afterwards. Create one with
+// New: the zero value is not usable.
 type Executor struct {
 	tools        ToolProvider
 	handler      ToolCallHandler

@@ -4,11 +4,12 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/url"
-	"strconv"
 	"strings"
 
 	"github.com/go-chi/chi/v5"
 	"github.com/go-chi/chi/v5/middleware"
+
+	"github.com/toolexec/toolexec/internal/httpjson"
 )
 
 // NewHandler returns the REST surface of x, an http.Handler that serves,
@@ -28,7 +29,9 @@ import (
 func NewHandler(x *Executor) http.Handler {
 	h := &restHandler{x: x}
 	r := chi.NewRouter()
-	r.Use(h.jsonHeaders, h.recoverer, middleware.GetHead)
+	r.Use(h.jsonHeaders, httpjson.Recoverer(x.logger, "toolexec: REST handler", func(w http.ResponseWriter) {
+		writeError(w, http.StatusInternalServerError, "Internal server error")
+	}), middleware.GetHead)
 	r.NotFound(func(w http.ResponseWriter, _ *http.Request) {
 		writeError(w, http.StatusNotFound, "Not found")
 	})
@@ -70,7 +73,7 @@ func (h *restHandler) list(w http.ResponseWriter, _ *http.Request) {
 	for i := range tools {
 		out[i] = toolSummary{Name: tools[i].Name, Description: tools[i].Description, Annotations: tools[i].Annotations}
 	}
-	writeJSON(w, http.StatusOK, out)
+	httpjson.Write(w, http.StatusOK, out)
 }
 
 func (h *restHandler) describe(w http.ResponseWriter, r *http.Request) {
@@ -81,7 +84,7 @@ func (h *restHandler) describe(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if t, found := h.x.Lookup(name, ""); found {
-		writeJSON(w, http.StatusOK, toolDetail{Name: t.Name, Description: t.Description, InputSchema: t.inputSchemaOrDefault(), Annotations: t.Annotations})
+		httpjson.Write(w, http.StatusOK, toolDetail{Name: t.Name, Description: t.Description, InputSchema: t.InputSchemaOrDefault(), Annotations: t.Annotations})
 		return
 	}
 	if _, action := splitAction(raw); action == "call" || action == "validate" {
@@ -147,18 +150,18 @@ func (h *restHandler) writeCallError(w http.ResponseWriter, err error) {
 	case CodeNotFound:
 		writeError(w, http.StatusNotFound, e.Message)
 	case CodeUnauthorized:
-		writeError(w, http.StatusUnauthorized, "Unauthorized")
+		httpjson.WriteUnauthorized(w, "")
 	case CodeTooLarge:
 		writeError(w, http.StatusRequestEntityTooLarge, e.Message)
 	case CodeInvalidArguments:
-		if e.Stage == StageValidate {
+		if len(e.Failures) > 0 { // from validation, or a transform that refuses the arguments the same way
 			h.writeResult(w, http.StatusUnprocessableEntity, e.Result())
 			return
 		}
 		writeError(w, http.StatusBadRequest, e.Message)
 	case CodeUnavailable:
 		if e.RetryAfter > 0 {
-			w.Header().Set("Retry-After", strconv.Itoa(retryAfterSeconds(e.RetryAfter.Seconds())))
+			w.Header().Set("Retry-After", httpjson.RetryAfter(e.RetryAfter))
 		}
 		h.writeResult(w, http.StatusServiceUnavailable, e.Result())
 	default:
@@ -181,26 +184,7 @@ func (h *restHandler) writeResult(w http.ResponseWriter, status int, res *CallTo
 
 func (h *restHandler) jsonHeaders(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "application/json")
-		w.Header().Set("X-Content-Type-Options", "nosniff")
-		next.ServeHTTP(w, r)
-	})
-}
-
-// recoverer keeps a bug in the surface itself from reaching the client as a
-// stack trace or a dropped connection. Tool panics never get this far: the
-// pipeline recovers them.
-func (h *restHandler) recoverer(next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		defer func() {
-			if p := recover(); p != nil {
-				if p == http.ErrAbortHandler {
-					panic(p)
-				}
-				h.x.logger.Error("toolexec: REST handler panicked", "panic", p)
-				writeError(w, http.StatusInternalServerError, "Internal server error")
-			}
-		}()
+		httpjson.SetHeaders(w.Header())
 		next.ServeHTTP(w, r)
 	})
 }
@@ -253,23 +237,5 @@ type errorBody struct {
 }
 
 func writeError(w http.ResponseWriter, status int, msg string) {
-	writeJSON(w, status, errorBody{Error: msg})
-}
-
-func writeJSON(w http.ResponseWriter, status int, v any) {
-	data, err := json.Marshal(v)
-	if err != nil {
-		status, data = http.StatusInternalServerError, []byte(`{"error":"Internal server error"}`)
-	}
-	w.WriteHeader(status)
-	_, _ = w.Write(append(data, '\n'))
-}
-
-// retryAfterSeconds rounds up, so a client never retries too early.
-func retryAfterSeconds(s float64) int {
-	n := int(s)
-	if float64(n) < s {
-		n++
-	}
-	return max(n, 1)
+	httpjson.Write(w, status, errorBody{Error: msg})
 }

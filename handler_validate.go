@@ -2,6 +2,8 @@ package toolexec
 
 import (
 	"net/http"
+
+	"github.com/toolexec/toolexec/internal/httpjson"
 )
 
 // validate is POST /tools/{name}/validate (F7): the body is checked against
@@ -26,8 +28,8 @@ func (h *restHandler) validate(w http.ResponseWriter, r *http.Request, name stri
 	}
 	v, err := decodeJSON(body)
 	if err != nil {
-		writeJSON(w, http.StatusBadRequest, ValidateResult{Errors: []ValidationFailure{invalidJSON(err)}})
+		httpjson.Write(w, http.StatusBadRequest, ValidateResult{Errors: []ValidationFailure{invalidJSON(err)}})
 		return
 	}
-	writeJSON(w, http.StatusOK, h.x.validateInput(&tool, v))
+	httpjson.Write(w, http.StatusOK, h.x.validateInput(&tool, v))
 }

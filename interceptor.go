@@ -23,11 +23,16 @@ const (
 // surface. An interceptor may replace Arguments before calling next; every
 // later stage sees the replacement.
 type Call struct {
-	Tool      Tool
+	// Tool is the resolved tool, in the version the call asked for.
+	Tool Tool
+	// Arguments are the call's decoded arguments (see Executor.Call for how
+	// numbers arrive). They belong to this call alone: an interceptor may
+	// change them in place or replace the map before calling next.
 	Arguments map[string]any
 	// Request is the HTTP request, after the auth hook; nil for in-process
 	// calls made without one.
 	Request *http.Request
+	// Surface is the protocol the call arrived by.
 	Surface Surface
 }
 

@@ -123,15 +123,14 @@ func TestLimitMakesCallsWaitForASlot(t *testing.T) {
 
 func TestLimitNeverRunsMoreThanMax(t *testing.T) {
 	var running, peak atomic.Int32
+	entered := make(chan struct{}, 20)
+	release := make(chan struct{})
 	h := func(context.Context, string, map[string]any) ([]toolexec.Content, bool, string, error) {
 		n := running.Add(1)
-		for {
-			p := peak.Load()
-			if n <= p || peak.CompareAndSwap(p, n) {
-				break
-			}
+		for p := peak.Load(); n > p && !peak.CompareAndSwap(p, n); p = peak.Load() {
 		}
-		time.Sleep(time.Millisecond) // give other calls a chance to overlap
+		entered <- struct{}{}
+		<-release
 		running.Add(-1)
 		return nil, false, "", nil
 	}
@@ -145,13 +144,21 @@ func TestLimitNeverRunsMoreThanMax(t *testing.T) {
 			errs <- err
 		})
 	}
+	<-entered
+	<-entered // the limit admits two at once...
+	select {
+	case <-entered:
+		t.Fatal("a third call entered while two held the slots")
+	case <-time.After(50 * time.Millisecond): // ...and no third while they run
+	}
+	close(release)
 	wg.Wait()
 	close(errs)
 
 	for err := range errs {
 		require.NoError(t, err, "every call waits its turn and runs")
 	}
-	assert.LessOrEqual(t, peak.Load(), int32(2))
+	assert.Equal(t, int32(2), peak.Load(), "exactly Max ran at once: not more, and not fewer")
 }
 
 func TestLimitWaitEndsWithTheCallersContext(t *testing.T) {

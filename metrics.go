@@ -25,7 +25,9 @@ const (
 // durationBuckets are the duration histogram's bounds, in seconds: those
 // OpenTelemetry recommends for request durations, extended to a minute for
 // slow tools.
-var durationBuckets = []float64{0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.25, 0.5, 0.75, 1, 2.5, 5, 7.5, 10, 30, 60}
+func durationBuckets() []float64 {
+	return []float64{0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.25, 0.5, 0.75, 1, 2.5, 5, 7.5, 10, 30, 60}
+}
 
 // WithMeterProvider sets where the Executor's metrics go: calls
 // (toolexec.calls), their duration in seconds (toolexec.call.duration),
@@ -63,7 +65,7 @@ func newInstruments(mp metric.MeterProvider, logger *slog.Logger) *instruments {
 	}
 	if in.duration, err = m.Float64Histogram(metricDuration, metric.WithUnit("s"),
 		metric.WithDescription("Duration of tool calls, by tool, surface and outcome."),
-		metric.WithExplicitBucketBoundaries(durationBuckets...)); err != nil {
+		metric.WithExplicitBucketBoundaries(durationBuckets()...)); err != nil {
 		warn(metricDuration, err)
 		in.duration, _ = none.Float64Histogram(metricDuration)
 	}

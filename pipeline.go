@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"net/http"
 	"runtime/debug"
 
@@ -32,6 +33,11 @@ type CallRequest struct {
 	Request *http.Request
 	// Surface names the protocol; "" is SurfaceGo.
 	Surface Surface
+	// Interceptors run for this call only, after the auth hook and before
+	// every other interceptor: the place for a surface's own checks that
+	// need an authenticated call (OXP's tool requirements, say). An error
+	// they return that is not an *Error fails StageIntercept.
+	Interceptors []Interceptor
 }
 
 // Call runs one call through the pipeline and returns its result:
@@ -65,7 +71,12 @@ func (x *Executor) Call(ctx context.Context, req CallRequest) (*CallToolResult, 
 	}
 	if err == nil && x.traceIDFromSpan && res.TraceID() == "" {
 		if sc := ob.span.SpanContext(); sc.HasTraceID() {
-			res.SetTraceID(sc.TraceID().String())
+			// The result may be the handler's own, shared value: set the
+			// trace id on a copy, never on it.
+			cp := *res
+			cp.Meta = maps.Clone(res.Meta)
+			cp.SetTraceID(sc.TraceID().String())
+			res = &cp
 		}
 	}
 	x.telemetry.end(ob, res, err)
@@ -134,7 +145,11 @@ func (x *Executor) call(ob *observation, req CallRequest) (_ *CallToolResult, er
 	}
 	call := &Call{Tool: tool, Arguments: args, Request: httpReq, Surface: ob.surface}
 	ctx = withCall(ctx, call)
-	return x.guard(ctx, call, x.run)
+	run := x.run
+	if len(req.Interceptors) > 0 {
+		run = chain(run, req.Interceptors)
+	}
+	return x.guard(ctx, call, run)
 }
 
 // builtinInterceptors returns the built-in interceptors, outermost first.
@@ -199,24 +214,6 @@ func (x *Executor) execute(ctx context.Context, call *Call) (res *CallToolResult
 		return nil, &Error{Stage: StageExecute, Code: CodeToolError, Message: herr.Error(), Err: herr}
 	}
 	return res, nil
-}
-
-// decodeArguments turns the raw arguments into the map handlers receive.
-// Numbers decode as float64, as encoding/json decodes them into any.
-func decodeArguments(raw json.RawMessage) (map[string]any, error) {
-	if isNullOrEmpty(raw) {
-		return map[string]any{}, nil
-	}
-	var args map[string]any
-	if err := json.Unmarshal(raw, &args); err != nil || args == nil {
-		return nil, &Error{Stage: StageDecode, Code: CodeInvalidArguments, Message: "arguments must be a JSON object", Err: err}
-	}
-	return args, nil
-}
-
-func isNullOrEmpty(raw []byte) bool {
-	t := trimJSONSpace(raw)
-	return len(t) == 0 || string(t) == "null"
 }
 
 func trimJSONSpace(b []byte) []byte {

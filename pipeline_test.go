@@ -7,11 +7,13 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 )
 
 func TestCallFailuresNameTheirStage(t *testing.T) {
@@ -306,4 +308,57 @@ func TestPanickingReadArgumentsFailsTheDecodeStage(t *testing.T) {
 	assert.Equal(t, StageDecode, e.Stage)
 	assert.Equal(t, CodePanic, e.Code)
 	assert.Zero(t, f.calls.Load())
+}
+
+func TestPerCallInterceptorsRunAfterAuthAndBeforeTheOthers(t *testing.T) {
+	var trace []string
+	mark := func(name string) Interceptor {
+		return func(next CallFunc) CallFunc {
+			return func(ctx context.Context, c *Call) (*CallToolResult, error) {
+				trace = append(trace, name)
+				return next(ctx, c)
+			}
+		}
+	}
+	hook := func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { trace = append(trace, "auth"); next.ServeHTTP(w, r) })
+	}
+	f := newFixture(t)
+	x := New(f.reg, f.reg, WithAllowExecute(true), WithAuthHook(hook), WithInterceptors(mark("global")))
+	_, err := x.Call(context.Background(), CallRequest{Name: "echo", Request: httptest.NewRequest(http.MethodPost, "/", nil),
+		Interceptors: []Interceptor{mark("per-call")}})
+	require.NoError(t, err)
+	assert.Equal(t, []string{"auth", "per-call", "global"}, trace)
+
+	trace = nil
+	deny := func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusUnauthorized) })
+	}
+	x = New(f.reg, f.reg, WithAllowExecute(true), WithAuthHook(deny), WithLogger(discardLogger()))
+	_, err = x.Call(context.Background(), CallRequest{Name: "echo", Request: httptest.NewRequest(http.MethodPost, "/", nil),
+		Interceptors: []Interceptor{mark("per-call")}})
+	require.Error(t, err)
+	assert.Empty(t, trace, "a refused call never reaches the per-call interceptors")
+}
+
+func TestTraceIDFromSpanNeverWritesIntoTheHandlersResult(t *testing.T) {
+	shared := &CallToolResult{Content: []Content{Text("shared")}}
+	reg := NewRegistry()
+	MustAddTool(reg, Tool{Name: "shared"}, func(context.Context, struct{}) (*CallToolResult, error) { return shared, nil })
+	tp := sdktrace.NewTracerProvider()
+	x := New(reg, reg, WithAllowExecute(true), WithTracerProvider(tp), WithTraceIDFromSpan(true))
+
+	var wg sync.WaitGroup
+	for i := 0; i < 20; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			res, err := x.Call(context.Background(), CallRequest{Name: "shared"})
+			if assert.NoError(t, err) {
+				assert.NotEmpty(t, res.TraceID())
+			}
+		}()
+	}
+	wg.Wait()
+	assert.Nil(t, shared.Meta, "the shared value is untouched")
 }

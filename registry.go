@@ -144,24 +144,27 @@ func (r *Registry) indexOf(name, version string) (int, bool) {
 // exactly the tool version the pipeline resolved (CallFromContext), or for
 // the latest version of name when called outside the pipeline.
 func (r *Registry) HandleCall(ctx context.Context, name string, args map[string]any) ([]Content, bool, string, error) {
-	var (
-		e  registryEntry
-		ok bool
-	)
+	h, err := r.handlerFor(ctx, name)
+	if err != nil {
+		return nil, false, "", err
+	}
+	return h.HandleCall(ctx, name, args)
+}
+
+// handlerFor finds the handler HandleCall and HandleCallResult run: the
+// one registered for exactly the version the pipeline resolved, or the
+// latest version's outside the pipeline.
+func (r *Registry) handlerFor(ctx context.Context, name string) (ToolCallHandler, error) {
 	if c := CallFromContext(ctx); c != nil && c.Tool.Name == name {
 		r.mu.RLock()
+		defer r.mu.RUnlock()
 		for _, i := range r.byName[name] {
 			if r.entries[i].tool.Version == c.Tool.Version {
-				e, ok = r.entries[i], true
-				break
+				return r.entries[i].handler, nil
 			}
 		}
-		r.mu.RUnlock()
-	} else {
-		e, ok = r.find(name, "")
+	} else if e, ok := r.find(name, ""); ok {
+		return e.handler, nil
 	}
-	if !ok {
-		return nil, false, "", fmt.Errorf("tool %q is not registered", name)
-	}
-	return e.handler.HandleCall(ctx, name, args)
+	return nil, fmt.Errorf("tool %q is not registered", name)
 }

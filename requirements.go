@@ -5,11 +5,12 @@ package toolexec
 // (OAuth 2.0 tokens with scopes) and the identity of the user it acts for.
 // The zero value declares nothing.
 //
-// Surfaces that can carry these values check them before the tool runs and
+// Surfaces that can carry these values check them after the auth hook and
+// before the tool runs, and
 // hand them to the handler through its context: the OXP surface (package
 // oxp) lists them on each tool definition, answers a call that lacks one
 // with 400 and missing_requirements, and gives the handler the call's
-// context through oxp.CallContextFrom. Surfaces without such a channel (REST,
+// context through oxp.FromContext. Surfaces without such a channel (REST,
 // MCP) do not check them, so a handler reached that way must cope with their
 // absence.
 type Requirements struct {
@@ -26,7 +27,9 @@ type Requirements struct {
 // the provider ID, granted with at least Scopes (OAuth 2.0; nil for a
 // provider without scopes).
 type AuthorizationRequirement struct {
-	ID     string
+	// ID names the provider ("google", "github").
+	ID string
+	// Scopes are the OAuth 2.0 scopes the token must carry.
 	Scopes []string
 }
 

@@ -37,7 +37,7 @@ type callToolResultWire struct {
 }
 
 // MarshalJSON writes the MCP CallToolResult shape.
-func (r *CallToolResult) MarshalJSON() ([]byte, error) {
+func (r CallToolResult) MarshalJSON() ([]byte, error) {
 	content := r.Content
 	if content == nil {
 		content = []Content{}
@@ -123,21 +123,8 @@ func (e *Error) Result() *CallToolResult {
 	if len(e.Failures) == 0 {
 		return ErrorResult(e.Message)
 	}
-	var b []byte
-	for i, f := range e.Failures {
-		if i > 0 {
-			b = append(b, '\n')
-		}
-		path := f.Path
-		if path == "" {
-			path = "(root)"
-		}
-		b = append(b, path...)
-		b = append(b, ": "...)
-		b = append(b, f.Message...)
-	}
 	return &CallToolResult{
-		Content:           []Content{Text(string(b))},
+		Content:           []Content{Text(failureLines(e.Failures, "\n"))},
 		StructuredContent: map[string]any{"errors": e.Failures},
 		IsError:           true,
 	}

@@ -2,7 +2,6 @@ package toolexec
 
 import (
 	"context"
-	"fmt"
 )
 
 // ToolResultHandler is an optional interface of a ToolCallHandler whose
@@ -22,15 +21,11 @@ type ToolResultHandler interface {
 // its whole result. A typed tool's result carries its structuredContent;
 // any other handler's return values become a result as NewResult maps them.
 func (r *Registry) HandleCallResult(ctx context.Context, name string, args map[string]any) (*CallToolResult, error) {
-	version := ""
-	if c := CallFromContext(ctx); c != nil && c.Tool.Name == name {
-		version = c.Tool.Version
+	h, err := r.handlerFor(ctx, name)
+	if err != nil {
+		return nil, err
 	}
-	e, ok := r.find(name, version)
-	if !ok {
-		return nil, fmt.Errorf("tool %q is not registered", name)
-	}
-	return callResult(ctx, e.handler, name, args)
+	return callResult(ctx, h, name, args)
 }
 
 // invoke runs the Executor's handler for call and returns its result.

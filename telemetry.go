@@ -133,7 +133,7 @@ func (t *telemetry) end(ob *observation, res *CallToolResult, err error) {
 		}
 		la = append(la, slog.String("surface", string(ob.surface)), slog.String("outcome", outcome), slog.Duration("duration", elapsed))
 		if e != nil {
-			la = append(la, slog.String("stage", string(e.Stage)), slog.String("code", string(e.Code)), slog.String("error", e.Message))
+			la = append(la, slog.String("stage", string(e.Stage)), slog.String("code", string(e.Code)), slog.String("error", e.logMessage()))
 		}
 		t.logger.LogAttrs(ctx, slog.LevelDebug, "toolexec: call", la...)
 	}

@@ -83,9 +83,10 @@ func (x *Executor) timeoutInterceptor(next CallFunc) CallFunc {
 			}
 			o = <-done // it finished just now: its outcome is ready
 		}
-		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-			// The deadline passed before the outcome came: a cooperative
-			// handler that gave up on its context reports the timeout too.
+		if cerr := ctx.Err(); o.err != nil && cerr != nil && errors.Is(o.err, cerr) {
+			// A cooperative handler (or interceptor) gave up because the
+			// deadline passed: report the timeout. An outcome that came in
+			// time, success or failure, is kept as it is.
 			return nil, contextEnded(ctx, StageTimeout, call, d)
 		}
 		return o.res, o.err

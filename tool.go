@@ -15,13 +15,22 @@ import (
 type Tool struct {
 	// Name identifies the tool. It may contain '/' and '.', as namespaced
 	// tools such as "image/resize" do.
-	Name         string           `json:"name"`
-	Title        string           `json:"title,omitempty"`
-	Description  string           `json:"description,omitempty"`
-	InputSchema  json.RawMessage  `json:"inputSchema,omitempty"`
-	OutputSchema json.RawMessage  `json:"outputSchema,omitempty"`
-	Annotations  *ToolAnnotations `json:"annotations,omitempty"`
-	Meta         map[string]any   `json:"_meta,omitempty"`
+	Name string `json:"name"`
+	// Title is an optional human-readable name for display.
+	Title string `json:"title,omitempty"`
+	// Description tells a model (and a person) what the tool does and when
+	// to use it.
+	Description string `json:"description,omitempty"`
+	// InputSchema is the JSON Schema of the arguments object; every call is
+	// validated against it unless validation is off.
+	InputSchema json.RawMessage `json:"inputSchema,omitempty"`
+	// OutputSchema is the JSON Schema of the tool's structuredContent, when
+	// it has one.
+	OutputSchema json.RawMessage `json:"outputSchema,omitempty"`
+	// Annotations are hints about the tool's behaviour; nil omits them.
+	Annotations *ToolAnnotations `json:"annotations,omitempty"`
+	// Meta is the tool's _meta object; nil omits it.
+	Meta map[string]any `json:"_meta,omitempty"`
 
 	// Version is the tool's semantic version ("1.2.0"), used by surfaces
 	// that address versions (OXP). Empty means unversioned. A name may be
@@ -42,11 +51,19 @@ type Tool struct {
 // pointers because MCP gives each a default that differs from false when
 // absent (destructiveHint and openWorldHint default to true).
 type ToolAnnotations struct {
-	Title           string `json:"title,omitempty"`
-	ReadOnlyHint    *bool  `json:"readOnlyHint,omitempty"`
-	DestructiveHint *bool  `json:"destructiveHint,omitempty"`
-	IdempotentHint  *bool  `json:"idempotentHint,omitempty"`
-	OpenWorldHint   *bool  `json:"openWorldHint,omitempty"`
+	// Title is a human-readable name for the tool.
+	Title string `json:"title,omitempty"`
+	// ReadOnlyHint says the tool changes nothing (default false).
+	ReadOnlyHint *bool `json:"readOnlyHint,omitempty"`
+	// DestructiveHint says a change it makes may destroy something (default
+	// true; meaningful only when not read-only).
+	DestructiveHint *bool `json:"destructiveHint,omitempty"`
+	// IdempotentHint says repeating a call with the same arguments has no
+	// further effect (default false).
+	IdempotentHint *bool `json:"idempotentHint,omitempty"`
+	// OpenWorldHint says the tool reaches beyond the host, such as the web
+	// (default true).
+	OpenWorldHint *bool `json:"openWorldHint,omitempty"`
 }
 
 // ToolOptions are per-tool execution settings. The zero value means "use the
@@ -108,9 +125,10 @@ type ToolProviderFunc func() []Tool
 // Tools calls f.
 func (f ToolProviderFunc) Tools() []Tool { return f() }
 
-// inputSchemaOrDefault is the schema clients see: a tool without one accepts
-// any object, which MCP spells {"type":"object"}.
-func (t *Tool) inputSchemaOrDefault() json.RawMessage {
+// InputSchemaOrDefault returns the input schema clients see: InputSchema,
+// or {"type":"object"} (any object) for a tool without one. Every surface
+// lists tools with it.
+func (t *Tool) InputSchemaOrDefault() json.RawMessage {
 	if len(t.InputSchema) == 0 {
 		return json.RawMessage(`{"type":"object"}`)
 	}

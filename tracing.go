@@ -116,7 +116,7 @@ func recordOutcome(span trace.Span, res *CallToolResult, err error, onCall bool)
 		if onCall {
 			span.SetAttributes(attrOutcome.String(outcomeError), attrStage.String(string(e.Stage)))
 		}
-		span.SetStatus(codes.Error, e.Message)
+		span.SetStatus(codes.Error, e.logMessage())
 	case res != nil && res.IsError:
 		span.SetAttributes(attrErrorType.String(outcomeToolError))
 		if onCall {

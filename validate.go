@@ -27,9 +27,10 @@ func WithValidation(enabled bool) Option {
 }
 
 // Validate checks args, a JSON value, against the InputSchema of the tool
-// name in version ("" is the latest), exactly as a call's validation stage
-// would, without running anything: no gate, no auth hook, no interceptor,
-// no handler. It is the engine of POST /tools/{name}/validate and serves
+// name in version ("" is the latest), with the validator a call's
+// validation stage uses, without running anything: no gate, no auth hook,
+// no interceptor, no handler. It checks args as given: a call's input
+// transforms, which run before its validation stage, do not run here. It is the engine of POST /tools/{name}/validate and serves
 // any surface or host that wants the same answer in-process.
 //
 // The only error is for a tool that does not exist (an *Error with

@@ -16,6 +16,8 @@ type ValidationFailure struct {
 // input schema, as POST /tools/{name}/validate answers it. Errors is omitted
 // from the JSON when Valid is true.
 type ValidateResult struct {
-	Valid  bool                `json:"valid"`
+	// Valid reports whether the value passes the schema.
+	Valid bool `json:"valid"`
+	// Errors lists every failure when Valid is false.
 	Errors []ValidationFailure `json:"errors,omitempty"`
 }

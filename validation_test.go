@@ -564,5 +564,30 @@ func TestValidationIsTracedAsTheValidateStage(t *testing.T) {
 		}
 	}
 	require.Len(t, failed, 1)
-	assert.Contains(t, failed[0].Status().Description, "/n: got string, want integer")
+	assert.Equal(t, "invalid arguments: /n (type)", failed[0].Status().Description, "paths and keywords only: no values")
+}
+
+func TestFailedArgumentValuesNeverReachLogsOrSpans(t *testing.T) {
+	var logs bytes.Buffer
+	sr := tracetest.NewSpanRecorder()
+	reg := NewRegistry()
+	reg.MustAdd(Tool{Name: "login", InputSchema: json.RawMessage(`{"type":"object","properties":{"password":{"type":"string","pattern":"^[a-z]+$"}}}`)},
+		func(string, map[string]any) ([]Content, bool, string, error) { return nil, false, "", nil })
+	x := New(reg, reg, WithAllowExecute(true),
+		WithLogger(slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))),
+		WithTracerProvider(sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(sr))))
+
+	_, err := x.Call(context.Background(), CallRequest{Name: "login", Arguments: json.RawMessage(`{"password":"Hunter2-Secret"}`)})
+	e, ok := AsError(err)
+	require.True(t, ok)
+	assert.Contains(t, e.Message, "Hunter2-Secret", "the caller is told what failed, in the validator's words")
+
+	assert.Contains(t, logs.String(), "/password (pattern)")
+	assert.NotContains(t, logs.String(), "Hunter2-Secret")
+	for _, s := range sr.Ended() {
+		assert.NotContains(t, s.Status().Description, "Hunter2-Secret", s.Name())
+		for _, kv := range s.Attributes() {
+			assert.NotContains(t, kv.Value.Emit(), "Hunter2-Secret", s.Name())
+		}
+	}
 }

@@ -4,27 +4,30 @@ import (
 	"bytes"
 	"encoding/json"
 	"net/http"
-	"strconv"
 	"time"
 
 	"github.com/toolexec/toolexec"
+	"github.com/toolexec/toolexec/internal/httpjson"
 )
 
 // exchange is one POST to the MCP endpoint while it is being answered.
 type exchange struct {
+	w       http.ResponseWriter
 	r       *http.Request
 	raw     []byte // the body exactly as sent, for the auth hook
-	body    []byte // the body without surrounding white space
 	version string // from MCP-Protocol-Version; 2025-03-26 when absent, as the spec says to assume
 	batch   bool
 }
 
 // outcome is what answering one message produced.
 type outcome struct {
-	resp *response // nil: nothing to answer (a notification or a client's response)
-	// unauthorized: the auth hook refused a call; the whole HTTP request is
-	// answered 401.
-	unauthorized bool
+	data []byte // the encoded response; nil: nothing to answer (a notification or a client's response)
+	// refused: the auth hook refused a tools/call. A single message is then
+	// answered 401 as a whole, and data is what its slot of a batch holds.
+	refused bool
+	// pastAuth: a tools/call got past the auth hook, so something may have
+	// run; its answer must reach the client (see serveBatch).
+	pastAuth bool
 	// retryAfter: a call was refused for now and may be retried after it.
 	retryAfter time.Duration
 }
@@ -45,119 +48,165 @@ func (h *handler) serveMCP(w http.ResponseWriter, r *http.Request) {
 		h.reject(w, false, http.StatusNotAcceptable, "Not Acceptable: the client must accept application/json or text/event-stream")
 		return
 	}
-	body, err := h.x.ReadBody(w, r)
-	if err != nil {
-		status, msg := http.StatusBadRequest, "Bad Request: the body could not be read"
-		if e, ok := toolexec.AsError(err); ok && e.Code == toolexec.CodeTooLarge {
-			status, msg = http.StatusRequestEntityTooLarge, e.Message
-		}
-		h.reject(w, false, status, msg)
+	raw, ok := h.readBody(w, r, false)
+	if !ok {
 		return
 	}
-	raw := body
-	body = bytes.TrimSpace(body)
+	body := bytes.TrimSpace(raw)
 	if len(body) == 0 {
-		writeJSON(w, http.StatusBadRequest, errorResponse(nil, newError(CodeParseError, "Parse error: the body is empty")))
+		httpjson.Write(w, http.StatusBadRequest, errorResponse(nil, newError(CodeParseError, "Parse error: the body is empty")))
 		return
 	}
+	// The one check of the whole body: everything after reads it with the
+	// walkers of rawjson.go, which rely on it.
 	if !json.Valid(body) {
-		writeJSON(w, http.StatusBadRequest, errorResponse(nil, newError(CodeParseError, "Parse error: the body is not valid JSON")))
+		httpjson.Write(w, http.StatusBadRequest, errorResponse(nil, newError(CodeParseError, "Parse error: the body is not valid JSON")))
 		return
 	}
-	ex := &exchange{r: r, raw: raw, body: body, version: version20250326, batch: body[0] == '['}
-	if v := r.Header.Get(protocolVersionHeader); v != "" {
+	ex := &exchange{w: w, r: r, raw: raw, version: version20250326, batch: body[0] == '['}
+	if v := r.Header.Get(protocolVersionKey); v != "" {
 		if !supported(v) {
 			e := newError(CodeRequestRejected, "Bad Request: unsupported %s %q", protocolVersionHeader, v)
 			e.Data = map[string]any{"supported": SupportedProtocolVersions(), "requested": v}
-			writeJSON(w, http.StatusBadRequest, errorResponse(singleID(body), e))
+			httpjson.Write(w, http.StatusBadRequest, errorResponse(singleID(body), e))
 			return
 		}
 		ex.version = v
 	}
 	if ex.batch {
-		h.serveBatch(w, ex, format)
+		h.serveBatch(ex, body, format)
 		return
 	}
-	m, id, perr := parseMessage(body)
+	m, perr := parseMessage(body)
 	if perr != nil {
-		writeJSON(w, http.StatusBadRequest, errorResponse(id, perr))
+		httpjson.Write(w, http.StatusBadRequest, errorResponse(m.id, perr))
 		return
 	}
 	out := h.answer(ex, m)
 	switch {
-	case out.unauthorized:
-		unauthorized(w)
-	case out.resp == nil:
+	case out.refused:
+		httpjson.WriteUnauthorized(w, "Bearer")
+	case out.data == nil:
 		w.WriteHeader(http.StatusAccepted)
 	default:
 		if out.retryAfter > 0 {
-			w.Header().Set("Retry-After", strconv.Itoa(retryAfterSeconds(out.retryAfter)))
+			w.Header().Set("Retry-After", httpjson.RetryAfter(out.retryAfter))
 		}
-		writeAnswer(w, format, http.StatusOK, out.resp)
+		writeAnswer(w, format, out.data)
 	}
 }
 
 // serveBatch answers a JSON array of messages (protocol 2025-03-26 only):
-// each element in order, the answers to its requests in one array, 202 when
-// it held no request, and 401 for all of it when any call was refused by the
-// auth hook. When calls were refused for now, Retry-After carries the
-// longest wait any of them asked for.
-func (h *handler) serveBatch(w http.ResponseWriter, ex *exchange, format responseFormat) {
+// each element in order, the answers to its requests in one array, and 202
+// when it held no request.
+//
+// A tools/call the auth hook refuses gets a CodeUnauthorized error in its
+// slot, and the answer carries WWW-Authenticate: Bearer, so the answers of
+// the calls that did run reach the client. When no call got past the hook
+// and at least one was refused, nothing the client cannot simply ask for
+// again would be lost, and the batch is answered 401 as a whole, exactly as
+// a single refused call is, so clients start their authorization flow.
+//
+// When calls were refused for now, Retry-After carries the longest wait any
+// of them asked for.
+func (h *handler) serveBatch(ex *exchange, body []byte, format responseFormat) {
+	w := ex.w
 	if !batchesAllowed(ex.version) {
-		writeJSON(w, http.StatusBadRequest, errorResponse(nil, newError(CodeInvalidRequest,
+		httpjson.Write(w, http.StatusBadRequest, errorResponse(nil, newError(CodeInvalidRequest,
 			"Invalid Request: JSON-RPC batches are not supported in protocol version %s", ex.version)))
 		return
 	}
-	var elems []json.RawMessage
-	if err := json.Unmarshal(ex.body, &elems); err != nil {
-		writeJSON(w, http.StatusBadRequest, errorResponse(nil, newError(CodeParseError, "Parse error: %v", err)))
+	if len(bytes.TrimSpace(body[1:len(body)-1])) == 0 {
+		httpjson.Write(w, http.StatusBadRequest, errorResponse(nil, newError(CodeInvalidRequest, "Invalid Request: the batch is empty")))
 		return
 	}
-	if len(elems) == 0 {
-		writeJSON(w, http.StatusBadRequest, errorResponse(nil, newError(CodeInvalidRequest, "Invalid Request: the batch is empty")))
-		return
-	}
-	answers := make([]*response, 0, len(elems))
+	var answers [][]byte
 	var retryAfter time.Duration
-	for _, raw := range elems {
-		m, id, perr := parseMessage(raw)
+	refused, pastAuth := false, false
+	for it := elements(body); it.next(); {
+		m, perr := parseMessage(it.val)
 		if perr != nil {
-			answers = append(answers, errorResponse(id, perr))
+			answers = append(answers, encodeError(m.id, perr))
 			continue
 		}
 		out := h.answer(ex, m)
-		if out.unauthorized {
-			unauthorized(w)
-			return
-		}
-		if out.resp != nil {
-			answers = append(answers, out.resp)
+		refused = refused || out.refused
+		pastAuth = pastAuth || out.pastAuth
+		if out.data != nil {
+			answers = append(answers, out.data)
 		}
 		retryAfter = max(retryAfter, out.retryAfter)
+	}
+	if refused && !pastAuth {
+		httpjson.WriteUnauthorized(w, "Bearer")
+		return
 	}
 	if len(answers) == 0 {
 		w.WriteHeader(http.StatusAccepted)
 		return
 	}
-	if retryAfter > 0 {
-		w.Header().Set("Retry-After", strconv.Itoa(retryAfterSeconds(retryAfter)))
+	if refused {
+		// RFC 9110 allows the challenge on any response: new credentials
+		// would change the answer of the refused calls.
+		w.Header().Set("WWW-Authenticate", "Bearer")
 	}
-	writeAnswer(w, format, http.StatusOK, answers)
+	if retryAfter > 0 {
+		w.Header().Set("Retry-After", httpjson.RetryAfter(retryAfter))
+	}
+	writeAnswer(w, format, joinArray(answers))
+}
+
+// joinArray writes the encoded values as one JSON array.
+func joinArray(values [][]byte) []byte {
+	n := 2
+	for _, v := range values {
+		n += len(v) + 1
+	}
+	out := make([]byte, 0, n+1) // room for the newline writeAnswer adds
+	out = append(out, '[')
+	for i, v := range values {
+		if i > 0 {
+			out = append(out, ',')
+		}
+		out = append(out, v...)
+	}
+	return append(out, ']')
 }
 
 // answer handles one parsed message. A panic while answering a request (a
-// tool provider that panics, say) becomes an internal error for that request
-// alone.
-func (h *handler) answer(ex *exchange, m *message) (out outcome) {
+// tool provider that panics while listing, a result whose encoding panics)
+// is logged with its stack by the shared recoverer and becomes an internal
+// error for that request alone.
+func (h *handler) answer(ex *exchange, m message) outcome {
 	if m.kind != kindRequest {
 		return outcome{} // notifications and client responses: accepted, nothing to say
 	}
-	defer func() {
-		if p := recover(); p != nil {
-			h.x.Logger().ErrorContext(ex.r.Context(), "mcp: panic while answering a request", "method", m.method, "panic", p)
-			out = outcome{resp: errorResponse(m.id, newError(CodeInternalError, "Internal error"))}
-		}
-	}()
+	a := &answering{h: h, ex: ex, m: m}
+	h.guard(a).ServeHTTP(ex.w, ex.r)
+	if !a.done {
+		return outcome{data: encodeError(m.id, newError(CodeInternalError, "Internal error"))}
+	}
+	return a.out
+}
+
+// answering is one request being answered under the handler's guard, an
+// http.Handler so that the shared recoverer can run it. It never writes to
+// the response: its outcome is kept for the caller.
+type answering struct {
+	h    *handler
+	ex   *exchange
+	m    message
+	out  outcome
+	done bool // false after a panic
+}
+
+func (a *answering) ServeHTTP(http.ResponseWriter, *http.Request) {
+	a.out = a.h.dispatch(a.ex, a.m)
+	a.done = true
+}
+
+// dispatch answers one request by its method.
+func (h *handler) dispatch(ex *exchange, m message) outcome {
 	var result any
 	var err *wireError
 	switch m.method {
@@ -177,20 +226,36 @@ func (h *handler) answer(ex *exchange, m *message) (out outcome) {
 		err = newError(CodeMethodNotFound, "Method not found: %s", m.method)
 	}
 	if err != nil {
-		return outcome{resp: errorResponse(m.id, err)}
+		return outcome{data: encodeError(m.id, err)}
 	}
-	return outcome{resp: h.resultResponse(ex.r, m.id, result)}
+	return outcome{data: h.encodeResult(ex.r, m.id, result)}
 }
 
-// resultResponse encodes result into a response to id; a result that cannot
+// encodeResult encodes the response carrying result; a result that cannot
 // be encoded becomes an internal error.
-func (h *handler) resultResponse(r *http.Request, id json.RawMessage, result any) *response {
-	data, err := json.Marshal(result)
+func (h *handler) encodeResult(r *http.Request, id json.RawMessage, result any) []byte {
+	data, err := json.Marshal(&response{JSONRPC: jsonrpcVersion, ID: id, Result: result})
 	if err != nil {
 		h.x.Logger().ErrorContext(r.Context(), "mcp: result could not be encoded", "error", err)
-		return errorResponse(id, newError(CodeInternalError, "Internal error: the result could not be encoded"))
+		return encodeError(id, newError(CodeInternalError, "Internal error: the result could not be encoded"))
 	}
-	return &response{JSONRPC: jsonrpcVersion, ID: id, Result: data}
+	return data
+}
+
+// encodeError encodes an error response to id.
+func encodeError(id json.RawMessage, e *wireError) []byte {
+	return mustEncode(errorResponse(id, e))
+}
+
+// mustEncode encodes a response made only of values that always encode
+// (ids from a valid body, strings, error objects). Should one fail anyway,
+// the answer is still a JSON-RPC error.
+func mustEncode(resp *response) []byte {
+	data, err := json.Marshal(resp)
+	if err != nil {
+		return []byte(`{"jsonrpc":"2.0","id":null,"error":{"code":-32603,"message":"Internal error"}}`)
+	}
+	return data
 }
 
 // singleID returns the id of body when it is one JSON-RPC message with a
@@ -200,16 +265,23 @@ func singleID(body []byte) json.RawMessage {
 	if len(body) == 0 || body[0] != '{' {
 		return nil
 	}
-	var fields map[string]json.RawMessage
-	if json.Unmarshal(body, &fields) != nil || !validID(fields["id"]) {
-		return nil
+	if id := readEnvelope(body).id; validID(id) {
+		return id
 	}
-	return bytes.TrimSpace(fields["id"])
+	return nil
 }
 
-// retryAfterSeconds rounds d up to whole seconds, at least one, so a client
-// never retries too early.
-func retryAfterSeconds(d time.Duration) int {
-	s := int((d + time.Second - 1) / time.Second)
-	return max(s, 1)
+// readBody reads the request body within the Executor's limit, answering
+// 413 (over the limit) or 400 (unreadable) itself when it cannot.
+func (h *handler) readBody(w http.ResponseWriter, r *http.Request, handsAI bool) ([]byte, bool) {
+	body, err := h.x.ReadBody(w, r)
+	if err != nil {
+		status, msg := http.StatusBadRequest, "Bad Request: the body could not be read"
+		if e, ok := toolexec.AsError(err); ok && e.Code == toolexec.CodeTooLarge {
+			status, msg = http.StatusRequestEntityTooLarge, e.Message
+		}
+		h.reject(w, handsAI, status, msg)
+		return nil, false
+	}
+	return body, true
 }

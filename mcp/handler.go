@@ -1,12 +1,12 @@
 package mcp
 
 import (
-	"encoding/json"
 	"mime"
 	"net/http"
 	"strings"
 
 	"github.com/toolexec/toolexec"
+	"github.com/toolexec/toolexec/internal/httpjson"
 )
 
 // NewHandler returns the MCP surface of x: an http.Handler serving MCP
@@ -38,6 +38,26 @@ func NewHandler(x *toolexec.Executor, opts ...Option) http.Handler {
 	if h.version == "" {
 		h.version = moduleVersion()
 	}
+	// A bug in the surface itself (or a panic in the host's code it calls
+	// outside the pipeline, such as the tool provider while listing) must
+	// not reach the client as a dropped connection or a stack trace: the
+	// shared recoverer logs the stack and answers in the route's shape.
+	// Tool panics never get this far: the pipeline recovers them.
+	logger := x.Logger()
+	mcpPanic := httpjson.Recoverer(logger, "mcp: MCP endpoint", func(w http.ResponseWriter) {
+		httpjson.Write(w, http.StatusInternalServerError, errorResponse(nil, newError(CodeInternalError, "Internal error")))
+	})
+	handsAIPanic := httpjson.Recoverer(logger, "mcp: HandsAI route", func(w http.ResponseWriter) {
+		httpjson.Write(w, http.StatusInternalServerError, &handsAIResponse{JSONRPC: jsonrpcVersion,
+			Error: newError(CodeInternalError, "Internal error")})
+	})
+	h.endpoint = mcpPanic(h.allowListed(false, h.serveMCP))
+	h.handsAIListRoute = handsAIPanic(h.allowListed(true, h.handsAIList))
+	h.handsAICallRoute = handsAIPanic(h.allowListed(true, h.handsAICall))
+	// Each request of a batch is answered on its own: a panic while
+	// answering one is an internal error for it alone (see answer). The
+	// guarded handler never writes, so the recoverer has nothing to answer.
+	h.guard = httpjson.Recoverer(logger, "mcp: answering a JSON-RPC request", func(http.ResponseWriter) {})
 	return h
 }
 
@@ -51,43 +71,38 @@ type handler struct {
 	pageSize     int
 	origins      map[string]bool // nil: Origin not checked
 	hosts        map[string]bool // nil: Host not checked
+
+	endpoint         http.Handler // POST: MCP JSON-RPC
+	handsAIListRoute http.Handler // GET .../tools/list
+	handsAICallRoute http.Handler // POST .../tools/call
+	guard            func(http.Handler) http.Handler
 }
 
 // ServeHTTP routes by the path's ending; see NewHandler.
 func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	defer h.recoverPanic(w)
 	w.Header().Set("X-Content-Type-Options", "nosniff")
-	path := r.URL.Path
-	handsAI := strings.HasSuffix(path, "/tools/list") || strings.HasSuffix(path, "/tools/call")
-	if !h.hostAllowed(r.Host) || !h.originAllowed(r.Header.Get("Origin")) {
-		h.x.Logger().WarnContext(r.Context(), "mcp: request refused by the origin/host allow-list",
-			"host", r.Host, "origin", r.Header.Get("Origin"))
-		h.reject(w, handsAI, http.StatusForbidden, "Forbidden: origin or host not allowed")
-		return
-	}
-	switch {
+	switch path := r.URL.Path; {
 	case strings.HasSuffix(path, "/tools/list"):
-		h.handsAIList(w, r)
+		h.handsAIListRoute.ServeHTTP(w, r)
 	case strings.HasSuffix(path, "/tools/call"):
-		h.handsAICall(w, r)
+		h.handsAICallRoute.ServeHTTP(w, r)
 	default:
-		h.serveMCP(w, r)
+		h.endpoint.ServeHTTP(w, r)
 	}
 }
 
-// recoverPanic keeps a bug in the surface itself from reaching the client as
-// a dropped connection. Tool panics never get this far: the pipeline
-// recovers them.
-func (h *handler) recoverPanic(w http.ResponseWriter) {
-	p := recover()
-	if p == nil {
-		return
-	}
-	if p == http.ErrAbortHandler {
-		panic(p)
-	}
-	h.x.Logger().Error("mcp: handler panicked", "panic", p)
-	writeJSON(w, http.StatusInternalServerError, errorResponse(nil, newError(CodeInternalError, "Internal error")))
+// allowListed runs next only for a request that passes the Origin and Host
+// allow-lists; any other is refused with 403 in the route's shape.
+func (h *handler) allowListed(handsAI bool, next http.HandlerFunc) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !h.hostAllowed(r.Host) || !h.originAllowed(r.Header.Get("Origin")) {
+			h.x.Logger().WarnContext(r.Context(), "mcp: request refused by the origin/host allow-list",
+				"host", r.Host, "origin", r.Header.Get("Origin"))
+			h.reject(w, handsAI, http.StatusForbidden, "Forbidden: origin or host not allowed")
+			return
+		}
+		next(w, r)
+	})
 }
 
 // reject answers an HTTP-level refusal in the route's shape: a JSON-RPC
@@ -96,10 +111,10 @@ func (h *handler) recoverPanic(w http.ResponseWriter) {
 func (h *handler) reject(w http.ResponseWriter, handsAI bool, status int, msg string) {
 	e := newError(CodeRequestRejected, "%s", msg)
 	if handsAI {
-		writeJSON(w, status, &handsAIResponse{JSONRPC: jsonrpcVersion, Error: e})
+		httpjson.Write(w, status, &handsAIResponse{JSONRPC: jsonrpcVersion, Error: e})
 		return
 	}
-	writeJSON(w, status, errorResponse(nil, e))
+	httpjson.Write(w, status, errorResponse(nil, e))
 }
 
 // methodNotAllowed answers 405 naming the one method the route takes.
@@ -108,21 +123,12 @@ func (h *handler) methodNotAllowed(w http.ResponseWriter, handsAI bool, allow st
 	h.reject(w, handsAI, http.StatusMethodNotAllowed, "Method not allowed: use "+allow)
 }
 
-// unauthorized answers an auth hook's refusal as every surface does:
-// exactly 401 {"error":"Unauthorized"}, with a Bearer challenge.
-func unauthorized(w http.ResponseWriter) {
-	w.Header().Set("WWW-Authenticate", "Bearer")
-	writeJSON(w, http.StatusUnauthorized, struct {
-		Error string `json:"error"`
-	}{"Unauthorized"})
-}
-
 // jsonContentType reports whether a request body is declared as JSON, or
 // not declared at all. Insisting on a JSON type when one is declared keeps
 // browsers from posting here cross-origin without a CORS preflight.
 func jsonContentType(r *http.Request) bool {
 	ct := r.Header.Get("Content-Type")
-	if ct == "" {
+	if ct == "" || ct == "application/json" {
 		return true
 	}
 	mt, _, err := mime.ParseMediaType(ct)
@@ -151,18 +157,13 @@ func negotiateFormat(r *http.Request) responseFormat {
 	}
 	sse := false
 	for _, v := range values {
-		for _, part := range strings.Split(v, ",") {
-			mt, params, err := mime.ParseMediaType(strings.TrimSpace(part))
-			if err != nil {
-				continue
-			}
-			if q, ok := params["q"]; ok && strings.Trim(q, "0.") == "" {
-				continue // q=0: explicitly not acceptable
-			}
-			switch mt {
-			case "application/json", "application/*", "*/*":
+		for v != "" {
+			var part string
+			part, v, _ = strings.Cut(v, ",")
+			switch acceptedFormat(part) {
+			case formatJSON:
 				return formatJSON
-			case "text/event-stream":
+			case formatSSE:
 				sse = true
 			}
 		}
@@ -173,34 +174,45 @@ func negotiateFormat(r *http.Request) responseFormat {
 	return formatNone
 }
 
-// writeJSON writes v as the JSON response body.
-func writeJSON(w http.ResponseWriter, status int, v any) {
-	data, err := json.Marshal(v)
-	if err != nil {
-		status = http.StatusInternalServerError
-		data, _ = json.Marshal(errorResponse(nil, newError(CodeInternalError, "Internal error: response could not be encoded")))
+// acceptedFormat reads one media range of Accept: formatJSON for a range
+// that takes JSON, formatSSE for text/event-stream, formatNone for anything
+// else, a malformed range, or one with q=0 (explicitly not acceptable).
+// Media types are compared case-insensitively; a range without parameters,
+// the usual kind, is read without allocating.
+func acceptedFormat(part string) responseFormat {
+	mt := strings.TrimSpace(part)
+	if strings.Contains(mt, ";") {
+		var params map[string]string
+		var err error
+		if mt, params, err = mime.ParseMediaType(mt); err != nil {
+			return formatNone
+		}
+		if q, ok := params["q"]; ok && strings.Trim(q, "0.") == "" {
+			return formatNone
+		}
 	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(status)
-	_, _ = w.Write(append(data, '\n'))
+	switch {
+	case strings.EqualFold(mt, "application/json"), strings.EqualFold(mt, "application/*"), mt == "*/*":
+		return formatJSON
+	case strings.EqualFold(mt, "text/event-stream"):
+		return formatSSE
+	}
+	return formatNone
 }
 
-// writeAnswer writes a JSON-RPC answer (one response or a batch of them) in
-// the negotiated format.
-func writeAnswer(w http.ResponseWriter, format responseFormat, status int, v any) {
-	if format != formatSSE || status != http.StatusOK {
-		writeJSON(w, status, v)
+// writeAnswer writes an encoded JSON-RPC answer (one response or a batch of
+// them) with status 200 in the negotiated format. data is the handler's own
+// and may be appended to.
+func writeAnswer(w http.ResponseWriter, format responseFormat, data []byte) {
+	if format == formatSSE {
+		w.Header().Set("Content-Type", "text/event-stream")
+		w.Header().Set("Cache-Control", "no-cache")
+		w.WriteHeader(http.StatusOK)
+		_, _ = w.Write([]byte("event: message\ndata: "))
+		_, _ = w.Write(append(data, '\n', '\n'))
 		return
 	}
-	data, err := json.Marshal(v)
-	if err != nil {
-		writeJSON(w, http.StatusInternalServerError, errorResponse(nil, newError(CodeInternalError, "Internal error: response could not be encoded")))
-		return
-	}
-	w.Header().Set("Content-Type", "text/event-stream")
-	w.Header().Set("Cache-Control", "no-cache")
-	w.WriteHeader(status)
-	_, _ = w.Write([]byte("event: message\ndata: "))
-	_, _ = w.Write(data)
-	_, _ = w.Write([]byte("\n\n"))
+	w.Header().Set("Content-Type", "application/json") // nosniff is set by ServeHTTP
+	w.WriteHeader(http.StatusOK)
+	_, _ = w.Write(append(data, '\n'))
 }

@@ -7,14 +7,16 @@ import (
 	"strings"
 
 	"github.com/toolexec/toolexec"
+	"github.com/toolexec/toolexec/internal/httpjson"
 )
 
 // handsAIResponse is the envelope of HandsAI's MCP controller: a JSON-RPC
 // response whose id appears only when the request sent one, and whose null
-// members are left out.
+// members are left out. Result holds the result itself, so the envelope is
+// encoded once.
 type handsAIResponse struct {
 	JSONRPC string          `json:"jsonrpc"`
-	Result  json.RawMessage `json:"result,omitempty"`
+	Result  any             `json:"result,omitempty"`
 	Error   *wireError      `json:"error,omitempty"`
 	ID      json.RawMessage `json:"id,omitempty"`
 }
@@ -29,29 +31,15 @@ type handsAIResult struct {
 
 // handsAIList is GET .../tools/list: every tool, in the envelope HandsAI's
 // stdio bridge reads ({"jsonrpc":"2.0","result":{"tools":[...]}}). Like all
-// discovery, it is never guarded by the auth hook.
+// discovery, it is never guarded by the auth hook. A tool provider that
+// panics is answered by the route's recoverer (see NewHandler).
 func (h *handler) handsAIList(w http.ResponseWriter, r *http.Request) {
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
 		h.methodNotAllowed(w, true, http.MethodGet)
 		return
 	}
-	var tools []json.RawMessage
-	func() {
-		defer func() {
-			if p := recover(); p != nil {
-				h.x.Logger().ErrorContext(r.Context(), "mcp: panic while listing tools", "panic", p)
-				tools = nil
-			}
-		}()
-		tools = h.encodeTools(r, h.x.Tools())
-	}()
-	if tools == nil {
-		writeJSON(w, http.StatusOK, &handsAIResponse{JSONRPC: jsonrpcVersion,
-			Error: newError(CodeInternalError, "Internal error discovering tools")})
-		return
-	}
-	result, _ := json.Marshal(listToolsResult{Tools: tools})
-	writeJSON(w, http.StatusOK, &handsAIResponse{JSONRPC: jsonrpcVersion, Result: result})
+	tools := h.encodeTools(r, h.x.Tools())
+	httpjson.Write(w, http.StatusOK, &handsAIResponse{JSONRPC: jsonrpcVersion, Result: listToolsResult{Tools: tools}})
 }
 
 // handsAICall is POST .../tools/call, answered as HandsAI answers it: every
@@ -66,13 +54,8 @@ func (h *handler) handsAICall(w http.ResponseWriter, r *http.Request) {
 		h.reject(w, true, http.StatusUnsupportedMediaType, "Unsupported Media Type: the body must be application/json")
 		return
 	}
-	raw, err := h.x.ReadBody(w, r)
-	if err != nil {
-		status, msg := http.StatusBadRequest, "Bad Request: the body could not be read"
-		if e, ok := toolexec.AsError(err); ok && e.Code == toolexec.CodeTooLarge {
-			status, msg = http.StatusRequestEntityTooLarge, e.Message
-		}
-		h.reject(w, true, status, msg)
+	raw, ok := h.readBody(w, r, true)
+	if !ok {
 		return
 	}
 	id, name, args, werr := parseHandsAICall(raw)
@@ -80,7 +63,7 @@ func (h *handler) handsAICall(w http.ResponseWriter, r *http.Request) {
 		writeHandsAI(w, id, nil, werr)
 		return
 	}
-	r.Body = newBody(raw)
+	// r.Body is still unread: ReadBody left it so, for the auth hook.
 	res, e := h.call(r.Context(), toolexec.CallRequest{
 		Name:      name,
 		Arguments: args,
@@ -89,7 +72,7 @@ func (h *handler) handsAICall(w http.ResponseWriter, r *http.Request) {
 	})
 	if e != nil {
 		if e.Code == toolexec.CodeUnauthorized {
-			unauthorized(w)
+			httpjson.WriteUnauthorized(w, "Bearer")
 			return
 		}
 		writeHandsAI(w, id, nil, handsAIError(e))
@@ -107,13 +90,16 @@ func (h *handler) handsAICall(w http.ResponseWriter, r *http.Request) {
 	if content == nil {
 		content = []toolexec.Content{}
 	}
-	result, err := json.Marshal(handsAIResult{Content: content, StructuredContent: res.StructuredContent, Meta: res.Meta})
+	data, err := json.Marshal(&handsAIResponse{JSONRPC: jsonrpcVersion, ID: id,
+		Result: handsAIResult{Content: content, StructuredContent: res.StructuredContent, Meta: res.Meta}})
 	if err != nil {
 		h.x.Logger().ErrorContext(r.Context(), "mcp: tool result could not be encoded", "error", err)
 		writeHandsAI(w, id, nil, newError(CodeInternalError, "Internal error: the tool's result could not be encoded"))
 		return
 	}
-	writeHandsAI(w, id, result, nil)
+	httpjson.SetHeaders(w.Header())
+	w.WriteHeader(http.StatusOK)
+	_, _ = w.Write(append(data, '\n'))
 }
 
 // missingParams is HandsAI's answer to a null body or null params.
@@ -132,21 +118,18 @@ func parseHandsAICall(raw []byte) (id json.RawMessage, name string, args json.Ra
 	if body[0] != '{' {
 		return nil, "", nil, newError(CodeInvalidRequest, "Invalid Request: the body must be one JSON-RPC request object")
 	}
-	var fields map[string]json.RawMessage
-	if err := json.Unmarshal(body, &fields); err != nil {
-		return nil, "", nil, newError(CodeInvalidRequest, "Invalid Request: %v", err)
-	}
-	if rawID, ok := fields["id"]; ok && string(bytes.TrimSpace(rawID)) != "null" {
-		if !validID(rawID) {
+	env := readEnvelope(body)
+	if env.id != nil && string(env.id) != "null" {
+		if !validID(env.id) {
 			return nil, "", nil, newError(CodeInvalidRequest, "Invalid Request: id must be a string or a number")
 		}
-		id = bytes.TrimSpace(rawID)
+		id = env.id
 	}
-	if v, ok := fields["jsonrpc"]; ok && !isString(v, jsonrpcVersion) {
+	if env.jsonrpc != nil && !isString(env.jsonrpc, jsonrpcVersion) {
 		return id, "", nil, newError(CodeInvalidRequest, `Invalid Request: "jsonrpc" must be "2.0"`)
 	}
-	if v, ok := fields["method"]; ok {
-		method, ok := jsonString(v)
+	if env.method != nil {
+		method, ok := jsonString(env.method)
 		if !ok {
 			return id, "", nil, newError(CodeInvalidRequest, "Invalid Request: method must be a string")
 		}
@@ -154,22 +137,14 @@ func parseHandsAICall(raw []byte) (id json.RawMessage, name string, args json.Ra
 			return id, "", nil, newError(CodeMethodNotFound, "Method not found: %s", method)
 		}
 	}
-	params := bytes.TrimSpace(fields["params"])
-	if len(params) == 0 || string(params) == "null" {
+	if env.params == nil || string(env.params) == "null" {
 		return id, "", nil, newError(CodeInvalidParams, missingParams)
 	}
-	p, werr := paramsObject(params)
+	name, args, werr := callParams(env.params)
 	if werr != nil {
 		return id, "", nil, werr
 	}
-	name, werr = optionalString(p, "name")
-	if werr != nil {
-		return id, "", nil, werr
-	}
-	if name == "" {
-		return id, "", nil, newError(CodeInvalidParams, "Invalid params: name is required")
-	}
-	return id, name, p["arguments"], nil
+	return id, name, args, nil
 }
 
 // handsAIError maps a failed call to HandsAI's two codes: -32602 for what
@@ -218,6 +193,7 @@ func fieldName(pointer string) string {
 	return strings.Join(tokens, ".")
 }
 
-func writeHandsAI(w http.ResponseWriter, id, result json.RawMessage, e *wireError) {
-	writeJSON(w, http.StatusOK, &handsAIResponse{JSONRPC: jsonrpcVersion, Result: result, Error: e, ID: id})
+// writeHandsAI answers 200 with HandsAI's envelope.
+func writeHandsAI(w http.ResponseWriter, id json.RawMessage, result any, e *wireError) {
+	httpjson.Write(w, http.StatusOK, &handsAIResponse{JSONRPC: jsonrpcVersion, Result: result, Error: e, ID: id})
 }

@@ -1,14 +1,13 @@
 package mcp
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 )
 
 // The JSON-RPC error codes the handler answers with. The first five are
-// JSON-RPC 2.0's own; the last two are in its range for server-defined
-// errors.
+// JSON-RPC 2.0's own; the last three are in its range for server-defined
+// errors, in the part MCP leaves to implementations (-32000 to -32019).
 const (
 	// CodeParseError: the body is not JSON.
 	CodeParseError = -32700
@@ -37,6 +36,13 @@ const (
 	// meaning (-32001 to -32005 among them: the official Go SDK reads -32003
 	// as "client is closing").
 	CodeExecutionDisabled = -32010
+	// CodeUnauthorized: the auth hook refused this tools/call, inside a
+	// batch in which another call got past the hook (a batch whose calls
+	// were all refused, like a single refused call, answers HTTP 401
+	// instead). The message is "Unauthorized", and says nothing of why.
+	// The code is clear of those the official Go SDK and mcp-go give a
+	// meaning, as CodeExecutionDisabled is.
+	CodeUnauthorized = -32011
 )
 
 const jsonrpcVersion = "2.0"
@@ -54,12 +60,13 @@ func newError(code int, format string, args ...any) *wireError {
 
 // response is a JSON-RPC response. ID is always written: a nil ID is written
 // as null, as JSON-RPC requires when the request's id could not be read.
-// Result is raw so that an empty object ({} for ping) is kept while an
-// absent result is omitted.
+// Result holds the method's result itself (a *toolexec.CallToolResult, say),
+// so the whole response is encoded once; a nil Result is omitted, while an
+// empty struct (ping's) is written as {}.
 type response struct {
 	JSONRPC string          `json:"jsonrpc"`
 	ID      json.RawMessage `json:"id"`
-	Result  json.RawMessage `json:"result,omitempty"`
+	Result  any             `json:"result,omitempty"`
 	Error   *wireError      `json:"error,omitempty"`
 }
 
@@ -79,126 +86,154 @@ const (
 // message is one JSON-RPC message as the client sent it.
 type message struct {
 	kind   kind
-	id     json.RawMessage // as sent; nil when absent
+	id     json.RawMessage // as sent; nil when absent or unusable
 	method string
 	params json.RawMessage // nil when absent or null
 }
 
-// parseMessage reads one JSON-RPC message from raw, which must be valid
-// JSON. On failure it returns the error to answer with and the id to answer
-// it under: the message's own when it has a usable one, else nil (null).
-func parseMessage(raw json.RawMessage) (*message, json.RawMessage, *wireError) {
-	raw = bytes.TrimSpace(raw)
+// envelope holds the members of a JSON-RPC message that the handler reads,
+// each exactly as sent; nil when the member is absent (a member sent as
+// null is "null"). A member sent twice counts as its last value, as
+// encoding/json reads it; members it does not know are ignored.
+type envelope struct {
+	jsonrpc, id, method, params, result, error []byte
+}
+
+// readEnvelope reads the members of obj, a JSON object from a valid body,
+// in one pass.
+func readEnvelope(obj []byte) envelope {
+	var env envelope
+	for it := members(obj); it.next(); {
+		switch {
+		case it.is("jsonrpc"):
+			env.jsonrpc = it.val
+		case it.is("id"):
+			env.id = it.val
+		case it.is("method"):
+			env.method = it.val
+		case it.is("params"):
+			env.params = it.val
+		case it.is("result"):
+			env.result = it.val
+		case it.is("error"):
+			env.error = it.val
+		}
+	}
+	return env
+}
+
+// parseMessage reads one JSON-RPC message from raw, which must be a value
+// from a body json.Valid accepted. On failure it returns the error to
+// answer with, and m.id is the id to answer it under: the message's own
+// when it has a usable one, else nil (null).
+func parseMessage(raw []byte) (m message, _ *wireError) {
 	if len(raw) == 0 || raw[0] != '{' {
-		return nil, nil, newError(CodeInvalidRequest, "Invalid Request: a JSON-RPC message must be a JSON object")
+		return m, newError(CodeInvalidRequest, "Invalid Request: a JSON-RPC message must be a JSON object")
 	}
-	var fields map[string]json.RawMessage
-	if err := json.Unmarshal(raw, &fields); err != nil {
-		return nil, nil, newError(CodeInvalidRequest, "Invalid Request: %v", err)
-	}
-	m := &message{}
-	rawID, hasID := fields["id"]
-	if hasID {
-		if !validID(rawID) {
-			return nil, nil, newError(CodeInvalidRequest, "Invalid Request: id must be a string or a number")
+	env := readEnvelope(raw)
+	if env.id != nil {
+		if !validID(env.id) {
+			return m, newError(CodeInvalidRequest, "Invalid Request: id must be a string or a number")
 		}
-		m.id = bytes.TrimSpace(rawID)
+		m.id = env.id
 	}
-	if v, ok := fields["jsonrpc"]; !ok || !isString(v, jsonrpcVersion) {
-		return nil, m.id, newError(CodeInvalidRequest, `Invalid Request: "jsonrpc" must be "2.0"`)
+	if env.jsonrpc == nil || !isString(env.jsonrpc, jsonrpcVersion) {
+		return m, newError(CodeInvalidRequest, `Invalid Request: "jsonrpc" must be "2.0"`)
 	}
-	rawMethod, hasMethod := fields["method"]
-	_, hasResult := fields["result"]
-	_, hasError := fields["error"]
-	if !hasMethod {
-		if (hasResult || hasError) && hasID && !(hasResult && hasError) {
+	hasResult, hasError := env.result != nil, env.error != nil
+	if env.method == nil {
+		if (hasResult || hasError) && env.id != nil && !(hasResult && hasError) {
 			m.kind = kindResponse
-			return m, nil, nil
+			return m, nil
 		}
-		return nil, m.id, newError(CodeInvalidRequest, "Invalid Request: method is required")
+		return m, newError(CodeInvalidRequest, "Invalid Request: method is required")
 	}
 	if hasResult || hasError {
-		return nil, m.id, newError(CodeInvalidRequest, "Invalid Request: a request cannot carry a result or an error")
+		return m, newError(CodeInvalidRequest, "Invalid Request: a request cannot carry a result or an error")
 	}
-	method, ok := jsonString(rawMethod)
+	method, ok := jsonString(env.method)
 	if !ok {
-		return nil, m.id, newError(CodeInvalidRequest, "Invalid Request: method must be a string")
+		return m, newError(CodeInvalidRequest, "Invalid Request: method must be a string")
 	}
 	m.method = method
-	if p, ok := fields["params"]; ok {
-		p = bytes.TrimSpace(p)
-		switch {
-		case string(p) == "null":
-		case len(p) > 0 && (p[0] == '{' || p[0] == '['):
-			m.params = p
-		default:
-			return nil, m.id, newError(CodeInvalidRequest, "Invalid Request: params must be an object or an array")
-		}
+	switch p := env.params; {
+	case p == nil, string(p) == "null":
+	case p[0] == '{' || p[0] == '[':
+		m.params = p
+	default:
+		return m, newError(CodeInvalidRequest, "Invalid Request: params must be an object or an array")
 	}
-	if hasID {
+	if env.id != nil {
 		m.kind = kindRequest
 	} else {
 		m.kind = kindNotification
 	}
-	return m, nil, nil
+	return m, nil
 }
 
-// validID reports whether raw is an id MCP accepts: a string or a number.
-// null, which JSON-RPC discourages and MCP forbids, is not one.
-func validID(raw json.RawMessage) bool {
-	raw = bytes.TrimSpace(raw)
+// validID reports whether raw, a value from a valid body, is an id MCP
+// accepts: a string or a number. null, which JSON-RPC discourages and MCP
+// forbids, is not one.
+func validID(raw []byte) bool {
 	if len(raw) == 0 {
 		return false
 	}
-	switch c := raw[0]; {
-	case c == '"':
-		var s string
-		return json.Unmarshal(raw, &s) == nil
-	case c == '-' || (c >= '0' && c <= '9'):
-		var n json.Number
-		return json.Unmarshal(raw, &n) == nil
-	}
-	return false
+	c := raw[0]
+	return c == '"' || c == '-' || (c >= '0' && c <= '9')
 }
 
-// jsonString decodes raw as a JSON string; null is not one.
-func jsonString(raw json.RawMessage) (string, bool) {
-	raw = bytes.TrimSpace(raw)
-	if len(raw) == 0 || raw[0] != '"' {
+// jsonString decodes raw, a value from a valid body, as a JSON string; null
+// is not one. A string of plain ASCII without escapes, as method and tool
+// names are, is read without a decoder.
+func jsonString(raw []byte) (string, bool) {
+	if len(raw) < 2 || raw[0] != '"' {
 		return "", false
+	}
+	if inner := raw[1 : len(raw)-1]; plainASCII(inner) {
+		return string(inner), true
 	}
 	var s string
 	return s, json.Unmarshal(raw, &s) == nil
 }
 
 // isString reports whether raw is the JSON string want.
-func isString(raw json.RawMessage, want string) bool {
+func isString(raw []byte, want string) bool {
+	if len(raw) >= 2 && raw[0] == '"' && plainASCII(raw[1:len(raw)-1]) {
+		return string(raw[1:len(raw)-1]) == want // the usual case, read without a decoder
+	}
 	s, ok := jsonString(raw)
 	return ok && s == want
 }
 
-// paramsObject decodes params into a map of its members. Absent or null
-// params are an empty object; an array is not accepted, because every method
-// here takes named parameters.
-func paramsObject(params json.RawMessage) (map[string]json.RawMessage, *wireError) {
-	fields := map[string]json.RawMessage{}
-	if params == nil {
-		return fields, nil
+// checkParamsObject refuses params that are not an object. Absent or null
+// params (nil here) are an empty object; an array is not accepted, because
+// every method here takes named parameters.
+func checkParamsObject(params []byte) *wireError {
+	if params != nil && params[0] != '{' {
+		return newError(CodeInvalidParams, "Invalid params: params must be an object")
 	}
-	if params[0] != '{' {
-		return nil, newError(CodeInvalidParams, "Invalid params: params must be an object")
-	}
-	if err := json.Unmarshal(params, &fields); err != nil {
-		return nil, newError(CodeInvalidParams, "Invalid params: %v", err)
-	}
-	return fields, nil
+	return nil
 }
 
-// optionalString reads member name of fields as a string; absent or null is
-// "".
-func optionalString(fields map[string]json.RawMessage, name string) (string, *wireError) {
-	raw, ok := fields[name]
-	if !ok || string(bytes.TrimSpace(raw)) == "null" {
+// paramString reads the member name of params (an object, or nil) as a
+// string: absent or null is "".
+func paramString(params []byte, name string) (string, *wireError) {
+	if werr := checkParamsObject(params); werr != nil {
+		return "", werr
+	}
+	var raw []byte
+	for it := members(params); it.next(); {
+		if it.is(name) {
+			raw = it.val
+		}
+	}
+	return optionalString(raw, name)
+}
+
+// optionalString reads raw, the value of the member name, as a string;
+// absent (nil) or null is "".
+func optionalString(raw []byte, name string) (string, *wireError) {
+	if raw == nil || string(raw) == "null" {
 		return "", nil
 	}
 	s, isStr := jsonString(raw)
@@ -206,4 +241,30 @@ func optionalString(fields map[string]json.RawMessage, name string) (string, *wi
 		return "", newError(CodeInvalidParams, "Invalid params: %s must be a string", name)
 	}
 	return s, nil
+}
+
+// callParams reads tools/call's params (an object, or nil): the tool's
+// name, which is required, and its arguments exactly as sent (nil when
+// absent), for the pipeline to decode.
+func callParams(params []byte) (name string, args json.RawMessage, _ *wireError) {
+	if werr := checkParamsObject(params); werr != nil {
+		return "", nil, werr
+	}
+	var rawName []byte
+	for it := members(params); it.next(); {
+		switch {
+		case it.is("name"):
+			rawName = it.val
+		case it.is("arguments"):
+			args = it.val
+		}
+	}
+	name, werr := optionalString(rawName, "name")
+	if werr != nil {
+		return "", nil, werr
+	}
+	if name == "" {
+		return "", nil, newError(CodeInvalidParams, "Invalid params: name is required")
+	}
+	return name, args, nil
 }

@@ -1,13 +1,16 @@
 package mcp_test
 
 import (
+	"context"
 	"encoding/json"
 	"net/http"
+	"sync/atomic"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/toolexec/toolexec"
 	"github.com/toolexec/toolexec/mcp"
 )
 
@@ -158,10 +161,72 @@ func TestBatchesAreRefusedFromProtocol20250618On(t *testing.T) {
 	}
 }
 
-func TestABatchWithARefusedCallAnswers401AsAWhole(t *testing.T) {
+func TestABatchWhoseCallsWereAllRefusedAnswers401AsAWhole(t *testing.T) {
 	h := newHandler(t, xoptsDenyAll())
-	rec := post(t, h, `[{"jsonrpc":"2.0","id":1,"method":"ping"},{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"weather_get","arguments":{"location":"x"}}}]`)
-	assert.Equal(t, http.StatusUnauthorized, rec.Code)
-	assert.JSONEq(t, `{"error":"Unauthorized"}`, rec.Body.String())
-	assert.Equal(t, "Bearer", rec.Header().Get("WWW-Authenticate"))
+	for name, batch := range map[string]string{
+		"one refused call beside discovery": `[{"jsonrpc":"2.0","id":1,"method":"ping"},` + batchCall(2, "weather_get", `{"location":"x"}`) + `]`,
+		"every call refused":                `[` + batchCall(1, "weather_get", `{"location":"x"}`) + `,` + batchCall(2, "whoami", `{}`) + `]`,
+		// The unknown tool failed before the hook: no call got past it,
+		// so the 401 hides nothing that ran.
+		"a call that failed before the hook": `[` + batchCall(1, "no_such_tool", `{}`) + `,` + batchCall(2, "whoami", `{}`) + `]`,
+	} {
+		t.Run(name, func(t *testing.T) {
+			rec := post(t, h, batch)
+			assert.Equal(t, http.StatusUnauthorized, rec.Code)
+			assert.JSONEq(t, `{"error":"Unauthorized"}`, rec.Body.String())
+			assert.Equal(t, "Bearer", rec.Header().Get("WWW-Authenticate"))
+		})
+	}
+}
+
+// firstCallOnly is an auth hook that lets one call through and refuses
+// every later one, as a hook spending a one-time token or a quota does.
+func firstCallOnly() func(http.Handler) http.Handler {
+	var used atomic.Bool
+	return func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if used.Swap(true) {
+				w.WriteHeader(http.StatusUnauthorized)
+				return
+			}
+			next.ServeHTTP(w, r)
+		})
+	}
+}
+
+func TestABatchAnswersEachRefusedCallInItsSlotOnceACallHasRun(t *testing.T) {
+	var runs atomic.Int64
+	count := func(next toolexec.CallFunc) toolexec.CallFunc {
+		return func(ctx context.Context, c *toolexec.Call) (*toolexec.CallToolResult, error) {
+			runs.Add(1)
+			return next(ctx, c)
+		}
+	}
+	h := newHandler(t, []toolexec.Option{toolexec.WithAuthHook(firstCallOnly()), toolexec.WithInterceptors(count)})
+	rec := post(t, h, `[`+batchCall(1, "weather_get", `{"location":"Rome"}`)+`,
+		{"jsonrpc":"2.0","id":2,"method":"ping"},
+		`+batchCall(3, "whoami", `{}`)+`]`)
+	require.Equal(t, http.StatusOK, rec.Code, "the result of the call that ran must reach the client")
+	assert.JSONEq(t, `[
+		{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"{\"temperature\": 18, \"condition\": \"Partly cloudy\", \"humidity\": 65}"}],"isError":false}},
+		{"jsonrpc":"2.0","id":2,"result":{}},
+		{"jsonrpc":"2.0","id":3,"error":{"code":-32011,"message":"Unauthorized"}}]`, rec.Body.String())
+	assert.Equal(t, "Bearer", rec.Header().Get("WWW-Authenticate"), "new credentials would change the answer")
+	assert.EqualValues(t, 1, runs.Load(), "the refused call never ran")
+	assert.Equal(t, -32011, mcp.CodeUnauthorized)
+}
+
+func TestABatchKeepsTheAnswerOfACallThatFailedAfterTheHook(t *testing.T) {
+	h := newHandler(t, []toolexec.Option{toolexec.WithAuthHook(firstCallOnly())})
+	rec := post(t, h, `[`+batchCall("a", "database_query", `{}`)+`,`+batchCall("b", "weather_get", `{"location":"x"}`)+`]`)
+	require.Equal(t, http.StatusOK, rec.Code, rec.Body.String())
+	assert.JSONEq(t, `[
+		{"jsonrpc":"2.0","id":"a","result":{"content":[{"type":"text","text":"Connection timeout"}],"isError":true}},
+		{"jsonrpc":"2.0","id":"b","error":{"code":-32011,"message":"Unauthorized"}}]`, rec.Body.String())
+}
+
+// batchCall is one tools/call element of a batch.
+func batchCall(id any, name, args string) string {
+	rawID, _ := json.Marshal(id)
+	return `{"jsonrpc":"2.0","id":` + string(rawID) + `,"method":"tools/call","params":{"name":"` + name + `","arguments":` + args + `}}`
 }

@@ -31,11 +31,7 @@ type implementation struct {
 // initialize negotiates the protocol version and describes the server. It
 // keeps nothing: the client may as well skip it and call tools directly.
 func (h *handler) initialize(params json.RawMessage) (any, *wireError) {
-	fields, err := paramsObject(params)
-	if err != nil {
-		return nil, err
-	}
-	requested, err := optionalString(fields, "protocolVersion")
+	requested, err := paramString(params, "protocolVersion")
 	if err != nil {
 		return nil, err
 	}
@@ -54,11 +50,7 @@ type listToolsResult struct {
 
 // listTools answers one page of the tool list (see WithPageSize).
 func (h *handler) listTools(r *http.Request, params json.RawMessage) (any, *wireError) {
-	fields, err := paramsObject(params)
-	if err != nil {
-		return nil, err
-	}
-	cursor, err := optionalString(fields, "cursor")
+	cursor, err := paramString(params, "cursor")
 	if err != nil {
 		return nil, err
 	}
@@ -79,15 +71,13 @@ func (h *handler) listTools(r *http.Request, params json.RawMessage) (any, *wire
 }
 
 // encodeTools writes tools in MCP's Tool shape, each with an inputSchema
-// ({"type":"object"} for a tool that has none). A tool that cannot be
-// encoded (a schema that is not JSON) is left out and logged, so that one
-// broken tool does not hide all the others.
+// (Tool.InputSchemaOrDefault: {"type":"object"} for a tool that has none).
+// A tool that cannot be encoded (a schema that is not JSON) is left out and
+// logged, so that one broken tool does not hide all the others.
 func (h *handler) encodeTools(r *http.Request, tools []toolexec.Tool) []json.RawMessage {
 	out := make([]json.RawMessage, 0, len(tools))
 	for _, t := range tools {
-		if len(t.InputSchema) == 0 {
-			t.InputSchema = json.RawMessage(`{"type":"object"}`)
-		}
+		t.InputSchema = t.InputSchemaOrDefault()
 		data, err := json.Marshal(t)
 		if err != nil {
 			h.x.Logger().ErrorContext(r.Context(), "mcp: tool left out of the list: it cannot be encoded",
@@ -101,47 +91,63 @@ func (h *handler) encodeTools(r *http.Request, tools []toolexec.Tool) []json.Raw
 
 // callTool runs tools/call through the pipeline and maps its outcome to MCP:
 // a result (isError for tool failures, panics and validation failures), a
-// JSON-RPC error for what the model cannot fix by retrying, or a 401 for the
-// auth hook.
-func (h *handler) callTool(ex *exchange, m *message) outcome {
-	fields, werr := paramsObject(m.params)
+// JSON-RPC error for what the model cannot fix by retrying, or a refusal by
+// the auth hook, which the caller answers (see outcome).
+func (h *handler) callTool(ex *exchange, m message) outcome {
+	name, args, werr := callParams(m.params)
 	if werr != nil {
-		return outcome{resp: errorResponse(m.id, werr)}
+		return outcome{data: encodeError(m.id, werr)}
 	}
-	name, werr := optionalString(fields, "name")
-	if werr != nil {
-		return outcome{resp: errorResponse(m.id, werr)}
+	if ex.batch {
+		// The auth hook may read the body; each call of a batch sees all of
+		// it. (A single message's body is still unread: ReadBody left it so.)
+		ex.r.Body = newBody(ex.raw)
 	}
-	if name == "" {
-		return outcome{resp: errorResponse(m.id, newError(CodeInvalidParams, "Invalid params: name is required"))}
-	}
-	ex.r.Body = newBody(ex.raw) // the auth hook may read the body; each call sees all of it
 	res, e := h.call(ex.r.Context(), toolexec.CallRequest{
 		Name:      name,
-		Arguments: fields["arguments"],
+		Arguments: args,
 		Request:   ex.r,
 		Surface:   toolexec.SurfaceMCP,
 	})
 	if e == nil {
-		return outcome{resp: h.toolResult(ex.r, m.id, res)}
+		return outcome{data: h.encodeToolResult(ex.r, m.id, res), pastAuth: true}
 	}
+	out := outcome{pastAuth: gotPastAuth(e)}
 	switch e.Code {
 	case toolexec.CodeUnauthorized:
-		return outcome{unauthorized: true}
+		out.refused, out.pastAuth = true, false
+		out.data = encodeError(m.id, newError(CodeUnauthorized, "Unauthorized"))
+		return out
 	case toolexec.CodeExecutionDisabled:
-		return outcome{resp: errorResponse(m.id, newError(CodeExecutionDisabled, "%s", e.Message))}
+		out.data = encodeError(m.id, newError(CodeExecutionDisabled, "%s", e.Message))
+		return out
 	case toolexec.CodeNotFound:
-		return outcome{resp: errorResponse(m.id, newError(CodeInvalidParams, "Unknown tool: %s", name))}
+		out.data = encodeError(m.id, newError(CodeInvalidParams, "Unknown tool: %s", name))
+		return out
 	case toolexec.CodeInvalidArguments:
 		if e.Stage != toolexec.StageValidate && len(e.Failures) == 0 {
-			return outcome{resp: errorResponse(m.id, newError(CodeInvalidParams, "Invalid params: %s", e.Message))}
+			out.data = encodeError(m.id, newError(CodeInvalidParams, "Invalid params: %s", e.Message))
+			return out
 		}
 	case toolexec.CodeUnavailable:
-		return outcome{resp: h.toolResult(ex.r, m.id, h.errorResult(name, e)), retryAfter: e.RetryAfter}
+		out.retryAfter = e.RetryAfter
 	}
-	// Validation failures, tool errors, panics, timeouts and internal
-	// failures: a tool result the model can read and act on.
-	return outcome{resp: h.toolResult(ex.r, m.id, h.errorResult(name, e))}
+	// Validation failures, tool errors, panics, timeouts, limits and
+	// internal failures: a tool result the model can read and act on.
+	out.data = h.encodeToolResult(ex.r, m.id, h.errorResult(name, e))
+	return out
+}
+
+// gotPastAuth reports whether a call that failed with e got past the auth
+// hook, so that the tool, or an interceptor, may have done something: every
+// failure but those of the stages before the hook (the gate, the lookup,
+// reading the arguments) and the hook's own refusal.
+func gotPastAuth(e *toolexec.Error) bool {
+	switch e.Stage {
+	case toolexec.StageGate, toolexec.StageResolve, toolexec.StageDecode, toolexec.StageAuth:
+		return false
+	}
+	return e.Code != toolexec.CodeUnauthorized
 }
 
 // errorResult is the isError result standing for e. For a tool that
@@ -160,13 +166,15 @@ func (h *handler) errorResult(name string, e *toolexec.Error) *toolexec.CallTool
 	return res
 }
 
-// toolResult encodes a CallToolResult; one that cannot be encoded (a
-// channel in StructuredContent, say) becomes an isError result saying so.
-func (h *handler) toolResult(r *http.Request, id json.RawMessage, res *toolexec.CallToolResult) *response {
-	data, err := json.Marshal(res)
+// encodeToolResult encodes the response carrying res, in one pass; a
+// result that cannot be encoded (a channel in StructuredContent, say)
+// becomes an isError result saying so.
+func (h *handler) encodeToolResult(r *http.Request, id json.RawMessage, res *toolexec.CallToolResult) []byte {
+	data, err := json.Marshal(&response{JSONRPC: jsonrpcVersion, ID: id, Result: res})
 	if err != nil {
 		h.x.Logger().ErrorContext(r.Context(), "mcp: tool result could not be encoded", "error", err)
-		data, _ = json.Marshal(toolexec.ErrorResult("the tool's result could not be encoded: " + err.Error()))
+		data = mustEncode(&response{JSONRPC: jsonrpcVersion, ID: id,
+			Result: toolexec.ErrorResult("the tool's result could not be encoded: " + err.Error())})
 	}
-	return &response{JSONRPC: jsonrpcVersion, ID: id, Result: data}
+	return data
 }

@@ -11,7 +11,12 @@ const (
 
 // protocolVersionHeader is the header a client repeats the negotiated
 // version in on every request after initialize.
-const protocolVersionHeader = "MCP-Protocol-Version"
+// It is written as the specification writes it, and looked up by its
+// canonical form, which net/http then need not compute on every request.
+const (
+	protocolVersionHeader = "MCP-Protocol-Version"
+	protocolVersionKey    = "Mcp-Protocol-Version" // http.CanonicalHeaderKey(protocolVersionHeader)
+)
 
 // SupportedProtocolVersions returns the MCP protocol versions the handler
 // negotiates, newest first. The slice is the caller's own.

@@ -1,12 +1,16 @@
 // Command server is the toolexec example server, the program `make run`
-// starts. It serves a handful of demo tools over the REST surface, mounted
-// under /api, with execution enabled and calls guarded by a bearer token.
+// starts. It serves a handful of demo tools over every surface from one
+// Executor: REST under /api, OXP 1.0 under /oxp, and MCP at /mcp (with the
+// HandsAI-compatible routes below it), with execution enabled and calls
+// guarded by a bearer token.
 //
 // Environment:
 //
-//	PORT                 the port to listen on (default 8080)
-//	TOOLEXEC_DEMO_TOKEN  the bearer token calls must carry (default: a fresh
-//	                     random token, printed at start-up)
+//	PORT                   the port to listen on (default 8080)
+//	TOOLEXEC_DEMO_TOKEN    the bearer token calls must carry (default: a
+//	                       fresh random token, printed at start-up)
+//	OTEL_TRACES_EXPORTER   "console": spans as JSON lines on stdout
+//	OTEL_METRICS_EXPORTER  "console": metrics as JSON lines on stdout
 //
 // At start-up it prints where it listens, the token, and curl lines to try.
 // SIGINT or SIGTERM shuts it down gracefully.

@@ -28,8 +28,8 @@ import (
 
 func main() {
 	testing.Init()
-	benchtime := flag.Duration("benchtime", 150*time.Millisecond, "run time of each round of an in-process benchmark")
-	rounds := flag.Int("rounds", 3, "rounds of every scenario, interleaving the contenders")
+	benchtime := flag.Duration("benchtime", 120*time.Millisecond, "run time of each round of an in-process benchmark")
+	rounds := flag.Int("rounds", 5, "rounds of every scenario, interleaving the contenders")
 	loadtime := flag.Duration("loadtime", 1500*time.Millisecond, "run time of each loopback load cell, over all rounds")
 	maxCalls := flag.Int("maxcalls", 300_000, "request cap of each loopback load cell, over all rounds")
 	inflight := flag.Int("inflight", 1000, "calls held in the slow tool by the memory scenario")

@@ -23,6 +23,15 @@ func decodeArguments(raw json.RawMessage) (map[string]any, error) {
 	if isNullOrEmpty(raw) {
 		return map[string]any{}, nil
 	}
+	if !mayHoldInexactNumber(raw) {
+		// Every number has at most 15 digits and no exponent: float64 holds
+		// each exactly, and the plain decoder is the fast one.
+		var args map[string]any
+		if err := json.Unmarshal(raw, &args); err != nil || args == nil {
+			return nil, &Error{Stage: StageDecode, Code: CodeInvalidArguments, Message: "arguments must be a JSON object", Err: err}
+		}
+		return args, nil
+	}
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()
 	var args map[string]any
@@ -102,4 +111,59 @@ func significantDigits(s string) int {
 func isNullOrEmpty(raw []byte) bool {
 	t := trimJSONSpace(raw)
 	return len(t) == 0 || string(t) == "null"
+}
+
+// mayHoldInexactNumber reports whether raw may hold a number float64 does
+// not keep exactly: one with more than 15 digits, or with an exponent. It
+// looks at numbers only, skipping strings; a false alarm only costs the
+// slower exact decoding.
+func mayHoldInexactNumber(raw []byte) bool {
+	inString, escaped, inNumber, digits := false, false, false, 0
+	for _, c := range raw {
+		if inString {
+			switch {
+			case escaped:
+				escaped = false
+			case c == '\\':
+				escaped = true
+			case c == '"':
+				inString = false
+			}
+			continue
+		}
+		switch {
+		case c >= '0' && c <= '9':
+			inNumber = true
+			if digits++; digits > 15 {
+				return true
+			}
+		case c == '.' || c == '-':
+			inNumber = true // part of a number: its digits go on counting
+		case (c == 'e' || c == 'E') && inNumber:
+			return true
+		default: // between values, or in true, false and null
+			inNumber, digits = false, 0
+			inString = c == '"'
+		}
+	}
+	return false
+}
+
+// decodeValue decodes one JSON value of any kind with the number rules of
+// decodeArguments: float64 where exact, json.Number otherwise.
+func decodeValue(raw []byte) (any, error) {
+	var v any
+	if !mayHoldInexactNumber(raw) {
+		err := json.Unmarshal(raw, &v)
+		return v, err
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	if err := dec.Decode(&v); err != nil {
+		return nil, err
+	}
+	if _, tail := dec.Token(); !errors.Is(tail, io.EOF) {
+		return nil, errors.New("trailing data after the JSON value")
+	}
+	return normalizeNumbers(v), nil
 }

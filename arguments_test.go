@@ -75,3 +75,32 @@ func TestHugeNumberIsAValidArgumentOverREST(t *testing.T) {
 	require.Equal(t, http.StatusOK, r.status, r.body)
 	assert.Equal(t, map[string]any{"n": json.Number("1e400"), "id": json.Number("123456789012345678901234567890")}, <-f.lastArgs)
 }
+
+func TestMayHoldInexactNumber(t *testing.T) {
+	for raw, want := range map[string]bool{
+		`{"a":1,"b":-2.5,"c":[123456789012345]}`:    false,
+		`{"a":1234567890123456}`:                    true,
+		`{"a":1.23456789012345678}`:                 true,
+		`{"a":1e3}`:                                 true,
+		`{"a":"1234567890123456789 in a string"}`:   false,
+		`{"a":"e and E in a string","b":1}`:         false,
+		`{"a":"escaped \" quote 1e400","b":true}`:   false,
+		`{"12345678901234567":"a key is a string"}`: false,
+	} {
+		assert.Equal(t, want, mayHoldInexactNumber([]byte(raw)), raw)
+	}
+}
+
+func TestTypedToolSeesArgumentsChangedInPlace(t *testing.T) {
+	reg := NewRegistry()
+	got := make(chan bigIn, 1)
+	MustAddTool(reg, Tool{Name: "big"}, func(_ context.Context, in bigIn) (bigIn, error) { got <- in; return in, nil })
+	double := func(_ context.Context, c *Call) (map[string]any, error) {
+		c.Arguments["n"] = c.Arguments["n"].(float64) * 2 // in place, as transforms may
+		return c.Arguments, nil
+	}
+	x := New(reg, reg, WithAllowExecute(true), WithInputTransforms(double))
+	_, err := x.Call(context.Background(), CallRequest{Name: "big", Arguments: json.RawMessage(`{"n":21}`)})
+	require.NoError(t, err)
+	assert.Equal(t, int64(42), (<-got).N, "the transformed arguments, not the bytes received")
+}

@@ -2,6 +2,7 @@ package toolexec
 
 import (
 	"context"
+	"encoding/json"
 	"net/http"
 )
 
@@ -34,6 +35,12 @@ type Call struct {
 	Request *http.Request
 	// Surface is the protocol the call arrived by.
 	Surface Surface
+
+	// raw is the arguments' JSON as received, kept only when nothing
+	// configured for the call can change Arguments (no interceptor, no
+	// input transform), so that a typed tool decodes its input from it
+	// once, exactly, instead of re-encoding the map.
+	raw json.RawMessage
 }
 
 // CallFunc runs a call and returns its result. A failed call returns a nil

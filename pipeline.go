@@ -144,12 +144,23 @@ func (x *Executor) call(ob *observation, req CallRequest) (_ *CallToolResult, er
 		httpReq = passed.WithContext(ctx)
 	}
 	call := &Call{Tool: tool, Arguments: args, Request: httpReq, Surface: ob.surface}
+	if !x.mayChangeArguments(&tool, &req) {
+		call.raw = raw
+	}
 	ctx = withCall(ctx, call)
 	run := x.run
 	if len(req.Interceptors) > 0 {
 		run = chain(run, req.Interceptors)
 	}
 	return x.guard(ctx, call, run)
+}
+
+// mayChangeArguments reports whether anything configured for a call of t
+// could change its arguments after decoding: an interceptor or an input
+// transform, of the Executor, the tool or the call.
+func (x *Executor) mayChangeArguments(t *Tool, req *CallRequest) bool {
+	return len(x.interceptors) > 0 || len(x.inputTransforms) > 0 || len(req.Interceptors) > 0 ||
+		len(t.Options.Interceptors) > 0 || len(t.Options.InputTransforms) > 0
 }
 
 // builtinInterceptors returns the built-in interceptors, outermost first.

@@ -189,12 +189,12 @@ func oneLine(s string) string {
 // string, bool, nil and numbers. Arguments the pipeline decoded are already
 // in it (numbers are float64, which the validator reads exactly, so 3.0 is
 // an integer and 3.5 is not) and pass through untouched. A json.RawMessage
-// is decoded, numbers kept exact; anything else (an interceptor's []string,
-// a struct) goes through encoding/json first.
+// is decoded as arguments are, every number kept exact; anything else (an
+// interceptor's []string, a struct) goes through encoding/json first.
 func jsonValue(v any) (any, error) {
 	switch v := v.(type) {
 	case json.RawMessage:
-		return jsonschema.UnmarshalJSON(bytes.NewReader(v))
+		return decodeValue(v)
 	}
 	if isJSONModel(v) {
 		return v, nil
@@ -203,7 +203,7 @@ func jsonValue(v any) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return jsonschema.UnmarshalJSON(bytes.NewReader(data))
+	return decodeValue(data)
 }
 
 // isJSONModel reports whether v is built only of the types encoding/json

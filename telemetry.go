@@ -3,6 +3,7 @@ package toolexec
 import (
 	"context"
 	"log/slog"
+	"sync"
 	"time"
 
 	"go.opentelemetry.io/otel"
@@ -18,6 +19,41 @@ type telemetry struct {
 	inst      *instruments
 	logger    *slog.Logger
 	startCall []trace.SpanStartOption // the call span's options, made once
+	sets      sync.Map                // metricKey -> metric.MeasurementOption, made once each
+}
+
+// metricKey names one combination of the metrics' attributes. Only
+// resolved tools have a name here, so callers cannot grow the combinations
+// by asking for made-up tools: they are bounded by the tools served.
+type metricKey struct {
+	surface       Surface
+	name, version string
+	outcome       string // "" for the calls-in-flight gauge
+}
+
+// measurement returns the attribute set of k, built on first use.
+func (t *telemetry) measurement(k metricKey) metric.MeasurementOption {
+	if v, ok := t.sets.Load(k); ok {
+		return v.(metric.MeasurementOption)
+	}
+	v, _ := t.sets.LoadOrStore(k, metric.WithAttributeSet(attribute.NewSet(k.attrs()...)))
+	return v.(metric.MeasurementOption)
+}
+
+// attrs lists k's attributes.
+func (k metricKey) attrs() []attribute.KeyValue {
+	attrs := make([]attribute.KeyValue, 0, 4)
+	attrs = append(attrs, attrSurface.String(string(k.surface)))
+	if k.name != "" {
+		attrs = append(attrs, attrToolName.String(k.name))
+	}
+	if k.version != "" {
+		attrs = append(attrs, attrVersion.String(k.version))
+	}
+	if k.outcome != "" {
+		attrs = append(attrs, attrOutcome.String(k.outcome))
+	}
+	return attrs
 }
 
 // newTelemetry builds the telemetry from the providers the host passed, or
@@ -40,10 +76,8 @@ type observation struct {
 	start   time.Time
 	surface Surface
 	name    string               // the tool's name as the caller asked for it
-	tool    *Tool                // the resolved tool; nil until then
-	attrs   []attribute.KeyValue // surface, tool and version, for the metrics
-	set     attribute.Set        // attrs as a set, once the tool is resolved
-	buf     [4]attribute.KeyValue
+	tool    *Tool     // the resolved tool; nil until then
+	key     metricKey // the metrics' attributes: surface, then tool and version once resolved
 }
 
 // begin starts the call span and the clock.
@@ -58,19 +92,14 @@ func (t *telemetry) begin(ctx context.Context, req CallRequest) *observation {
 		span.SetAttributes(attrOperation.String("execute_tool"), attrSurface.String(string(surface)),
 			attrGenAITool.String(name), attrToolName.String(name))
 	}
-	ob := &observation{ctx: ctx, span: span, start: time.Now(), surface: surface, name: req.Name}
-	ob.attrs = append(ob.buf[:0], attrSurface.String(string(surface)))
-	return ob
+	return &observation{ctx: ctx, span: span, start: time.Now(), surface: surface, name: req.Name, key: metricKey{surface: surface}}
 }
 
 // resolved notes the tool the call runs, names the span after it and counts
 // the call in flight.
 func (ob *observation) resolved(t *telemetry, tool *Tool) {
 	ob.tool = tool
-	ob.attrs = append(ob.attrs, attrToolName.String(tool.Name))
-	if tool.Version != "" {
-		ob.attrs = append(ob.attrs, attrVersion.String(tool.Version))
-	}
+	ob.key.name, ob.key.version = tool.Name, tool.Version
 	if ob.span.IsRecording() {
 		ob.span.SetName(callSpanName + " " + tool.Name)
 		ob.span.SetAttributes(attrGenAITool.String(tool.Name), attrToolName.String(tool.Name))
@@ -78,8 +107,7 @@ func (ob *observation) resolved(t *telemetry, tool *Tool) {
 			ob.span.SetAttributes(attrVersion.String(tool.Version))
 		}
 	}
-	ob.set = attribute.NewSet(ob.attrs...)
-	t.inst.active.Add(ob.ctx, 1, metric.WithAttributeSet(ob.set))
+	t.inst.active.Add(ob.ctx, 1, t.measurement(ob.key))
 }
 
 // recordArguments puts the redacted arguments on the call span
@@ -112,17 +140,17 @@ func (t *telemetry) end(ob *observation, res *CallToolResult, err error) {
 	case res.IsError:
 		outcome = outcomeToolError
 	}
-	n := len(ob.attrs)
-	attrs := append(ob.attrs[:n:n], attrOutcome.String(outcome))
-	set := metric.WithAttributeSet(attribute.NewSet(attrs...))
+	done := ob.key
+	done.outcome = outcome
+	set := t.measurement(done)
 	t.inst.calls.Add(ctx, 1, set)
 	t.inst.duration.Record(ctx, elapsed.Seconds(), set)
 	if e != nil {
-		t.inst.errors.Add(ctx, 1, metric.WithAttributes(append(ob.attrs[:n:n],
+		t.inst.errors.Add(ctx, 1, metric.WithAttributes(append(ob.key.attrs(),
 			attrStage.String(string(e.Stage)), attrErrorType.String(string(e.Code)))...))
 	}
 	if ob.tool != nil {
-		t.inst.active.Add(ctx, -1, metric.WithAttributeSet(ob.set))
+		t.inst.active.Add(ctx, -1, t.measurement(ob.key))
 	}
 
 	if t.logger.Enabled(ctx, slog.LevelDebug) {

@@ -138,7 +138,7 @@ func newTypedHandler[In, Out any](t *Tool, fn TypedHandler[In, Out]) (*typedHand
 // HandleCallResult decodes args into In, runs the handler and turns its Out
 // into a result.
 func (h *typedHandler[In, Out]) HandleCallResult(ctx context.Context, _ string, args map[string]any) (*CallToolResult, error) {
-	in, err := decodeTyped[In](args)
+	in, err := decodeTyped[In](ctx, args)
 	if err != nil {
 		return nil, err
 	}
@@ -193,14 +193,19 @@ func (h *typedHandler[In, Out]) result(out Out) (*CallToolResult, error) {
 // decodeTyped decodes the pipeline's arguments into In. Validation has
 // normally made sure they fit; when it is off, a misfit is a tool error
 // naming the field.
-func decodeTyped[In any](args map[string]any) (In, error) {
+func decodeTyped[In any](ctx context.Context, args map[string]any) (In, error) {
 	if in, ok := any(args).(In); ok { // In is any or map[string]any
 		return in, nil
 	}
 	var in In
-	data, err := json.Marshal(args)
-	if err == nil {
-		err = json.Unmarshal(data, &in)
+	var err error
+	if c := CallFromContext(ctx); c != nil && c.raw != nil && sameMap(c.Arguments, args) {
+		err = json.Unmarshal(c.raw, &in) // the arguments as received: one exact decode
+	} else {
+		var data []byte
+		if data, err = json.Marshal(args); err == nil {
+			err = json.Unmarshal(data, &in)
+		}
 	}
 	if err != nil {
 		var te *json.UnmarshalTypeError
@@ -230,4 +235,9 @@ func jsonKind(t reflect.Type) string {
 		return "object"
 	}
 	return t.String()
+}
+
+// sameMap reports whether a and b are the same map (not merely equal).
+func sameMap(a, b map[string]any) bool {
+	return reflect.ValueOf(a).UnsafePointer() == reflect.ValueOf(b).UnsafePointer()
 }

@@ -6,12 +6,14 @@ import (
 	"errors"
 	"math"
 	"net/http"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/google/uuid"
 
 	"github.com/toolexec/toolexec"
+	"github.com/toolexec/toolexec/internal/httpjson"
 )
 
 // call is POST /tools/call. The order of checks, each ending the call with
@@ -19,20 +21,21 @@ import (
 //
 //  1. the body: within the Executor's size limit (413), a well-formed call
 //     request in either form (400);
-//  2. execution is enabled (400; the gate comes first, as in the pipeline),
-//     and the tool id resolves to a served tool version (400);
-//  3. the tool's requirements are in the call's context (400,
-//     missing_requirements);
-//  4. toolexec.Executor.Call: the auth hook (401), the input (422), then the
-//     tool itself (200, success true or false).
+//  2. the tool id resolves to a served tool version (400), answered as the
+//     execution gate's refusal (400) when execution is disabled, since the
+//     gate comes first in the pipeline;
+//  3. toolexec.Executor.Call: the gate (400), the auth hook (401), the
+//     tool's requirements (400, missing_requirements; a per-call
+//     interceptor, so only an authenticated call learns of them), the
+//     input (422), then the tool itself (200, success true or false).
 func (h *handler) call(w http.ResponseWriter, r *http.Request) {
 	body, err := h.x.ReadBody(w, r)
 	if err != nil {
 		if e, ok := toolexec.AsError(err); ok && e.Code == toolexec.CodeTooLarge {
-			writeJSON(w, http.StatusRequestEntityTooLarge, serverError{Message: "The request is too large", DeveloperMessage: e.Message})
+			httpjson.Write(w, http.StatusRequestEntityTooLarge, serverError{Message: "The request is too large", DeveloperMessage: e.Message})
 			return
 		}
-		writeJSON(w, http.StatusBadRequest, serverError{Message: "The request body could not be read", DeveloperMessage: err.Error()})
+		httpjson.Write(w, http.StatusBadRequest, serverError{Message: "The request body could not be read", DeveloperMessage: err.Error()})
 		return
 	}
 	req, bad := decodeCallRequest(body)
@@ -40,14 +43,13 @@ func (h *handler) call(w http.ResponseWriter, r *http.Request) {
 		h.refuse(w, req, http.StatusBadRequest, bad)
 		return
 	}
-	e, bad := h.catalog().resolve(req.toolID)
-	if !h.x.ExecutionAllowed() {
-		// The gate comes first in the pipeline, so it does here too; it is
-		// also checked again by Executor.Call.
-		h.refuse(w, req, http.StatusBadRequest, executionDisabled())
-		return
-	}
+	e, bad := h.resolve(req.toolID)
 	if bad != nil {
+		if !h.x.ExecutionAllowed() {
+			// The pipeline, which never sees this call, would have said so
+			// before looking the tool up.
+			bad = executionDisabled()
+		}
 		h.refuse(w, req, http.StatusBadRequest, bad)
 		return
 	}
@@ -57,19 +59,14 @@ func (h *handler) call(w http.ResponseWriter, r *http.Request) {
 	if cc.CallID == "" {
 		cc.CallID = uuid.NewString()
 	}
-	ctx := NewContext(r.Context(), &cc)
-	if miss := h.missingRequirements(r.WithContext(ctx), e, &cc); miss != nil {
-		h.refuse(w, req, http.StatusBadRequest, miss)
-		return
-	}
-
 	start := time.Now()
-	res, err := h.x.Call(ctx, toolexec.CallRequest{
-		Name:      e.tool.Name,
-		Version:   e.tool.Version,
-		Arguments: req.input,
-		Request:   r,
-		Surface:   toolexec.SurfaceOXP,
+	res, err := h.x.Call(NewContext(r.Context(), &cc), toolexec.CallRequest{
+		Name:         e.tool.Name,
+		Version:      e.tool.Version,
+		Arguments:    req.input,
+		Request:      r,
+		Surface:      toolexec.SurfaceOXP,
+		Interceptors: h.callInterceptors,
 	})
 	resp := &callResponse{CallID: cc.CallID, Duration: milliseconds(time.Since(start))}
 	if err != nil {
@@ -98,10 +95,10 @@ func (h *handler) call(w http.ResponseWriter, r *http.Request) {
 // answer writes a CallToolResponse, wrapped when the request was.
 func (h *handler) answer(w http.ResponseWriter, req callRequest, resp *callResponse) {
 	if req.wrapped {
-		writeJSON(w, http.StatusOK, wrappedResponse{Schema: req.schema, Result: resp})
+		httpjson.Write(w, http.StatusOK, wrappedResponse{Schema: req.schema, Result: resp})
 		return
 	}
-	writeJSON(w, http.StatusOK, resp)
+	httpjson.Write(w, http.StatusOK, resp)
 }
 
 // refuse writes a ServerErrorResponse; in the wrapped form it echoes the
@@ -110,13 +107,18 @@ func (h *handler) refuse(w http.ResponseWriter, req callRequest, status int, bod
 	if req.wrapped {
 		body.Schema = req.schema
 	}
-	writeJSON(w, status, body)
+	httpjson.Write(w, status, body)
 }
 
 // refuseFailure answers the failures of Executor.Call that happen before
 // the tool runs, and reports whether it did. The others are tool execution
 // errors, answered with success false.
 func (h *handler) refuseFailure(w http.ResponseWriter, req callRequest, err error) bool {
+	var miss *missingRequirementsError
+	if errors.As(err, &miss) {
+		h.refuse(w, req, http.StatusBadRequest, miss.serverError())
+		return true
+	}
 	e, ok := toolexec.AsError(err)
 	if !ok {
 		return false
@@ -127,7 +129,7 @@ func (h *handler) refuseFailure(w http.ResponseWriter, req callRequest, err erro
 	case toolexec.CodeNotFound:
 		h.refuse(w, req, http.StatusBadRequest, &serverError{Message: "The tool is not available", DeveloperMessage: e.Message})
 	case toolexec.CodeUnauthorized:
-		writeJSON(w, http.StatusUnauthorized, unauthorizedBody)
+		httpjson.WriteUnauthorized(w, "")
 	case toolexec.CodeTooLarge:
 		h.refuse(w, req, http.StatusRequestEntityTooLarge, &serverError{Message: "The request is too large", DeveloperMessage: e.Message})
 	case toolexec.CodeInvalidArguments:
@@ -135,7 +137,7 @@ func (h *handler) refuseFailure(w http.ResponseWriter, req callRequest, err erro
 		if req.wrapped {
 			body.Schema = req.schema
 		}
-		writeJSON(w, http.StatusUnprocessableEntity, body)
+		httpjson.Write(w, http.StatusUnprocessableEntity, body)
 	default:
 		return false
 	}
@@ -244,11 +246,15 @@ func callErrorOf(err error) *callError {
 }
 
 // valueOf is a successful result's value: the structured output when the
-// tool gave one; else, when every content block is text, the text, parsed
-// as JSON when the tool declares an output schema and the text is JSON (so
-// a tool answering "15" under {"type": "number"} has the value 15); null
+// tool gave one; else, when every content block is text, the text; null
 // when there is no content at all; and the content blocks themselves, in
 // MCP's form, when some are not text, so no image or resource is lost.
+//
+// The text is the value as JSON, rather than as a string, only when that is
+// unambiguous: the tool declares an output schema, that schema does not
+// allow a string at its top level (textIsJSON), and the text is one JSON
+// document. So a tool answering "15" under {"type": "number"} has the value
+// 15, while one answering "123" under {"type": "string"} has "123".
 func valueOf(tool toolexec.Tool, res *toolexec.CallToolResult) (json.RawMessage, error) {
 	if res.StructuredContent != nil {
 		return json.Marshal(res.StructuredContent)
@@ -262,12 +268,42 @@ func valueOf(tool toolexec.Tool, res *toolexec.CallToolResult) (json.RawMessage,
 		}
 	}
 	text := res.Text()
-	if len(tool.OutputSchema) > 0 {
+	if textIsJSON(tool.OutputSchema) {
 		if t := bytes.TrimSpace([]byte(text)); len(t) > 0 && json.Valid(t) {
 			return json.RawMessage(t), nil
 		}
 	}
 	return json.Marshal(text)
+}
+
+// textIsJSON reports whether a text result under the output schema is to
+// be read as JSON: the schema's top-level "type" does not name "string" (as
+// "string" or in a list of types); a schema without "type" (or the schema
+// true) does not say, and the declared schema is taken to mean JSON output.
+// Without a schema, or with one that cannot be read, the text stays a
+// string.
+func textIsJSON(schema json.RawMessage) bool {
+	if len(schema) == 0 {
+		return false
+	}
+	var s struct {
+		Type json.RawMessage `json:"type"`
+	}
+	if err := json.Unmarshal(schema, &s); err != nil {
+		return string(bytes.TrimSpace(schema)) == "true"
+	}
+	if len(s.Type) == 0 {
+		return true
+	}
+	var one string
+	if json.Unmarshal(s.Type, &one) == nil {
+		return one != "string"
+	}
+	var many []string
+	if json.Unmarshal(s.Type, &many) == nil {
+		return !slices.Contains(many, "string")
+	}
+	return true
 }
 
 // milliseconds is d in milliseconds, to the microsecond.

@@ -19,4 +19,6 @@
 // A tool's requirements (toolexec.Requirements: secrets, authorization
 // providers with scopes, a user id) appear on its definition; a call must
 // supply them in its context, and the handler reads them with FromContext.
+// They are checked once the auth hook has let the call through, so a caller
+// it refuses learns nothing of them.
 package oxp

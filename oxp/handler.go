@@ -2,15 +2,14 @@ package oxp
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"net/http"
-	"regexp"
 	"strings"
 
 	"github.com/go-chi/chi/v5"
 
 	"github.com/toolexec/toolexec"
+	"github.com/toolexec/toolexec/internal/httpjson"
 )
 
 // Version is the OXP version this package speaks. Every response carries it
@@ -51,10 +50,12 @@ func WithReadiness(ready func(ctx context.Context) bool) Option {
 // WithAuthorizationChallenge sets how a missing authorization requirement is
 // answered: challenge returns where the user can grant the provider's
 // authorization (Challenge.URL) and where the client can poll for it
-// (Challenge.CheckURL). It runs once per missing provider with the call's
-// HTTP request, whose context holds the call's CallContext (FromContext),
-// so the user id is at hand. Without it, a missing authorization is
-// reported by provider id only.
+// (Challenge.CheckURL). It runs only for calls the Executor's auth hook let
+// through, once per missing provider, with the call's HTTP request as the
+// auth hook passed it on (so the identity the hook established is in its
+// context) and the call's CallContext in its context (FromContext), so the
+// user id is at hand. It must be safe for concurrent use. Without it, a
+// missing authorization is reported by provider id only.
 func WithAuthorizationChallenge(challenge func(r *http.Request, tool toolexec.Tool, need toolexec.AuthorizationRequirement) Challenge) Option {
 	return func(h *handler) { h.challenge = challenge }
 }
@@ -83,25 +84,27 @@ func NewHandler(x *toolexec.Executor, opts ...Option) http.Handler {
 	for _, opt := range opts {
 		opt(h)
 	}
-	if !segmentRE.MatchString(h.toolkit) || len(h.toolkit) > maxNameLen-2 {
+	if !validName(h.toolkit) || len(h.toolkit) > maxNameLen-2 {
 		panic(fmt.Sprintf("oxp: NewHandler: toolkit name %q must match ^[A-Za-z0-9_-]{1,62}$", h.toolkit))
 	}
+	h.callInterceptors = []toolexec.Interceptor{h.requirementsInterceptor}
 	r := chi.NewRouter()
-	r.Use(h.headers, h.recoverer, h.checkVersion)
+	r.Use(h.headers, httpjson.Recoverer(x.Logger(), "oxp: handler", func(w http.ResponseWriter) {
+		httpjson.Write(w, http.StatusInternalServerError, serverError{Message: "Internal server error"})
+	}), h.checkVersion)
 	r.NotFound(func(w http.ResponseWriter, _ *http.Request) {
-		writeJSON(w, http.StatusNotFound, serverError{Message: "Not found"})
+		httpjson.Write(w, http.StatusNotFound, serverError{Message: "Not found"})
 	})
-	r.MethodNotAllowed(func(w http.ResponseWriter, r *http.Request) {
-		allow := "POST"
-		switch strings.TrimSuffix(routePath(r), "/") {
-		case "/health":
-			allow = "GET, HEAD"
-		case "/tools":
-			allow = "GET"
-		}
-		w.Header().Set("Allow", allow)
-		writeJSON(w, http.StatusMethodNotAllowed, serverError{Message: "Method not allowed"})
+	// Each path answers every method first with 405, then its own methods
+	// with their handlers, so each 405 knows its Allow header. chi hands a
+	// method it does not know at all (not one of HTTP's) to
+	// MethodNotAllowed, whatever the path: that is 501, as HTTP has it.
+	r.MethodNotAllowed(func(w http.ResponseWriter, _ *http.Request) {
+		httpjson.Write(w, http.StatusNotImplemented, serverError{Message: "Method not implemented"})
 	})
+	r.Handle("/health", methodNotAllowed("GET, HEAD"))
+	r.Handle("/tools", methodNotAllowed("GET"))
+	r.Handle("/tools/call", methodNotAllowed("POST"))
 	r.Get("/health", h.health)
 	r.Head("/health", h.health)
 	r.Get("/tools", h.list)
@@ -114,6 +117,19 @@ type handler struct {
 	toolkit   string
 	ready     func(context.Context) bool
 	challenge func(*http.Request, toolexec.Tool, toolexec.AuthorizationRequirement) Challenge
+	// callInterceptors are the per-call interceptors of every call: the
+	// requirements check. Set once by NewHandler; never modified.
+	callInterceptors []toolexec.Interceptor
+	// logged remembers which tools GET /tools has already warned about.
+	logged onceLog
+}
+
+// methodNotAllowed answers 405 with the path's methods in Allow.
+func methodNotAllowed(allow string) http.HandlerFunc {
+	return func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Allow", allow)
+		httpjson.Write(w, http.StatusMethodNotAllowed, serverError{Message: "Method not allowed"})
+	}
 }
 
 // health is GET /health.
@@ -129,34 +145,26 @@ func (h *handler) health(w http.ResponseWriter, r *http.Request) {
 func (h *handler) headers(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set(VersionHeader, Version)
-		w.Header().Set("Content-Type", "application/json")
-		w.Header().Set("X-Content-Type-Options", "nosniff")
+		httpjson.SetHeaders(w.Header())
 		next.ServeHTTP(w, r)
 	})
 }
 
-// recoverer keeps a bug in the surface itself from reaching the client as a
-// stack trace or a dropped connection. Tool panics never get this far: the
-// pipeline recovers them.
-func (h *handler) recoverer(next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		defer func() {
-			if p := recover(); p != nil {
-				if p == http.ErrAbortHandler {
-					panic(p)
-				}
-				h.x.Logger().ErrorContext(r.Context(), "oxp: handler panicked", "panic", fmt.Sprint(p))
-				writeJSON(w, http.StatusInternalServerError, serverError{Message: "Internal server error"})
-			}
-		}()
-		next.ServeHTTP(w, r)
-	})
+// supportedVersion reports whether this package accepts v, from a
+// request's OXP-Version header: 1, 1.x or 1.x.y. A 1.x client speaks 1.0,
+// as minor versions only add to the protocol.
+func supportedVersion(v string) bool {
+	parts := strings.Split(v, ".")
+	if len(parts) > 3 || parts[0] != "1" {
+		return false
+	}
+	for _, p := range parts[1:] {
+		if !numeric(p) {
+			return false
+		}
+	}
+	return true
 }
-
-// oxpVersionRE matches the versions this package accepts in a request's
-// OXP-Version header: 1, 1.x or 1.x.y. A 1.x client speaks 1.0, as minor
-// versions only add to the protocol.
-var oxpVersionRE = regexp.MustCompile(`^1(\.(0|[1-9][0-9]*)){0,2}$`)
 
 // checkVersion refuses a request that asks for a protocol version this
 // package does not speak. A request without the header is assumed to speak
@@ -165,8 +173,8 @@ func (h *handler) checkVersion(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if vs := r.Header.Values(VersionHeader); len(vs) > 0 {
 			v := strings.TrimSpace(vs[0])
-			if len(vs) > 1 || !oxpVersionRE.MatchString(v) {
-				writeJSON(w, http.StatusBadRequest, serverError{
+			if len(vs) > 1 || !supportedVersion(v) {
+				httpjson.Write(w, http.StatusBadRequest, serverError{
 					Message:          fmt.Sprintf("OXP version %q is not supported", strings.Join(vs, ", ")),
 					DeveloperMessage: "this server speaks OXP " + Version + "; send " + VersionHeader + ": " + Version + " or leave the header out",
 				})
@@ -175,21 +183,4 @@ func (h *handler) checkVersion(next http.Handler) http.Handler {
 		}
 		next.ServeHTTP(w, r)
 	})
-}
-
-// routePath is the path chi routes on, relative to the mount point.
-func routePath(r *http.Request) string {
-	if rctx := chi.RouteContext(r.Context()); rctx != nil && rctx.RoutePath != "" {
-		return rctx.RoutePath
-	}
-	return r.URL.Path
-}
-
-func writeJSON(w http.ResponseWriter, status int, v any) {
-	data, err := json.Marshal(v)
-	if err != nil {
-		status, data = http.StatusInternalServerError, []byte(`{"message":"Internal server error"}`)
-	}
-	w.WriteHeader(status)
-	_, _ = w.Write(append(data, '\n'))
 }

@@ -20,12 +20,20 @@ type callRequest struct {
 	schema json.RawMessage
 }
 
-// requestFields are the members of an OXP 1.0 call request. "inputs" is
-// accepted for "input", as one revision of the schema spelled it, and
-// "$schema" as the drafts sent it.
-var requestFields = map[string]bool{
-	"tool_id": true, "call_id": true, "trace_id": true, "input": true, "inputs": true, "context": true, "$schema": true,
+// requestField reports whether key is a member of an OXP 1.0 call request.
+// "inputs" is accepted for "input", as one revision of the schema spelled
+// it, and "$schema" as the drafts sent it.
+func requestField(key string) bool {
+	switch key {
+	case "tool_id", "call_id", "trace_id", "input", "inputs", "context", "$schema":
+		return true
+	}
+	return false
 }
+
+// wrapperField reports whether key is a member of the earlier draft's
+// wrapped request.
+func wrapperField(key string) bool { return key == "request" || key == "$schema" }
 
 // decodeCallRequest reads a call request in either form. Every problem is a
 // 400 serverError naming what is wrong: nothing the caller sent is ignored,
@@ -40,7 +48,7 @@ func decodeCallRequest(body []byte) (callRequest, *serverError) {
 	members := top
 	if inner, ok := top["request"]; ok {
 		req.wrapped = true
-		if err := onlyFields(top, map[string]bool{"request": true, "$schema": true}, ""); err != nil {
+		if err := onlyFields(top, wrapperField, ""); err != nil {
 			return req, err
 		}
 		if members, err = object(inner, `"request"`); err != nil {
@@ -51,7 +59,7 @@ func decodeCallRequest(body []byte) (callRequest, *serverError) {
 	if req.wrapped {
 		prefix = "request."
 	}
-	if err := onlyFields(members, requestFields, prefix); err != nil {
+	if err := onlyFields(members, requestField, prefix); err != nil {
 		return req, err
 	}
 	var e *serverError
@@ -145,7 +153,7 @@ func pairs(raw json.RawMessage, where, valueKey string) (map[string]string, *ser
 		if e != nil {
 			return nil, e
 		}
-		if e := onlyFields(members, map[string]bool{"id": true, valueKey: true}, at+"."); e != nil {
+		if e := onlyFields(members, func(k string) bool { return k == "id" || k == valueKey }, at+"."); e != nil {
 			return nil, e
 		}
 		id, e := stringField(members, "id", at+".")
@@ -187,10 +195,10 @@ func object(raw json.RawMessage, what string) (map[string]json.RawMessage, *serv
 }
 
 // onlyFields refuses members outside allowed, naming them all.
-func onlyFields(members map[string]json.RawMessage, allowed map[string]bool, prefix string) *serverError {
+func onlyFields(members map[string]json.RawMessage, allowed func(key string) bool, prefix string) *serverError {
 	var unknown []string
 	for k := range members {
-		if !allowed[k] {
+		if !allowed(k) {
 			unknown = append(unknown, prefix+k)
 		}
 	}

@@ -1,7 +1,7 @@
 package oxp
 
 import (
-	"net/http"
+	"context"
 	"strings"
 
 	"github.com/toolexec/toolexec"
@@ -68,50 +68,92 @@ type missingWire struct {
 	UserID        bool         `json:"user_id,omitempty"`
 }
 
-// missingRequirements checks the call's context against what the tool
-// declares and returns the 400 answer when something is missing: a provider
-// without a token, a secret without a value, no user id. An empty token,
-// value or user id counts as missing. Scopes cannot be checked here (the
-// token is opaque to the surface); the tool finds out when it uses it.
-func (h *handler) missingRequirements(r *http.Request, e *entry, c *CallContext) *serverError {
-	need := e.tool.Requirements
-	var miss missingWire
-	var what []string
+// requirementsInterceptor checks the call's context against what the tool
+// declares, and ends the call when something is missing (a provider without
+// a token, a secret without a value, no user id) with a *toolexec.Error of
+// StageIntercept whose Err is a *missingRequirementsError. Its Code is
+// CodeInvalidArguments: the call did not carry what the tool needs, which is
+// the caller's to fix, as with bad input. An empty token, value or user id counts as missing.
+// Scopes cannot be checked here (the token is opaque to the surface); the
+// tool finds out when it uses it.
+//
+// The handler hands it to Executor.Call as a per-call interceptor, so it
+// runs after the auth hook has passed the call and before every other
+// interceptor: an unauthenticated caller learns nothing from it, and the
+// WithAuthorizationChallenge hook never runs for one.
+func (h *handler) requirementsInterceptor(next toolexec.CallFunc) toolexec.CallFunc {
+	return func(ctx context.Context, call *toolexec.Call) (*toolexec.CallToolResult, error) {
+		if miss := h.missingRequirements(ctx, call); miss != nil {
+			return nil, &toolexec.Error{Stage: toolexec.StageIntercept, Code: toolexec.CodeInvalidArguments, Message: miss.Error(), Err: miss}
+		}
+		return next(ctx, call)
+	}
+}
+
+// missingRequirementsError is why requirementsInterceptor refused a call.
+// The surface finds it with errors.As and answers 400 with
+// missing_requirements.
+type missingRequirementsError struct {
+	toolID  string
+	missing missingWire
+	what    []string // what is missing, for the developer message
+}
+
+// Error returns the developer message: the tool id and what it lacks.
+func (e *missingRequirementsError) Error() string {
+	return e.toolID + " requires " + strings.Join(e.what, ", ") + " in the call's context"
+}
+
+// serverError is the 400 answer.
+func (e *missingRequirementsError) serverError() *serverError {
+	msg := "The tool needs more than the call supplied"
+	if len(e.missing.Authorization) > 0 {
+		msg = "Authorization is required before this tool can run"
+	}
+	missing := e.missing
+	return &serverError{Message: msg, DeveloperMessage: e.Error(), MissingRequirements: &missing}
+}
+
+// missingRequirements is what the call's CallContext lacks of what its tool
+// requires, nil when nothing is. The challenge hook gets the call's request
+// as the auth hook passed it, with ctx (which holds the CallContext).
+func (h *handler) missingRequirements(ctx context.Context, call *toolexec.Call) *missingRequirementsError {
+	need := call.Tool.Requirements
+	if need.IsZero() {
+		return nil
+	}
+	c := FromContext(ctx)
+	if c == nil {
+		c = &CallContext{} // the handler always sets one; nothing is supplied without it
+	}
+	miss := &missingRequirementsError{toolID: c.ToolID}
 	for _, a := range need.Authorization {
 		if tok, _ := c.Token(a.ID); tok != "" {
 			continue
 		}
 		ch := Challenge{ID: a.ID}
-		if h.challenge != nil {
-			ch = h.challenge(r, e.tool, a)
+		if h.challenge != nil && call.Request != nil {
+			ch = h.challenge(call.Request.WithContext(ctx), call.Tool, a)
 			if ch.ID == "" {
 				ch.ID = a.ID
 			}
 		}
-		miss.Authorization = append(miss.Authorization, ch)
-		what = append(what, "authorization from "+a.ID)
+		miss.missing.Authorization = append(miss.missing.Authorization, ch)
+		miss.what = append(miss.what, "authorization from "+a.ID)
 	}
 	for _, id := range need.Secrets {
 		if v, _ := c.Secret(id); v != "" {
 			continue
 		}
-		miss.Secrets = append(miss.Secrets, secretWire{ID: id})
-		what = append(what, "secret "+id)
+		miss.missing.Secrets = append(miss.missing.Secrets, secretWire{ID: id})
+		miss.what = append(miss.what, "secret "+id)
 	}
 	if need.UserID && c.UserID == "" {
-		miss.UserID = true
-		what = append(what, "user_id")
+		miss.missing.UserID = true
+		miss.what = append(miss.what, "user_id")
 	}
-	if len(what) == 0 {
+	if len(miss.what) == 0 {
 		return nil
 	}
-	msg := "The tool needs more than the call supplied"
-	if len(miss.Authorization) > 0 {
-		msg = "Authorization is required before this tool can run"
-	}
-	return &serverError{
-		Message:             msg,
-		DeveloperMessage:    e.id() + " requires " + strings.Join(what, ", ") + " in the call's context",
-		MissingRequirements: &miss,
-	}
+	return miss
 }

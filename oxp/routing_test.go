@@ -89,3 +89,29 @@ func TestHandlerMountsUnderAnyPrefix(t *testing.T) {
 		srv.Close()
 	}
 }
+
+func TestMethodsHTTPDoesNotDefineAre501(t *testing.T) {
+	h := newHandler(t, seedRegistry(t), nil)
+	for _, path := range []string{"/tools", "/tools/call", "/nowhere"} {
+		w := do(h, "BREW", path, "")
+		assert.Equal(t, http.StatusNotImplemented, w.Code, path)
+		jsonEq(t, `{"message": "Method not implemented"}`, w)
+		assert.Equal(t, "1.0", w.Header().Get("OXP-Version"))
+	}
+}
+
+func TestAPanicInTheSurfaceIs500WithTheStackOnlyLogged(t *testing.T) {
+	logs := &logBuffer{}
+	provider := toolexec.ToolProviderFunc(func() []toolexec.Tool { panic("provider exploded") })
+	h := oxp.NewHandler(toolexec.New(provider, whoAmI, toolexec.WithAllowExecute(true), toolexec.WithLogger(logs.logger())))
+	for _, w := range []*httptest.ResponseRecorder{do(h, http.MethodGet, "/tools", ""), call(h, `{"tool_id": "Kit.Tool"}`)} {
+		require.Equal(t, http.StatusInternalServerError, w.Code)
+		jsonEq(t, `{"message": "Internal server error"}`, w)
+		assert.Equal(t, "1.0", w.Header().Get("OXP-Version"))
+		assert.Equal(t, "application/json", w.Header().Get("Content-Type"))
+	}
+	assert.Equal(t, 2, strings.Count(logs.String(), "level=ERROR"))
+	assert.Contains(t, logs.String(), "provider exploded")
+	assert.Contains(t, logs.String(), "stack=", "the stack is logged")
+	assert.Contains(t, logs.String(), "oxp.(*handler).list", "the stack is the panic's own")
+}

@@ -1,8 +1,12 @@
 package oxp
 
 import (
+	"context"
 	"encoding/json"
+	"log/slog"
 	"net/http"
+
+	"github.com/toolexec/toolexec/internal/httpjson"
 )
 
 // list is GET /tools: every version of every tool OXP can serve, in the
@@ -11,17 +15,14 @@ import (
 func (h *handler) list(w http.ResponseWriter, r *http.Request) {
 	c := h.catalog()
 	for name, why := range c.skipped {
-		h.x.Logger().WarnContext(r.Context(), "oxp: tool not served", "tool", name, "reason", why)
+		h.warnOnce(r.Context(), "oxp: tool not served", name, why)
 	}
 	items := make([]toolDefinition, 0, len(c.entries))
 	for i := range c.entries {
 		e := &c.entries[i]
-		in, out := e.tool.InputSchema, e.tool.OutputSchema
-		if len(in) == 0 {
-			in = json.RawMessage(`{"type":"object"}`)
-		}
+		in, out := e.tool.InputSchemaOrDefault(), e.tool.OutputSchema
 		if !json.Valid(in) || (len(out) > 0 && !json.Valid(out)) {
-			h.x.Logger().WarnContext(r.Context(), "oxp: tool not listed: its schema is not valid JSON", "tool", e.id())
+			h.warnOnce(r.Context(), "oxp: tool not listed", e.id(), "its schema is not valid JSON")
 			continue
 		}
 		items = append(items, toolDefinition{
@@ -34,5 +35,16 @@ func (h *handler) list(w http.ResponseWriter, r *http.Request) {
 			Requirements: requirementsOf(e.tool.Requirements),
 		})
 	}
-	writeJSON(w, http.StatusOK, toolList{Items: items})
+	httpjson.Write(w, http.StatusOK, toolList{Items: items})
+}
+
+// warnOnce logs a tool this surface does not serve: at warning level the
+// first time this handler sees that tool with that reason, at debug level
+// after, so discovery, which needs no credentials, cannot flood the log.
+func (h *handler) warnOnce(ctx context.Context, msg, tool, reason string) {
+	level := slog.LevelDebug
+	if h.logged.first(msg + "\x00" + tool + "\x00" + reason) {
+		level = slog.LevelWarn
+	}
+	h.x.Logger().Log(ctx, level, msg, "tool", tool, "reason", reason)
 }

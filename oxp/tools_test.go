@@ -1,13 +1,16 @@
 package oxp_test
 
 import (
+	"log/slog"
 	"net/http"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/toolexec/toolexec"
+	"github.com/toolexec/toolexec/oxp"
 )
 
 func TestListDescribesToolsAsOXPToolDefinitions(t *testing.T) {
@@ -66,4 +69,40 @@ func TestListIsNeitherGatedNorGuarded(t *testing.T) {
 	w := do(newOXP(x), http.MethodGet, "/tools", "")
 	require.Equal(t, http.StatusOK, w.Code)
 	assert.Contains(t, w.Body.String(), `"Calculator.Add@1.0.0"`)
+}
+
+func TestUnservedToolsAreWarnedAboutOncePerHandler(t *testing.T) {
+	logs := &logBuffer{}
+	tools := toolexec.StaticTools{
+		{Name: "ok.tool", Version: "1.0.0"},
+		{Name: "has space", Version: "1.0.0"},
+		{Name: "image/resize", Version: "1.0.0"},
+		{Name: "image.resize", Version: "1.0.0"},
+		{Name: "bad.schema", Version: "1.0.0", InputSchema: []byte(`{"type":`)},
+	}
+	x := toolexec.New(tools, whoAmI, toolexec.WithLogger(logs.logger()))
+	h := oxp.NewHandler(x)
+	for range 5 {
+		require.Equal(t, http.StatusOK, do(h, http.MethodGet, "/tools", "").Code)
+	}
+	for _, tool := range []string{`tool="has space"`, "tool=image/resize", "tool=image.resize", "tool=bad.schema@1.0.0"} {
+		assert.Equal(t, 1, strings.Count(logs.String(), tool), "%s is warned about once: %s", tool, logs)
+	}
+	assert.NotContains(t, logs.String(), "tool=ok.tool")
+
+	// Another handler has its own memory.
+	do(oxp.NewHandler(x), http.MethodGet, "/tools", "")
+	assert.Equal(t, 2, strings.Count(logs.String(), `tool="has space"`))
+}
+
+func TestRepeatedWarningsGoToTheDebugLevel(t *testing.T) {
+	logs := &logBuffer{}
+	x := toolexec.New(toolexec.StaticTools{{Name: "has space"}}, whoAmI,
+		toolexec.WithLogger(slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))))
+	h := oxp.NewHandler(x)
+	for range 3 {
+		do(h, http.MethodGet, "/tools", "")
+	}
+	assert.Equal(t, 1, strings.Count(logs.String(), "level=WARN"), logs.String())
+	assert.Equal(t, 2, strings.Count(logs.String(), "level=DEBUG"), logs.String())
 }

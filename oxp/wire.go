@@ -43,12 +43,6 @@ type wrappedResponse struct {
 	Result *callResponse   `json:"result"`
 }
 
-// unauthorizedBody is the fixed answer to a call the auth hook refused,
-// the same on every surface: no reason leaks.
-var unauthorizedBody = struct {
-	Error string `json:"error"`
-}{"Unauthorized"}
-
 // toolDefinition is OXP's ToolDefinition.
 type toolDefinition struct {
 	ID           string            `json:"id"`

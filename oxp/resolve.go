@@ -1,0 +1,119 @@
+package oxp
+
+import (
+	"strings"
+
+	"github.com/toolexec/toolexec"
+)
+
+// resolve finds the tool version a call's tool_id names, by the rules of
+// catalog, without building the catalog. The part before the last '@' is
+// an id base ("Calculator.Add") or an OXP name ("Calculator_Add"); the part
+// after it is a version:
+//
+//   - none, or "latest": the latest version, as Executor.Lookup chooses it;
+//   - "x": x.0.0, and "x.y": x.y.0 (OXP's shorthand);
+//   - anything else: that version, the same string or equal by semantic
+//     version precedence (Executor.Lookup again).
+//
+// It costs one pass over the provider's tools, comparing each name to the
+// OXP name asked for without building anything (mapsTo), then a Lookup:
+// the pass is what keeps two names with the same OXP name both unserved,
+// as the list shows them. Its cost is mostly the provider's own (a Registry
+// copies its list for Executor.AllTools); skipping it would need a way to
+// tell that the provider's list has not changed since the last call. It
+// returns a serverError when nothing matches.
+func (h *handler) resolve(toolID string) (*entry, *serverError) {
+	key, version, hasVersion := toolID, "", false
+	if i := strings.LastIndexByte(toolID, '@'); i >= 0 {
+		key, version, hasVersion = toolID[:i], toolID[i+1:], true
+	}
+	// Every name that maps to the id base "K.T" has the OXP name "K_T".
+	target, byBase := key, false
+	if kit, tool, ok := strings.Cut(key, "."); ok {
+		if !validSegment(kit) || !validSegment(tool) {
+			return nil, noSuchTool(toolID, key)
+		}
+		target, byBase = kit+"_"+tool, true
+	}
+	if !validName(target) {
+		return nil, noSuchTool(toolID, key)
+	}
+	name, found := "", false
+	for _, t := range h.x.AllTools() {
+		if found && t.Name == name || !mapsTo(t.Name, target, h.toolkit) {
+			continue
+		}
+		if found {
+			return nil, noSuchTool(toolID, key) // two names, one OXP name: neither is served
+		}
+		name, found = t.Name, true
+	}
+	if !found {
+		return nil, noSuchTool(toolID, key)
+	}
+	base, oxpName, _ := mapName(name, h.toolkit)
+	if byBase && base != key {
+		return nil, noSuchTool(toolID, key) // "a_b.c" is not the base of "a.b_c"
+	}
+	if hasVersion && version == "" {
+		return nil, &serverError{
+			Message:          "Tool " + quote(toolID) + " is not available",
+			DeveloperMessage: "the tool id ends in '@' without a version; use Toolkit.Tool@x.y.z, @x, or no version for the latest",
+		}
+	}
+	want := ""
+	if hasVersion && version != "latest" {
+		want = expandVersion(version)
+	}
+	tool, ok := h.x.Lookup(name, want)
+	if !ok && toolexec.ValidVersion(want) && toolexec.CompareVersions(want, unversioned) == 0 {
+		// An unversioned tool is served as 0.0.0, unless the name also has
+		// versions: then the latest is one of them.
+		if t, latest := h.x.Lookup(name, ""); latest && t.Version == "" {
+			tool, ok = t, true
+		}
+	}
+	if !ok {
+		return nil, &serverError{
+			Message:          "Tool " + quote(toolID) + " is not available",
+			DeveloperMessage: base + " has no version " + want + " (available: " + strings.Join(h.versions(name), ", ") + ")",
+		}
+	}
+	e := &entry{tool: tool, base: base, name: oxpName, version: tool.Version}
+	if e.version == "" {
+		e.version = unversioned
+	}
+	return e, nil
+}
+
+// versions lists the OXP versions of the toolexec name, in the provider's
+// order, as GET /tools shows them.
+func (h *handler) versions(name string) []string {
+	var out []string
+	unversionedToo := false
+	seen := make(map[string]bool)
+	for _, t := range h.x.AllTools() {
+		switch {
+		case t.Name != name:
+		case t.Version == "":
+			unversionedToo = true
+		case !seen[t.Version]:
+			seen[t.Version] = true
+			out = append(out, t.Version)
+		}
+	}
+	if len(out) == 0 && unversionedToo {
+		out = append(out, unversioned)
+	}
+	return out
+}
+
+// noSuchTool is the answer to a tool_id whose id base or OXP name, key,
+// names no tool this surface serves.
+func noSuchTool(toolID, key string) *serverError {
+	return &serverError{
+		Message:          "Tool " + quote(toolID) + " is not available",
+		DeveloperMessage: "no tool has the id or name " + quote(key) + "; GET /tools lists them",
+	}
+}

@@ -25,6 +25,12 @@ lint: vet
 tidy:
 	@set -e; for m in $(MODULES); do (cd $$m && $(GO) mod tidy); done
 
+# Runs every benchmark scenario against every contender in one process and
+# prints one table (docs/performance.md); BENCHFLAGS passes flags, e.g.
+# BENCHFLAGS='-benchtime 1s -loadtime 2s'.
+bench:
+	cd bench && $(GO) run ./cmd/benchtable $(BENCHFLAGS)
+
 # Runs every fuzz target of every module for FUZZTIME each (the plain test
 # run only replays the committed corpora under testdata/fuzz).
 fuzz:

@@ -1,0 +1,305 @@
+package bench
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"runtime"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+)
+
+// Serve answers r with h in-process and returns the recorded response.
+func Serve(h http.Handler, r Request) (*httptest.ResponseRecorder, error) {
+	req, err := r.NewRequest("")
+	if err != nil {
+		return nil, err
+	}
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, req)
+	return rec, nil
+}
+
+// BenchServe is the in-process benchmark loop: b.N times, a fresh request
+// and httptest.ResponseRecorder, then h.ServeHTTP. Every contender pays the
+// same harness cost (see BenchHarness). It fails b if the last response is
+// not a 200.
+func BenchServe(b *testing.B, h http.Handler, r Request) {
+	b.ReportAllocs()
+	var rec *httptest.ResponseRecorder
+	for b.Loop() {
+		req, err := r.NewRequest("")
+		if err != nil {
+			b.Fatal(err)
+		}
+		rec = httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+	}
+	if rec != nil && rec.Code != http.StatusOK {
+		b.Fatalf("status %d: %s", rec.Code, truncate(rec.Body.Bytes()))
+	}
+}
+
+// Harness is a handler that does nothing but answer a fixed small JSON
+// body: BenchServe with it measures the harness alone.
+var Harness http.Handler = http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+	w.Header().Set("Content-Type", "application/json")
+	_, _ = w.Write([]byte(`{"ok":true}`))
+})
+
+// LoadResult is the outcome of a loopback load run.
+type LoadResult struct {
+	Requests int           // answered requests
+	Errors   int           // transport errors and non-200 answers
+	Elapsed  time.Duration // wall time of the measured run
+	// CPU is the process's CPU time over the measured run: the clients,
+	// the server and the garbage collector together (0 where ProcessCPU
+	// cannot be read).
+	CPU      time.Duration
+	P50, P99 time.Duration // latency percentiles of answered requests
+	// Latencies holds every answered request's latency, sorted.
+	Latencies []time.Duration
+}
+
+// Percentiles returns the 50th and 99th percentiles of latencies, which it
+// sorts.
+func Percentiles(latencies []time.Duration) (p50, p99 time.Duration) {
+	if len(latencies) == 0 {
+		return 0, 0
+	}
+	slices.Sort(latencies)
+	return latencies[len(latencies)*50/100], latencies[min(len(latencies)-1, len(latencies)*99/100)]
+}
+
+// RPS is answered requests per second.
+func (l LoadResult) RPS() float64 {
+	if l.Elapsed <= 0 {
+		return 0
+	}
+	return float64(l.Requests) / l.Elapsed.Seconds()
+}
+
+// LoadOptions bound a loopback load run.
+type LoadOptions struct {
+	Clients  int           // concurrent clients, each with its own keep-alive connection
+	Duration time.Duration // measured run length
+	MaxCalls int           // stop after this many requests in all, whatever the time
+	Warmup   int           // requests sent (and not measured) per client before the run
+}
+
+// Loopback serves h on a fresh 127.0.0.1 listener and drives it with
+// opts.Clients concurrent keep-alive clients sending r, until opts.Duration
+// has passed or opts.MaxCalls requests were sent. It only ever talks to the
+// loopback server it started, and stops it before returning.
+func Loopback(h http.Handler, r Request, opts LoadOptions) (LoadResult, error) {
+	if opts.Clients < 1 || opts.Duration <= 0 || opts.MaxCalls < 1 {
+		return LoadResult{}, errors.New("bench: Loopback needs Clients, Duration and MaxCalls")
+	}
+	srv := httptest.NewServer(h) // always 127.0.0.1 (or [::1])
+	defer srv.Close()
+	tr := &http.Transport{
+		MaxIdleConns:        opts.Clients,
+		MaxIdleConnsPerHost: opts.Clients,
+		MaxConnsPerHost:     opts.Clients,
+		DisableCompression:  true,
+		IdleConnTimeout:     30 * time.Second,
+	}
+	defer tr.CloseIdleConnections()
+	client := &http.Client{Transport: tr, Timeout: 30 * time.Second}
+
+	do := func(ctx context.Context) (time.Duration, error) {
+		req, err := r.NewRequest(srv.URL)
+		if err != nil {
+			return 0, err
+		}
+		req = req.WithContext(ctx)
+		start := time.Now()
+		resp, err := client.Do(req)
+		if err != nil {
+			return 0, err
+		}
+		_, err = io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		d := time.Since(start)
+		if err == nil && resp.StatusCode != http.StatusOK {
+			err = fmt.Errorf("status %d", resp.StatusCode)
+		}
+		return d, err
+	}
+
+	ctx := context.Background()
+	// Warm up: open every connection and let each contender reach its
+	// steady state.
+	var wg sync.WaitGroup
+	warmErr := make(chan error, opts.Clients)
+	for range opts.Clients {
+		wg.Go(func() {
+			for range opts.Warmup {
+				if _, err := do(ctx); err != nil {
+					warmErr <- err
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	select {
+	case err := <-warmErr:
+		return LoadResult{}, fmt.Errorf("warm-up: %w", err)
+	default:
+	}
+
+	var (
+		mu        sync.Mutex
+		latencies = make([]time.Duration, 0, min(opts.MaxCalls, 1<<20))
+		errs      int
+		budget    = make(chan struct{}, opts.MaxCalls)
+	)
+	for range opts.MaxCalls {
+		budget <- struct{}{}
+	}
+	close(budget)
+	deadline := time.Now().Add(opts.Duration)
+	start, cpuStart := time.Now(), ProcessCPU()
+	for range opts.Clients {
+		wg.Go(func() {
+			local := make([]time.Duration, 0, 1024)
+			bad := 0
+			for range budget {
+				if time.Now().After(deadline) {
+					break
+				}
+				d, err := do(ctx)
+				if err != nil {
+					bad++
+					continue
+				}
+				local = append(local, d)
+			}
+			mu.Lock()
+			latencies = append(latencies, local...)
+			errs += bad
+			mu.Unlock()
+		})
+	}
+	wg.Wait()
+	res := LoadResult{Requests: len(latencies), Errors: errs, Elapsed: time.Since(start), Latencies: latencies}
+	if cpuStart > 0 {
+		res.CPU = ProcessCPU() - cpuStart
+	}
+	res.P50, res.P99 = Percentiles(latencies)
+	return res, nil
+}
+
+// InFlightMemory starts n calls of ToolWait on a fresh handler of c,
+// in-process, waits until all n are inside the tool, and returns the heap
+// and goroutine stack memory held per waiting call (live bytes after a
+// garbage collection, less those before the calls started). The calls are
+// then released and each answer is checked. timeout bounds the whole run.
+func InFlightMemory(c Contender, n int, timeout time.Duration) (float64, error) {
+	g := NewGate()
+	defer g.Open()
+	h := c.New(g)
+	r := c.Wire.CallRequest(ToolWait, []byte(`{}`))
+	if _, err := Serve(Harness, r); err != nil { // warm the harness's own lazy state
+		return 0, err
+	}
+	before := liveBytes()
+
+	type answer struct {
+		rec *httptest.ResponseRecorder
+		err error
+	}
+	answers := make(chan answer, n)
+	for range n {
+		go func() {
+			rec, err := Serve(h, r)
+			answers <- answer{rec, err}
+		}()
+	}
+	deadline := time.Now().Add(timeout)
+	for g.Entered() < int64(n) {
+		if time.Now().After(deadline) {
+			return 0, fmt.Errorf("%s: only %d of %d calls reached the tool", c.Name, g.Entered(), n)
+		}
+		time.Sleep(time.Millisecond)
+	}
+	held := liveBytes()
+	g.Open()
+	for range n {
+		select {
+		case a := <-answers:
+			if a.err != nil {
+				return 0, a.err
+			}
+			out, err := c.Wire.ParseCall(a.rec.Code, a.rec.Header(), a.rec.Body.Bytes())
+			if err != nil {
+				return 0, fmt.Errorf("%s: wait answer: %w", c.Name, err)
+			}
+			if out.IsError || out.Sum != 0 {
+				return 0, fmt.Errorf("%s: wait answer: %+v", c.Name, out)
+			}
+		case <-time.After(time.Until(deadline)):
+			return 0, fmt.Errorf("%s: released calls did not answer in time", c.Name)
+		}
+	}
+	return float64(held-before) / float64(n), nil
+}
+
+// liveBytes is the heap in use plus goroutine stacks, after a full GC.
+func liveBytes() int64 {
+	runtime.GC()
+	runtime.GC()
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	return int64(m.HeapAlloc) + int64(m.StackInuse)
+}
+
+// CheckCall sends one call of tool with args to h and checks that the
+// answer is a success carrying {"sum": want}. Benchmarks run it before
+// measuring, so a contender that answers wrongly is never timed.
+func CheckCall(w Wire, h http.Handler, tool string, args []byte, want int) error {
+	rec, err := Serve(h, w.CallRequest(tool, args))
+	if err != nil {
+		return err
+	}
+	out, err := w.ParseCall(rec.Code, rec.Header(), rec.Body.Bytes())
+	if err != nil {
+		return err
+	}
+	if out.IsError || out.Sum != want {
+		return fmt.Errorf("answered %+v, want sum %d: %s", out, want, truncate(rec.Body.Bytes()))
+	}
+	return nil
+}
+
+// CheckList sends one discovery request to h and checks that it lists
+// exactly the n tools named by ListToolName, in one page.
+func CheckList(w Wire, h http.Handler, n int) error {
+	rec, err := Serve(h, w.ListRequest())
+	if err != nil {
+		return err
+	}
+	names, err := w.ParseList(rec.Code, rec.Header(), rec.Body.Bytes())
+	if err != nil {
+		return err
+	}
+	if len(names) != n {
+		return fmt.Errorf("listed %d tools, want %d", len(names), n)
+	}
+	seen := make(map[string]bool, n)
+	for _, name := range names {
+		seen[name] = true
+	}
+	for i := range n {
+		if !seen[ListToolName(i)] {
+			return fmt.Errorf("%s is not listed", ListToolName(i))
+		}
+	}
+	return nil
+}

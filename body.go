@@ -20,7 +20,7 @@ func readBody(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, erro
 		w.Header().Set("Connection", "close")
 		return nil, tooLarge(limit)
 	}
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, limit))
+	body, err := readAll(http.MaxBytesReader(w, r.Body, limit), r.ContentLength)
 	if err != nil {
 		var mbe *http.MaxBytesError
 		if errors.As(err, &mbe) {
@@ -35,4 +35,26 @@ func readBody(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, erro
 func tooLarge(limit int64) *Error {
 	return &Error{Stage: StageDecode, Code: CodeTooLarge,
 		Message: fmt.Sprintf("Request body too large: the limit is %d bytes", limit)}
+}
+
+// readAll is io.ReadAll with the buffer sized from a declared length, so a
+// body of known size is read into one allocation.
+func readAll(rd io.Reader, declared int64) ([]byte, error) {
+	if declared <= 0 {
+		return io.ReadAll(rd)
+	}
+	buf := make([]byte, 0, declared+1) // +1: room to see io.EOF without growing
+	for {
+		n, err := rd.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+n]
+		if err == io.EOF {
+			return buf, nil
+		}
+		if err != nil {
+			return buf, err
+		}
+		if len(buf) == cap(buf) {
+			buf = append(buf, 0)[:len(buf)] // the body is longer than declared: grow
+		}
+	}
 }

@@ -54,12 +54,15 @@ func (r *Registry) Add(tool Tool, handler any) error {
 			return fmt.Errorf("toolexec: Registry.Add: tool %q version %q is already registered", tool.Name, v)
 		}
 	}
+	if r.byName == nil {
+		r.byName = make(map[string][]int)
+	}
+	r.byName[tool.Name] = append(r.byName[tool.Name], len(r.entries))
 	r.entries = append(r.entries, registryEntry{tool: tool, handler: h})
-	r.reindex()
 	return nil
 }
 
-// reindex rebuilds byName; registration is rare, lookups are per call.
+// reindex rebuilds byName after a removal shifted the entries.
 func (r *Registry) reindex() {
 	r.byName = make(map[string][]int, len(r.entries))
 	for i, e := range r.entries {

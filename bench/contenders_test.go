@@ -105,9 +105,12 @@ func TestEveryContenderAnswersOverLoopback(t *testing.T) {
 func TestEveryContenderHoldsWaitingCallsUntilReleased(t *testing.T) {
 	for _, c := range Contenders() {
 		t.Run(c.Name, func(t *testing.T) {
-			perCall, err := InFlightMemory(c, 20, 10*time.Second)
+			// InFlightMemory fails unless all 20 calls reach the tool and wait
+			// there, and each answers correctly once released. The bytes it
+			// returns are noise at 20 calls (a GC in between can make them
+			// negative); make bench measures them with 1,000.
+			_, err := InFlightMemory(c, 20, 10*time.Second)
 			require.NoError(t, err)
-			assert.Positive(t, perCall)
 		})
 	}
 }

@@ -233,8 +233,8 @@ func TestCacheFailuresNeverFailTheCall(t *testing.T) {
 	}
 
 	assert.Equal(t, int32(2), c.n.Load(), "a failing store is a miss")
-	assert.Len(t, logs.find(t, "cache lookup failed"), 2)
-	assert.Len(t, logs.find(t, "cache store failed"), 2)
+	assert.Len(t, findLogs(t, logs, "cache lookup failed"), 2)
+	assert.Len(t, findLogs(t, logs, "cache store failed"), 2)
 }
 
 func TestCacheKeyIsTakenAfterInputTransforms(t *testing.T) {

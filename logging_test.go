@@ -21,7 +21,7 @@ func TestLogsADebugLinePerCallWithoutArguments(t *testing.T) {
 	_, err = call(x, "missing", `{"secret-city":"Atlantis-unique-value"}`)
 	require.Error(t, err)
 
-	lines := logs.find(t, "toolexec: call")
+	lines := findLogs(t, logs, "toolexec: call")
 	require.Len(t, lines, 2)
 	assert.Equal(t, "DEBUG", lines[0]["level"])
 	assert.Equal(t, "ok", lines[0]["tool"])
@@ -56,7 +56,7 @@ func TestLogsAuthRejectionAsWarning(t *testing.T) {
 	r := restCall(t, x, "t", `{"token":"hunter2"}`)
 
 	assert.Equal(t, http.StatusUnauthorized, r.status)
-	warned := logs.find(t, "refused by auth hook")
+	warned := findLogs(t, logs, "refused by auth hook")
 	require.Len(t, warned, 1)
 	assert.Equal(t, "WARN", warned[0]["level"])
 	assert.Contains(t, warned[0]["reason"], "bad token")
@@ -73,7 +73,7 @@ func TestLogsPanicWithStackAsError(t *testing.T) {
 	_, err := call(x, "t", `{"password":"p"}`)
 
 	requireError(t, err, toolexec.StageExecute, toolexec.CodePanic)
-	logged := logs.find(t, "tool panicked")
+	logged := findLogs(t, logs, "tool panicked")
 	require.Len(t, logged, 1)
 	assert.Equal(t, "ERROR", logged[0]["level"])
 	assert.Equal(t, "kaput", logged[0]["panic"])

@@ -1,7 +1,6 @@
 package toolexec_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"io"
@@ -9,12 +8,12 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/toolexec/toolexec"
+	"github.com/toolexec/toolexec/internal/testlog"
 )
 
 // handlerFunc is the context form of a tool handler.
@@ -94,25 +93,10 @@ func resultText(t *testing.T, body map[string]any) string {
 }
 
 // logBuffer collects what a slog.Logger writes, safely across goroutines.
-type logBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
+type logBuffer = testlog.Buffer
 
-func (b *logBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *logBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
-
-// records returns the JSON log records written so far.
-func (b *logBuffer) records(t *testing.T) []map[string]any {
+// logRecords returns the JSON log records written to b so far.
+func logRecords(t *testing.T, b *logBuffer) []map[string]any {
 	t.Helper()
 	var out []map[string]any
 	for _, line := range strings.Split(strings.TrimSpace(b.String()), "\n") {
@@ -127,10 +111,10 @@ func (b *logBuffer) records(t *testing.T) []map[string]any {
 }
 
 // find returns the records whose message contains msg.
-func (b *logBuffer) find(t *testing.T, msg string) []map[string]any {
+func findLogs(t *testing.T, b *logBuffer, msg string) []map[string]any {
 	t.Helper()
 	var out []map[string]any
-	for _, r := range b.records(t) {
+	for _, r := range logRecords(t, b) {
 		if s, _ := r["msg"].(string); strings.Contains(s, msg) {
 			out = append(out, r)
 		}

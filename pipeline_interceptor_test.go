@@ -159,7 +159,7 @@ func TestInterceptorPanicOverRESTIsAToolError(t *testing.T) {
 	assert.Equal(t, http.StatusInternalServerError, r.status)
 	assert.Equal(t, "interceptor bug", resultText(t, r.body))
 	assert.NotContains(t, r.raw, "goroutine", "no stack on the wire")
-	logged := logs.find(t, "interceptor panicked")
+	logged := findLogs(t, logs, "interceptor panicked")
 	require.Len(t, logged, 1)
 	assert.Contains(t, logged[0]["stack"], "goroutine")
 }

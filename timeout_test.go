@@ -60,14 +60,14 @@ func TestTimeoutEndsNonCooperativeHandlerAndLogsIt(t *testing.T) {
 	<-entered
 	assert.Nil(t, res)
 	requireError(t, err, toolexec.StageTimeout, toolexec.CodeTimeout)
-	abandoned := logs.find(t, "left to finish")
+	abandoned := findLogs(t, logs, "left to finish")
 	require.Len(t, abandoned, 1)
 	assert.Equal(t, "WARN", abandoned[0]["level"])
 	assert.Equal(t, "stuck", abandoned[0]["tool"])
-	assert.Empty(t, logs.find(t, "finished in the background"), "the handler has not returned yet")
+	assert.Empty(t, findLogs(t, logs, "finished in the background"), "the handler has not returned yet")
 
 	close(release)
-	require.Eventually(t, func() bool { return len(logs.find(t, "finished in the background")) == 1 },
+	require.Eventually(t, func() bool { return len(findLogs(t, logs, "finished in the background")) == 1 },
 		5*time.Second, time.Millisecond, "the abandoned handler's end is logged")
 }
 
@@ -164,8 +164,8 @@ func TestTimeoutRecoversPanicOfAbandonedHandler(t *testing.T) {
 	requireError(t, err, toolexec.StageTimeout, toolexec.CodeTimeout)
 
 	close(release) // the panic happens on the abandoned goroutine; the test binary must survive it
-	require.Eventually(t, func() bool { return len(logs.find(t, "finished in the background")) == 1 }, 5*time.Second, time.Millisecond)
-	panics := logs.find(t, "tool panicked")
+	require.Eventually(t, func() bool { return len(findLogs(t, logs, "finished in the background")) == 1 }, 5*time.Second, time.Millisecond)
+	panics := findLogs(t, logs, "tool panicked")
 	require.Len(t, panics, 1)
 	assert.Equal(t, "boom after the deadline", panics[0]["panic"])
 	assert.Equal(t, "ERROR", panics[0]["level"])
@@ -189,8 +189,8 @@ func TestTimeoutRecoversPanicOfAbandonedInterceptor(t *testing.T) {
 	requireError(t, err, toolexec.StageTimeout, toolexec.CodeTimeout)
 
 	close(release)
-	require.Eventually(t, func() bool { return len(logs.find(t, "finished in the background")) == 1 }, 5*time.Second, time.Millisecond)
-	panics := logs.find(t, "interceptor panicked")
+	require.Eventually(t, func() bool { return len(findLogs(t, logs, "finished in the background")) == 1 }, 5*time.Second, time.Millisecond)
+	panics := findLogs(t, logs, "interceptor panicked")
 	require.Len(t, panics, 1)
 	assert.Equal(t, "interceptor boom", panics[0]["panic"])
 }

@@ -401,7 +401,7 @@ func TestExecutionDisabledIs400ForKnownAndUnknownTools(t *testing.T) {
 func TestAuthHookRejectionIs401WithTheFixedBody(t *testing.T) {
 	logs := &logBuffer{}
 	p := &probe{}
-	h := probeHandler(t, p, toolexec.Tool{}, toolexec.WithAuthHook(refuseAll), toolexec.WithLogger(logs.logger()))
+	h := probeHandler(t, p, toolexec.Tool{}, toolexec.WithAuthHook(refuseAll), toolexec.WithLogger(logs.Logger()))
 	for _, body := range []string{`{"tool_id": "Kit.Probe"}`, `{"request": {"tool_id": "Kit.Probe"}}`} {
 		w := call(h, body)
 		require.Equal(t, http.StatusUnauthorized, w.Code)

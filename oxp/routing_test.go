@@ -103,7 +103,7 @@ func TestMethodsHTTPDoesNotDefineAre501(t *testing.T) {
 func TestAPanicInTheSurfaceIs500WithTheStackOnlyLogged(t *testing.T) {
 	logs := &logBuffer{}
 	provider := toolexec.ToolProviderFunc(func() []toolexec.Tool { panic("provider exploded") })
-	h := oxp.NewHandler(toolexec.New(provider, whoAmI, toolexec.WithAllowExecute(true), toolexec.WithLogger(logs.logger())))
+	h := oxp.NewHandler(toolexec.New(provider, whoAmI, toolexec.WithAllowExecute(true), toolexec.WithLogger(logs.Logger())))
 	for _, w := range []*httptest.ResponseRecorder{do(h, http.MethodGet, "/tools", ""), call(h, `{"tool_id": "Kit.Tool"}`)} {
 		require.Equal(t, http.StatusInternalServerError, w.Code)
 		jsonEq(t, `{"message": "Internal server error"}`, w)

@@ -80,7 +80,7 @@ func TestUnservedToolsAreWarnedAboutOncePerHandler(t *testing.T) {
 		{Name: "image.resize", Version: "1.0.0"},
 		{Name: "bad.schema", Version: "1.0.0", InputSchema: []byte(`{"type":`)},
 	}
-	x := toolexec.New(tools, whoAmI, toolexec.WithLogger(logs.logger()))
+	x := toolexec.New(tools, whoAmI, toolexec.WithLogger(logs.Logger()))
 	h := oxp.NewHandler(x)
 	for range 5 {
 		require.Equal(t, http.StatusOK, do(h, http.MethodGet, "/tools", "").Code)

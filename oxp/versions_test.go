@@ -153,7 +153,7 @@ func TestToolsThatCannotMapOrCollideAreNotServed(t *testing.T) {
 		{Name: "a.b_c", Version: "1.0.0"}, // same OXP name a_b_c
 		{Name: "bad.schema", Version: "1.0.0", InputSchema: []byte(`{"type":`)},
 	}
-	x := toolexec.New(tools, whoAmI, toolexec.WithAllowExecute(true), toolexec.WithLogger(logs.logger()))
+	x := toolexec.New(tools, whoAmI, toolexec.WithAllowExecute(true), toolexec.WithLogger(logs.Logger()))
 	h := oxp.NewHandler(x)
 
 	var list struct{ Items []struct{ ID string } }

@@ -41,6 +41,12 @@ type Call struct {
 	// input transform), so that a typed tool decodes its input from it
 	// once, exactly, instead of re-encoding the map.
 	raw json.RawMessage
+
+	// conforming is structured content a typed tool produced from a Go type
+	// whose every value encodes to JSON its inferred output schema accepts,
+	// while the call's tool declares that very schema: the validation stage
+	// skips a result whose StructuredContent is still these bytes.
+	conforming json.RawMessage
 }
 
 // CallFunc runs a call and returns its result. A failed call returns a nil

@@ -1,6 +1,7 @@
 package toolexec
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -82,6 +83,10 @@ const (
 type typedHandler[In, Out any] struct {
 	fn  TypedHandler[In, Out]
 	out outKind
+	// exactOut is the output schema inferred from Out when every value of
+	// Out encodes to JSON that schema accepts (see encodesExactly); nil
+	// otherwise. Output validation can then skip this handler's results.
+	exactOut json.RawMessage
 }
 
 // newTypedHandler fills t's missing schemas from In and Out, checks that
@@ -120,6 +125,9 @@ func newTypedHandler[In, Out any](t *Tool, fn TypedHandler[In, Out]) (*typedHand
 			return nil, fmt.Errorf("output type: %w (or return []Content, Content or *CallToolResult)", err)
 		}
 		t.OutputSchema = s
+		if encodesExactly(outType, map[reflect.Type]bool{}) {
+			h.exactOut = s
+		}
 	}
 	for _, s := range []struct {
 		name string
@@ -146,7 +154,15 @@ func (h *typedHandler[In, Out]) HandleCallResult(ctx context.Context, _ string, 
 	if err != nil {
 		return nil, err
 	}
-	return h.result(out)
+	res, err := h.result(out)
+	if err == nil && h.exactOut != nil {
+		if c := CallFromContext(ctx); c != nil && bytes.Equal(c.Tool.OutputSchema, h.exactOut) {
+			// The call's tool declares the very schema Out conforms to:
+			// the validation stage need not check this structured content.
+			c.conforming, _ = res.StructuredContent.(json.RawMessage)
+		}
+	}
+	return res, err
 }
 
 // HandleCall implements ToolCallHandler for callers that want content

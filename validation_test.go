@@ -530,12 +530,18 @@ func TestValidationIsTracedAsTheValidateStage(t *testing.T) {
 	sr := tracetest.NewSpanRecorder()
 	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(sr))
 	reg := NewRegistry()
+	// A map in the output keeps output validation (a nil map would encode
+	// as null): see TestOutputValidationSkipsOnlyWhatConformsByConstruction.
 	MustAddTool(reg, Tool{Name: "typed"}, func(_ context.Context, in struct {
 		N int `json:"n"`
 	}) (struct {
-		N int `json:"n"`
+		N int            `json:"n"`
+		M map[string]int `json:"m"`
 	}, error) {
-		return in, nil
+		return struct {
+			N int            `json:"n"`
+			M map[string]int `json:"m"`
+		}{N: in.N, M: map[string]int{}}, nil
 	})
 	x := newValidatingExecutor(reg, WithTracerProvider(tp))
 

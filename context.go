@@ -7,18 +7,17 @@ import (
 
 type contextKey int
 
-const (
-	requestKey contextKey = iota
-	callKey
-)
+const callKey contextKey = 0
 
 // RequestFromContext returns the HTTP request a call arrived with, as the
 // auth hook passed it on (so identity the hook stored in the request's
 // context is in ctx too). It returns nil for in-process calls made without
 // a request.
 func RequestFromContext(ctx context.Context) *http.Request {
-	r, _ := ctx.Value(requestKey).(*http.Request)
-	return r
+	if c := CallFromContext(ctx); c != nil {
+		return c.Request
+	}
+	return nil
 }
 
 // CallFromContext returns the call being executed: the resolved tool
@@ -30,9 +29,7 @@ func CallFromContext(ctx context.Context) *Call {
 	return c
 }
 
+// withCall stores c, and with it the request, in one context value.
 func withCall(ctx context.Context, c *Call) context.Context {
-	if c.Request != nil {
-		ctx = context.WithValue(ctx, requestKey, c.Request)
-	}
 	return context.WithValue(ctx, callKey, c)
 }

@@ -60,7 +60,7 @@ type CallRequest struct {
 // failed call: its result comes back with IsError set and a nil error.
 func (x *Executor) Call(ctx context.Context, req CallRequest) (*CallToolResult, error) {
 	ob := x.telemetry.begin(ctx, req)
-	res, err := x.call(ob, req)
+	res, err := x.call(&ob, req)
 	if err != nil {
 		if _, ok := AsError(err); !ok {
 			err = &Error{Stage: StageIntercept, Code: CodeInternal, Message: err.Error(), Err: err}
@@ -79,7 +79,7 @@ func (x *Executor) Call(ctx context.Context, req CallRequest) (*CallToolResult, 
 			res = &cp
 		}
 	}
-	x.telemetry.end(ob, res, err)
+	x.telemetry.end(&ob, res, err)
 	return res, err
 }
 

@@ -81,7 +81,7 @@ type observation struct {
 }
 
 // begin starts the call span and the clock.
-func (t *telemetry) begin(ctx context.Context, req CallRequest) *observation {
+func (t *telemetry) begin(ctx context.Context, req CallRequest) observation {
 	surface := surfaceOf(req)
 	ctx, span := t.tracer.Start(ctx, callSpanName, t.startCall...)
 	if span.IsRecording() {
@@ -92,7 +92,7 @@ func (t *telemetry) begin(ctx context.Context, req CallRequest) *observation {
 		span.SetAttributes(attrOperation.String("execute_tool"), attrSurface.String(string(surface)),
 			attrGenAITool.String(name), attrToolName.String(name))
 	}
-	return &observation{ctx: ctx, span: span, start: time.Now(), surface: surface, name: req.Name, key: metricKey{surface: surface}}
+	return observation{ctx: ctx, span: span, start: time.Now(), surface: surface, name: req.Name, key: metricKey{surface: surface}}
 }
 
 // resolved notes the tool the call runs, names the span after it and counts

@@ -199,7 +199,7 @@ func (h *typedHandler[In, Out]) result(out Out) (*CallToolResult, error) {
 	if h.out == outStructured && !isObject {
 		return nil, errors.New("the tool returned no output (a nil value where an object was expected)")
 	}
-	res := &CallToolResult{Content: []Content{Text(string(data))}}
+	res := textResult(string(data))
 	if isObject {
 		res.StructuredContent = json.RawMessage(data)
 	}

@@ -19,7 +19,16 @@ type telemetry struct {
 	inst      *instruments
 	logger    *slog.Logger
 	startCall []trace.SpanStartOption // the call span's options, made once
-	sets      sync.Map                // metricKey -> metric.MeasurementOption, made once each
+	setsMu    sync.RWMutex
+	sets      map[metricKey]*measurement // made once each; a plain map so keys are not boxed
+}
+
+// measurement is one attribute set as the instruments take it: ready-made
+// option slices, because a variadic slice passed to an instrument (an
+// interface) would otherwise be allocated on every call.
+type measurement struct {
+	add    []metric.AddOption
+	record []metric.RecordOption
 }
 
 // metricKey names one combination of the metrics' attributes. Only
@@ -32,12 +41,25 @@ type metricKey struct {
 }
 
 // measurement returns the attribute set of k, built on first use.
-func (t *telemetry) measurement(k metricKey) metric.MeasurementOption {
-	if v, ok := t.sets.Load(k); ok {
-		return v.(metric.MeasurementOption)
+func (t *telemetry) measurement(k metricKey) *measurement {
+	t.setsMu.RLock()
+	m, ok := t.sets[k]
+	t.setsMu.RUnlock()
+	if ok {
+		return m
 	}
-	v, _ := t.sets.LoadOrStore(k, metric.WithAttributeSet(attribute.NewSet(k.attrs()...)))
-	return v.(metric.MeasurementOption)
+	t.setsMu.Lock()
+	defer t.setsMu.Unlock()
+	if m, ok := t.sets[k]; ok {
+		return m
+	}
+	if t.sets == nil {
+		t.sets = make(map[metricKey]*measurement)
+	}
+	set := metric.WithAttributeSet(attribute.NewSet(k.attrs()...))
+	m = &measurement{add: []metric.AddOption{set}, record: []metric.RecordOption{set}}
+	t.sets[k] = m
+	return m
 }
 
 // attrs lists k's attributes.
@@ -107,7 +129,7 @@ func (ob *observation) resolved(t *telemetry, tool *Tool) {
 			ob.span.SetAttributes(attrVersion.String(tool.Version))
 		}
 	}
-	t.inst.active.Add(ob.ctx, 1, t.measurement(ob.key))
+	t.inst.active.Add(ob.ctx, 1, t.measurement(ob.key).add...)
 }
 
 // recordArguments puts the redacted arguments on the call span
@@ -142,15 +164,15 @@ func (t *telemetry) end(ob *observation, res *CallToolResult, err error) {
 	}
 	done := ob.key
 	done.outcome = outcome
-	set := t.measurement(done)
-	t.inst.calls.Add(ctx, 1, set)
-	t.inst.duration.Record(ctx, elapsed.Seconds(), set)
+	m := t.measurement(done)
+	t.inst.calls.Add(ctx, 1, m.add...)
+	t.inst.duration.Record(ctx, elapsed.Seconds(), m.record...)
 	if e != nil {
 		t.inst.errors.Add(ctx, 1, metric.WithAttributes(append(ob.key.attrs(),
 			attrStage.String(string(e.Stage)), attrErrorType.String(string(e.Code)))...))
 	}
 	if ob.tool != nil {
-		t.inst.active.Add(ctx, -1, t.measurement(ob.key))
+		t.inst.active.Add(ctx, -1, t.measurement(ob.key).add...)
 	}
 
 	if t.logger.Enabled(ctx, slog.LevelDebug) {

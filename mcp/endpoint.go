@@ -181,28 +181,11 @@ func (h *handler) answer(ex *exchange, m message) outcome {
 	if m.kind != kindRequest {
 		return outcome{} // notifications and client responses: accepted, nothing to say
 	}
-	a := &answering{h: h, ex: ex, m: m}
-	h.guard(a).ServeHTTP(ex.w, ex.r)
-	if !a.done {
+	var out outcome
+	if httpjson.Guard(ex.r.Context(), h.x.Logger(), "mcp: answering a JSON-RPC request", func() { out = h.dispatch(ex, m) }) {
 		return outcome{data: encodeError(m.id, newError(CodeInternalError, "Internal error"))}
 	}
-	return a.out
-}
-
-// answering is one request being answered under the handler's guard, an
-// http.Handler so that the shared recoverer can run it. It never writes to
-// the response: its outcome is kept for the caller.
-type answering struct {
-	h    *handler
-	ex   *exchange
-	m    message
-	out  outcome
-	done bool // false after a panic
-}
-
-func (a *answering) ServeHTTP(http.ResponseWriter, *http.Request) {
-	a.out = a.h.dispatch(a.ex, a.m)
-	a.done = true
+	return out
 }
 
 // dispatch answers one request by its method.

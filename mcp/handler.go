@@ -55,9 +55,7 @@ func NewHandler(x *toolexec.Executor, opts ...Option) http.Handler {
 	h.handsAIListRoute = handsAIPanic(h.allowListed(true, h.handsAIList))
 	h.handsAICallRoute = handsAIPanic(h.allowListed(true, h.handsAICall))
 	// Each request of a batch is answered on its own: a panic while
-	// answering one is an internal error for it alone (see answer). The
-	// guarded handler never writes, so the recoverer has nothing to answer.
-	h.guard = httpjson.Recoverer(logger, "mcp: answering a JSON-RPC request", func(http.ResponseWriter) {})
+	// answering one is an internal error for it alone (see answer).
 	return h
 }
 
@@ -75,7 +73,6 @@ type handler struct {
 	endpoint         http.Handler // POST: MCP JSON-RPC
 	handsAIListRoute http.Handler // GET .../tools/list
 	handsAICallRoute http.Handler // POST .../tools/call
-	guard            func(http.Handler) http.Handler
 }
 
 // ServeHTTP routes by the path's ending; see NewHandler.

@@ -5,6 +5,7 @@
 package httpjson
 
 import (
+	"context"
 	"encoding/json"
 	"log/slog"
 	"net/http"
@@ -77,6 +78,26 @@ func Recoverer(logger *slog.Logger, what string, body func(w http.ResponseWriter
 			next.ServeHTTP(tw, r)
 		})
 	}
+}
+
+// Guard runs fn and reports whether it panicked; a panic is logged with its
+// stack at error level, as Recoverer logs it. It is Recoverer for work that
+// writes nothing itself, without the wrappers Recoverer needs around a
+// handler. http.ErrAbortHandler is passed on.
+func Guard(ctx context.Context, logger *slog.Logger, what string, fn func()) (panicked bool) {
+	defer func() {
+		p := recover()
+		if p == nil {
+			return
+		}
+		if p == http.ErrAbortHandler {
+			panic(p)
+		}
+		logger.ErrorContext(ctx, what+" panicked", "panic", p, "stack", string(debug.Stack()))
+		panicked = true
+	}()
+	fn()
+	return false
 }
 
 // trackingWriter remembers whether the response has started, so the

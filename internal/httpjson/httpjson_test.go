@@ -57,3 +57,18 @@ func TestRecovererLogsTheStackAndAnswersOnce(t *testing.T) {
 		mw(http.HandlerFunc(func(http.ResponseWriter, *http.Request) { panic(http.ErrAbortHandler) })).ServeHTTP(httptest.NewRecorder(), httptest.NewRequest("GET", "/", nil))
 	})
 }
+
+func TestGuardReportsAndLogsAPanic(t *testing.T) {
+	var logs bytes.Buffer
+	logger := slog.New(slog.NewTextHandler(&logs, nil))
+	ran := false
+	assert.False(t, Guard(t.Context(), logger, "work", func() { ran = true }))
+	assert.True(t, ran)
+	assert.Empty(t, logs.String())
+
+	assert.True(t, Guard(t.Context(), logger, "work", func() { panic("bug") }))
+	assert.Contains(t, logs.String(), "work panicked")
+	assert.Contains(t, logs.String(), "goroutine", "the stack is logged")
+
+	assert.Panics(t, func() { Guard(t.Context(), logger, "work", func() { panic(http.ErrAbortHandler) }) })
+}

@@ -38,6 +38,14 @@ type callToolResultWire struct {
 
 // MarshalJSON writes the MCP CallToolResult shape.
 func (r CallToolResult) MarshalJSON() ([]byte, error) {
+	if data, ok := appendResultFast(make([]byte, 0, 128), &r); ok {
+		return data, nil
+	}
+	return r.marshalGeneral()
+}
+
+// marshalGeneral is MarshalJSON for every result, by reflection.
+func (r CallToolResult) marshalGeneral() ([]byte, error) {
 	content := r.Content
 	if content == nil {
 		content = []Content{}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"math"
 	"math/big"
 	"strconv"
 	"strings"
@@ -79,8 +80,8 @@ func exactFloat(n json.Number) (float64, bool) {
 	if err != nil || (f == 0 && digits > 0) {
 		return 0, false // beyond float64's range, or so small it would be 0
 	}
-	if digits <= 15 {
-		return f, true
+	if digits <= 15 && math.Abs(f) >= 0x1p-1022 {
+		return f, true // a normal float64 keeps 15 significant digits
 	}
 	sent, ok1 := new(big.Rat).SetString(s)
 	held, ok2 := new(big.Rat).SetString(strconv.FormatFloat(f, 'g', -1, 64))

@@ -3,6 +3,7 @@ package toolexec
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"testing"
 
@@ -103,4 +104,87 @@ func TestTypedToolSeesArgumentsChangedInPlace(t *testing.T) {
 	_, err := x.Call(context.Background(), CallRequest{Name: "big", Arguments: json.RawMessage(`{"n":21}`)})
 	require.NoError(t, err)
 	assert.Equal(t, int64(42), (<-got).N, "the transformed arguments, not the bytes received")
+}
+
+// The reviewer's cases against typed tools decoding from the raw bytes.
+
+type countIn struct {
+	N int `json:"n"`
+}
+
+func typedCounter(t *testing.T, schema string, handler any) (*Executor, chan countIn) {
+	t.Helper()
+	reg := NewRegistry()
+	got := make(chan countIn, 1)
+	MustAddTool(reg, Tool{Name: "c", InputSchema: json.RawMessage(schema)}, func(_ context.Context, in countIn) (countIn, error) {
+		got <- in
+		return in, nil
+	})
+	if handler == nil {
+		handler = reg
+	}
+	return New(reg, handler, WithAllowExecute(true)), got
+}
+
+func TestTypedToolGetsTheValidatedValueNotACaseVariant(t *testing.T) {
+	// A hand-written schema without additionalProperties: "N" is not
+	// checked, and encoding/json would match it to the field n.
+	x, got := typedCounter(t, `{"type":"object","properties":{"n":{"type":"integer","minimum":0}},"required":["n"]}`, nil)
+	_, err := x.Call(context.Background(), CallRequest{Name: "c", Arguments: json.RawMessage(`{"n":5,"N":-1}`)})
+	require.NoError(t, err)
+	assert.Equal(t, 5, (<-got).N, "the value validation checked")
+}
+
+func TestTypedToolTakesIntegersSpelledAsDecimals(t *testing.T) {
+	x, got := typedCounter(t, "", nil)
+	for _, spelled := range []string{"2.0", "2e0", "20e-1"} {
+		_, err := x.Call(context.Background(), CallRequest{Name: "c", Arguments: json.RawMessage(`{"n":` + spelled + `}`)})
+		require.NoError(t, err, spelled)
+		assert.Equal(t, 2, (<-got).N, spelled)
+	}
+}
+
+func TestTypedToolWithEmptyOrNullArguments(t *testing.T) {
+	reg := NewRegistry()
+	got := make(chan *struct{}, 1)
+	MustAddTool(reg, Tool{Name: "p"}, func(_ context.Context, in *struct{}) (struct{}, error) { got <- in; return struct{}{}, nil })
+	x := New(reg, reg, WithAllowExecute(true))
+	for _, raw := range []string{"", "  ", "null"} {
+		_, err := x.Call(context.Background(), CallRequest{Name: "p", Arguments: json.RawMessage(raw)})
+		require.NoError(t, err, "%q", raw)
+		assert.NotNil(t, <-got, "%q arrives as {}", raw)
+	}
+}
+
+func TestTypedToolSeesArgumentsAHostHandlerChanged(t *testing.T) {
+	var reg *Registry
+	wrapper := ToolCallHandlerFunc(func(ctx context.Context, name string, args map[string]any) ([]Content, bool, string, error) {
+		args["n"] = 42.0 // in place, before handing the call on
+		return reg.HandleCall(ctx, name, args)
+	})
+	reg = NewRegistry()
+	got := make(chan countIn, 1)
+	MustAddTool(reg, Tool{Name: "c"}, func(_ context.Context, in countIn) (countIn, error) { got <- in; return in, nil })
+	x := New(reg, wrapper, WithAllowExecute(true))
+	_, err := x.Call(context.Background(), CallRequest{Name: "c", Arguments: json.RawMessage(`{"n":1}`)})
+	require.NoError(t, err)
+	assert.Equal(t, 42, (<-got).N)
+}
+
+func TestSubnormalNumbersAreNotRounded(t *testing.T) {
+	args, err := decodeArguments(json.RawMessage(`{"a":3e-324,"b":7e-324,"c":1.23456789012345e-310,"d":5e-324,"e":2.2250738585072014e-308}`))
+	require.NoError(t, err)
+	assert.Equal(t, json.Number("3e-324"), args["a"])
+	assert.Equal(t, json.Number("7e-324"), args["b"])
+	assert.Equal(t, json.Number("1.23456789012345e-310"), args["c"])
+	assert.Equal(t, 5e-324, args["d"], "float64's own smallest value reads back the same")
+	assert.Equal(t, 2.2250738585072014e-308, args["e"])
+}
+
+func TestMetricAttributeSetsAreBounded(t *testing.T) {
+	tel := newTelemetry(nil, nil, discardLogger())
+	for i := 0; i < maxMeasurements+10; i++ {
+		tel.measurement(metricKey{surface: SurfaceGo, name: fmt.Sprint("tool-", i)})
+	}
+	assert.Equal(t, maxMeasurements, len(tel.sets))
 }

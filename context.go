@@ -12,7 +12,10 @@ const callKey contextKey = 0
 // RequestFromContext returns the HTTP request a call arrived with, as the
 // auth hook passed it on (so identity the hook stored in the request's
 // context is in ctx too). It returns nil for in-process calls made without
-// a request.
+// a request, including a call a handler makes with the ctx it was given:
+// set CallRequest.Request to hand the outer request on. Values stored in
+// the context itself, such as the identity an auth hook added, stay
+// visible either way.
 func RequestFromContext(ctx context.Context) *http.Request {
 	if c := CallFromContext(ctx); c != nil {
 		return c.Request

@@ -19,12 +19,20 @@ import (
 //     Go structure, not by what it writes), except time.Time and
 //     json.RawMessage, whose inferred schemas are what they write;
 //   - a field with the ",string" option (a number written as a string);
+//   - json.Number (written as a number, described as a string);
+//   - a slice of bytes other than []byte itself (a named byte slice is
+//     written as base64 text, described as an array of integers);
+//   - an embedded pointer to a struct (when nil, its fields are left out,
+//     though the description may require them);
 //   - an interface with methods, a channel, a function, a complex number.
 //
 // seen stops the walk on recursive types (which inference refuses anyway).
 func encodesExactly(t reflect.Type, seen map[reflect.Type]bool) bool {
-	if t == reflect.TypeFor[time.Time]() || t == reflect.TypeFor[json.RawMessage]() {
+	switch t {
+	case reflect.TypeFor[time.Time](), reflect.TypeFor[json.RawMessage](), reflect.TypeFor[[]byte]():
 		return true
+	case reflect.TypeFor[json.Number]():
+		return false
 	}
 	if seen[t] {
 		return true
@@ -39,7 +47,12 @@ func encodesExactly(t reflect.Type, seen map[reflect.Type]bool) bool {
 		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr,
 		reflect.Float32, reflect.Float64:
 		return true
-	case reflect.Pointer, reflect.Slice, reflect.Array:
+	case reflect.Slice:
+		if t.Elem().Kind() == reflect.Uint8 {
+			return false // a byte slice of another name, or of named bytes: written as base64
+		}
+		return encodesExactly(t.Elem(), seen)
+	case reflect.Pointer, reflect.Array:
 		return encodesExactly(t.Elem(), seen)
 	case reflect.Interface:
 		return t.NumMethod() == 0 // any: inferred as {}, which accepts every value
@@ -52,6 +65,9 @@ func encodesExactly(t reflect.Type, seen map[reflect.Type]bool) bool {
 			tag := f.Tag.Get("json")
 			if tag == "-" {
 				continue
+			}
+			if f.Anonymous && f.Type.Kind() == reflect.Pointer {
+				return false // a nil embedded pointer drops its fields
 			}
 			if _, opts, _ := strings.Cut(tag, ","); hasOption(opts, "string") {
 				return false

@@ -126,3 +126,22 @@ func TestOutputValidationSkipsOnlyWhatConformsByConstruction(t *testing.T) {
 		assert.Equal(t, 1, outputSpans(sr))
 	})
 }
+
+type namedBytes []byte
+type myByte uint8
+type Base struct {
+	X int `json:"x"`
+}
+
+func TestEncodesExactlyRefusesWhatWritesOtherwise(t *testing.T) {
+	for typ, why := range map[reflect.Type]string{
+		reflect.TypeFor[struct{ B namedBytes }]():  "written as base64, described as integers",
+		reflect.TypeFor[struct{ B []myByte }]():    "written as base64, described as integers",
+		reflect.TypeFor[struct{ N json.Number }](): "written as a number, described as a string",
+		reflect.TypeFor[struct{ *Base }]():         "a nil embedded pointer drops required fields",
+	} {
+		assert.False(t, encodesExactly(typ, map[reflect.Type]bool{}), "%s: %s", typ, why)
+	}
+	assert.True(t, encodesExactly(reflect.TypeFor[struct{ B []byte }](), map[reflect.Type]bool{}))
+	assert.True(t, encodesExactly(reflect.TypeFor[struct{ A [4]byte }](), map[reflect.Type]bool{}), "arrays are written as arrays")
+}

@@ -144,7 +144,7 @@ func (x *Executor) call(ob *observation, req CallRequest) (_ *CallToolResult, er
 		httpReq = passed.WithContext(ctx)
 	}
 	call := &Call{Tool: tool, Arguments: args, Request: httpReq, Surface: ob.surface}
-	if !x.mayChangeArguments(&tool, &req) {
+	if x.rawStaysTrue(&tool, &req, raw) {
 		call.raw = raw
 	}
 	ctx = withCall(ctx, call)
@@ -155,12 +155,24 @@ func (x *Executor) call(ob *observation, req CallRequest) (_ *CallToolResult, er
 	return x.guard(ctx, call, run)
 }
 
-// mayChangeArguments reports whether anything configured for a call of t
-// could change its arguments after decoding: an interceptor or an input
-// transform, of the Executor, the tool or the call.
-func (x *Executor) mayChangeArguments(t *Tool, req *CallRequest) bool {
-	return len(x.interceptors) > 0 || len(x.inputTransforms) > 0 || len(req.Interceptors) > 0 ||
-		len(t.Options.Interceptors) > 0 || len(t.Options.InputTransforms) > 0
+// rawStaysTrue reports whether raw, the arguments as received, will still
+// say exactly what the handler is given, so that a typed tool may decode its
+// input from it instead of re-encoding the map: raw is a non-empty object;
+// nothing configured for the call (an interceptor or input transform, of the
+// Executor, the tool or the call) can change the arguments; no host code
+// stands between the pipeline and the tool (the handler is the Registry
+// itself); and validation will check them. The typed tool adds its own
+// condition: that the schema validated against is the one inferred from its
+// input type (see decodeTyped).
+func (x *Executor) rawStaysTrue(t *Tool, req *CallRequest, raw json.RawMessage) bool {
+	if _, ok := x.handler.(*Registry); !ok || isNullOrEmpty(raw) {
+		return false
+	}
+	if x.noValidation || t.Options.SkipValidation || len(t.InputSchema) == 0 {
+		return false
+	}
+	return len(x.interceptors) == 0 && len(x.inputTransforms) == 0 && len(req.Interceptors) == 0 &&
+		len(t.Options.Interceptors) == 0 && len(t.Options.InputTransforms) == 0
 }
 
 // builtinInterceptors returns the built-in interceptors, outermost first.

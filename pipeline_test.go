@@ -362,3 +362,25 @@ func TestTraceIDFromSpanNeverWritesIntoTheHandlersResult(t *testing.T) {
 	wg.Wait()
 	assert.Nil(t, shared.Meta, "the shared value is untouched")
 }
+
+func TestNestedInProcessCallSeesTheRequestOnlyWhenHandedOn(t *testing.T) {
+	reg := NewRegistry()
+	var x *Executor
+	seen := make(chan bool, 2)
+	reg.MustAdd(Tool{Name: "inner"}, func(ctx context.Context, _ string, _ map[string]any) ([]Content, bool, string, error) {
+		seen <- RequestFromContext(ctx) != nil
+		return nil, false, "", nil
+	})
+	reg.MustAdd(Tool{Name: "outer"}, func(ctx context.Context, _ string, _ map[string]any) ([]Content, bool, string, error) {
+		_, err := x.Call(ctx, CallRequest{Name: "inner"})
+		require.NoError(t, err)
+		_, err = x.Call(ctx, CallRequest{Name: "inner", Request: RequestFromContext(ctx)})
+		require.NoError(t, err)
+		return nil, false, "", nil
+	})
+	x = New(reg, reg, WithAllowExecute(true))
+	_, err := x.Call(context.Background(), CallRequest{Name: "outer", Request: httptest.NewRequest(http.MethodPost, "/", nil)})
+	require.NoError(t, err)
+	assert.False(t, <-seen, "an in-process call made without a request has none")
+	assert.True(t, <-seen, "unless the caller hands it on")
+}

@@ -23,6 +23,10 @@ type telemetry struct {
 	sets      map[metricKey]*measurement // made once each; a plain map so keys are not boxed
 }
 
+// maxMeasurements bounds the attribute sets kept: tools times surfaces
+// times outcomes, for any host with a reasonable number of tools.
+const maxMeasurements = 4096
+
 // measurement is one attribute set as the instruments take it: ready-made
 // option slices, because a variadic slice passed to an instrument (an
 // interface) would otherwise be allocated on every call.
@@ -58,7 +62,9 @@ func (t *telemetry) measurement(k metricKey) *measurement {
 	}
 	set := metric.WithAttributeSet(attribute.NewSet(k.attrs()...))
 	m = &measurement{add: []metric.AddOption{set}, record: []metric.RecordOption{set}}
-	t.sets[k] = m
+	if len(t.sets) < maxMeasurements { // beyond, a provider minting tools gets fresh sets per call
+		t.sets[k] = m
+	}
 	return m
 }
 

@@ -83,6 +83,11 @@ const (
 type typedHandler[In, Out any] struct {
 	fn  TypedHandler[In, Out]
 	out outKind
+	// exactIn is the input schema inferred from In, when t had none: with it,
+	// validated arguments have no key encoding/json could match to a field
+	// other than the one validated (additionalProperties is false), so In
+	// may be decoded from the arguments' bytes (see decodeTyped).
+	exactIn json.RawMessage
 	// exactOut is the output schema inferred from Out when every value of
 	// Out encodes to JSON that schema accepts (see encodesExactly); nil
 	// otherwise. Output validation can then skip this handler's results.
@@ -118,6 +123,7 @@ func newTypedHandler[In, Out any](t *Tool, fn TypedHandler[In, Out]) (*typedHand
 			return nil, fmt.Errorf("input type: %w", err)
 		}
 		t.InputSchema = s
+		h.exactIn = s
 	}
 	if len(t.OutputSchema) == 0 && h.out == outStructured {
 		s, err := objectSchemaFor(outType, false)
@@ -146,7 +152,7 @@ func newTypedHandler[In, Out any](t *Tool, fn TypedHandler[In, Out]) (*typedHand
 // HandleCallResult decodes args into In, runs the handler and turns its Out
 // into a result.
 func (h *typedHandler[In, Out]) HandleCallResult(ctx context.Context, _ string, args map[string]any) (*CallToolResult, error) {
-	in, err := decodeTyped[In](ctx, args)
+	in, err := decodeTyped[In](ctx, args, h.exactIn)
 	if err != nil {
 		return nil, err
 	}
@@ -209,19 +215,24 @@ func (h *typedHandler[In, Out]) result(out Out) (*CallToolResult, error) {
 // decodeTyped decodes the pipeline's arguments into In. Validation has
 // normally made sure they fit; when it is off, a misfit is a tool error
 // naming the field.
-func decodeTyped[In any](ctx context.Context, args map[string]any) (In, error) {
+func decodeTyped[In any](ctx context.Context, args map[string]any, exactIn json.RawMessage) (In, error) {
 	if in, ok := any(args).(In); ok { // In is any or map[string]any
 		return in, nil
 	}
-	var in In
-	var err error
-	if c := CallFromContext(ctx); c != nil && c.raw != nil && sameMap(c.Arguments, args) {
-		err = json.Unmarshal(c.raw, &in) // the arguments as received: one exact decode
-	} else {
-		var data []byte
-		if data, err = json.Marshal(args); err == nil {
-			err = json.Unmarshal(data, &in)
+	if c := CallFromContext(ctx); c != nil && c.raw != nil && exactIn != nil && sameMap(c.Arguments, args) &&
+		bytes.Equal(c.Tool.InputSchema, exactIn) {
+		// The arguments as received, validated against the schema inferred
+		// from In: one exact decode. A value the bytes spell in a way In's
+		// decoding refuses (2.0 for an int) goes the general way below.
+		var in In
+		if json.Unmarshal(c.raw, &in) == nil {
+			return in, nil
 		}
+	}
+	var in In
+	data, err := json.Marshal(args)
+	if err == nil {
+		err = json.Unmarshal(data, &in)
 	}
 	if err != nil {
 		var te *json.UnmarshalTypeError

@@ -21,7 +21,8 @@ func identityFrom(ctx context.Context) (string, bool) {
 }
 
 // bearerAuth is the server's auth hook: ordinary net/http middleware that
-// lets a call through when it carries "Authorization: Bearer <token>", and
+// lets a call through when it carries "Authorization: Bearer <token>" (or
+// "X-HandsAI-Token: <token>", the header HandsAI's stdio bridge sends), and
 // records the caller's identity in the request context for the handler.
 //
 // On a refusal it answers as any middleware would; toolexec discards that
@@ -31,8 +32,7 @@ func bearerAuth(token string) toolexec.AuthHook {
 	want := []byte(token)
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			scheme, got, _ := strings.Cut(r.Header.Get("Authorization"), " ")
-			if !strings.EqualFold(scheme, "Bearer") || subtle.ConstantTimeCompare([]byte(strings.TrimSpace(got)), want) != 1 {
+			if !hasToken(r, want) {
 				http.Error(w, "missing or wrong bearer token", http.StatusUnauthorized)
 				return
 			}
@@ -40,6 +40,16 @@ func bearerAuth(token string) toolexec.AuthHook {
 			next.ServeHTTP(w, r.WithContext(ctx))
 		})
 	}
+}
+
+// hasToken reports whether r carries the token, as a bearer token or in
+// HandsAI's X-HandsAI-Token header.
+func hasToken(r *http.Request, want []byte) bool {
+	if got := r.Header.Get("X-HandsAI-Token"); got != "" {
+		return subtle.ConstantTimeCompare([]byte(strings.TrimSpace(got)), want) == 1
+	}
+	scheme, got, _ := strings.Cut(r.Header.Get("Authorization"), " ")
+	return strings.EqualFold(scheme, "Bearer") && subtle.ConstantTimeCompare([]byte(strings.TrimSpace(got)), want) == 1
 }
 
 // randomToken returns a fresh secret (at least 128 random bits, base32, so

@@ -108,3 +108,14 @@ func toJSON(t *testing.T, v any) string {
 	require.NoError(t, err)
 	return string(b)
 }
+
+func TestHandsAIBridgeTokenHeaderIsAccepted(t *testing.T) {
+	srv := newTestServer(t)
+	body := `{"jsonrpc":"2.0","method":"tools/call","params":{"name":"echo","arguments":{"text":"bridge"}},"id":1}`
+	status, out := do(t, t.Context(), http.MethodPost, srv.URL+"/mcp/tools/call", "", body, "X-HandsAI-Token", testToken)
+	require.Equal(t, http.StatusOK, status)
+	assert.JSONEq(t, `{"jsonrpc":"2.0","result":{"content":[{"type":"text","text":"bridge"}]},"id":1}`, string(out))
+
+	status, _ = do(t, t.Context(), http.MethodPost, srv.URL+"/mcp/tools/call", "", body, "X-HandsAI-Token", "wrong")
+	assert.Equal(t, http.StatusUnauthorized, status)
+}

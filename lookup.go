@@ -30,6 +30,15 @@ func (x *Executor) Lookup(name, version string) (Tool, bool) {
 	return lookupIn(x.tools.Tools(), name, version)
 }
 
+// IndexedLookup reports whether the provider finds a tool without listing
+// them all (it implements ToolLookup, as Registry does), so that a surface
+// may afford several lookups for one call instead of one pass over every
+// tool.
+func (x *Executor) IndexedLookup() bool {
+	_, ok := x.tools.(ToolLookup)
+	return ok
+}
+
 // Tools lists the tools as discovery shows them: one entry per name, the
 // latest version (as Lookup chooses it), in the provider's order of first
 // appearance.

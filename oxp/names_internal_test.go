@@ -54,42 +54,60 @@ func TestCallResolutionAgreesWithTheList(t *testing.T) {
 			tools = append(tools, toolexec.Tool{Name: randomName(r), Version: versions[r.IntN(len(versions))]})
 		}
 		noop := func(string, map[string]any) ([]toolexec.Content, bool, string, error) { return nil, false, "", nil }
-		h := &handler{x: toolexec.New(tools, noop), toolkit: "T"}
-		listed := make(map[string]entry) // every way to call a listed version
-		keys := make(map[string]bool)    // every listed id base and name
-		for _, e := range h.catalog().entries {
-			for _, key := range []string{e.base, e.name} {
-				listed[key+"@"+e.version] = e
-				keys[key] = true
-			}
+		for _, provider := range []toolexec.ToolProvider{tools, indexed{tools, toolexec.New(tools, noop)}} {
+			h := &handler{x: toolexec.New(provider, noop), toolkit: "T"}
+			checkResolutionAgreesWithTheList(t, h, tools)
 		}
-		for id, want := range listed {
-			got, bad := h.resolve(id)
-			if assert.Nil(t, bad, "%s in %v", id, tools) {
-				assert.Equal(t, want.id(), got.id(), "%s in %v", id, tools)
-				assert.Equal(t, want.tool.Name, got.tool.Name, "%s in %v", id, tools)
-				assert.Equal(t, want.name, got.name, "%s in %v", id, tools)
-			}
+	}
+}
+
+// indexed serves a static list through ToolLookup, answering as a pass over
+// the list would, so that resolve takes its enumerating path.
+type indexed struct {
+	toolexec.StaticTools
+	x *toolexec.Executor
+}
+
+func (i indexed) LookupTool(name, version string) (toolexec.Tool, bool) {
+	return i.x.Lookup(name, version)
+}
+
+func checkResolutionAgreesWithTheList(t *testing.T, h *handler, tools toolexec.StaticTools) {
+	t.Helper()
+	listed := make(map[string]entry) // every way to call a listed version
+	keys := make(map[string]bool)    // every listed id base and name
+	for _, e := range h.catalog().entries {
+		for _, key := range []string{e.base, e.name} {
+			listed[key+"@"+e.version] = e
+			keys[key] = true
 		}
-		// Every other way to name a tool of the set resolves only to a
-		// listed version: the latest, or one equal by precedence.
-		for _, tool := range tools {
-			base, oxpName, _ := mapName(tool.Name, "T")
-			for _, key := range []string{tool.Name, base, oxpName, strings.ReplaceAll(oxpName, "_", ".")} {
-				for _, v := range []string{"", "@latest", "@1", "@1.0.0", "@2.0.0", "@0.0.0", "@x", "@3.0.0"} {
-					e, bad := h.resolve(key + v)
-					if !keys[key] {
-						assert.NotNil(t, bad, "%s%s resolved to %v in %v", key, v, e, tools)
-						continue
-					}
-					if bad != nil {
-						continue
-					}
-					_, ok := listed[key+"@"+e.version]
-					assert.True(t, ok, "%s%s resolved to %s, not listed, in %v", key, v, e.id(), tools)
-					if v != "" && v != "@latest" {
-						assert.Equal(t, 0, toolexec.CompareVersions(e.version, expandVersion(v[1:])), "%s%s resolved to %s in %v", key, v, e.id(), tools)
-					}
+	}
+	for id, want := range listed {
+		got, bad := h.resolve(id)
+		if assert.Nil(t, bad, "%s in %v", id, tools) {
+			assert.Equal(t, want.id(), got.id(), "%s in %v", id, tools)
+			assert.Equal(t, want.tool.Name, got.tool.Name, "%s in %v", id, tools)
+			assert.Equal(t, want.name, got.name, "%s in %v", id, tools)
+		}
+	}
+	// Every other way to name a tool of the set resolves only to a
+	// listed version: the latest, or one equal by precedence.
+	for _, tool := range tools {
+		base, oxpName, _ := mapName(tool.Name, "T")
+		for _, key := range []string{tool.Name, base, oxpName, strings.ReplaceAll(oxpName, "_", ".")} {
+			for _, v := range []string{"", "@latest", "@1", "@1.0.0", "@2.0.0", "@0.0.0", "@x", "@3.0.0"} {
+				e, bad := h.resolve(key + v)
+				if !keys[key] {
+					assert.NotNil(t, bad, "%s%s resolved to %v in %v", key, v, e, tools)
+					continue
+				}
+				if bad != nil {
+					continue
+				}
+				_, ok := listed[key+"@"+e.version]
+				assert.True(t, ok, "%s%s resolved to %s, not listed, in %v", key, v, e.id(), tools)
+				if v != "" && v != "@latest" {
+					assert.Equal(t, 0, toolexec.CompareVersions(e.version, expandVersion(v[1:])), "%s%s resolved to %s in %v", key, v, e.id(), tools)
 				}
 			}
 		}

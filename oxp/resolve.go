@@ -39,18 +39,9 @@ func (h *handler) resolve(toolID string) (*entry, *serverError) {
 	if !validName(target) {
 		return nil, noSuchTool(toolID, key)
 	}
-	name, found := "", false
-	for _, t := range h.x.AllTools() {
-		if found && t.Name == name || !mapsTo(t.Name, target, h.toolkit) {
-			continue
-		}
-		if found {
-			return nil, noSuchTool(toolID, key) // two names, one OXP name: neither is served
-		}
-		name, found = t.Name, true
-	}
-	if !found {
-		return nil, noSuchTool(toolID, key)
+	name, found, unique := h.nameFor(target)
+	if !found || !unique {
+		return nil, noSuchTool(toolID, key) // none, or two names with one OXP name: neither is served
 	}
 	base, oxpName, _ := mapName(name, h.toolkit)
 	if byBase && base != key {
@@ -85,6 +76,72 @@ func (h *handler) resolve(toolID string) (*entry, *serverError) {
 		e.version = unversioned
 	}
 	return e, nil
+}
+
+// maxEnumerated bounds the underscores of an OXP name whose possible
+// toolexec names nameFor tries one by one (3^6 = 729 lookups at most).
+const maxEnumerated = 6
+
+// nameFor finds the toolexec name whose OXP name is target: found when one
+// maps to it, unique when only one does. With a provider that looks tools
+// up directly it tries every name that could map to target (each '_' may
+// stand for '_', '/' or '.', plus the name without a namespace) instead of
+// passing over every tool; otherwise, or for a name with many underscores,
+// it makes one pass over the provider's list.
+func (h *handler) nameFor(target string) (name string, found, unique bool) {
+	note := func(n string) bool {
+		if found && n != name {
+			unique = false
+			return false
+		}
+		name, found, unique = n, true, true
+		return true
+	}
+	k := strings.Count(target, "_")
+	if !h.x.IndexedLookup() || k > maxEnumerated {
+		for _, t := range h.x.AllTools() {
+			if mapsTo(t.Name, target, h.toolkit) && !note(t.Name) {
+				return name, found, false
+			}
+		}
+		return name, found, unique
+	}
+	try := func(n string) bool {
+		if !mapsTo(n, target, h.toolkit) {
+			return true
+		}
+		if _, ok := h.x.Lookup(n, ""); !ok {
+			return true
+		}
+		return note(n)
+	}
+	if rest, ok := strings.CutPrefix(target, h.toolkit+"_"); ok && !try(rest) {
+		return name, found, false
+	}
+	buf := []byte(target)
+	var at []int
+	for i := range buf {
+		if buf[i] == '_' {
+			at = append(at, i)
+		}
+	}
+	for m, total := 0, pow3(k); m < total; m++ {
+		for i, v := 0, m; i < k; i, v = i+1, v/3 {
+			buf[at[i]] = "_/."[v%3]
+		}
+		if !try(string(buf)) {
+			return name, found, false
+		}
+	}
+	return name, found, unique
+}
+
+func pow3(k int) int {
+	n := 1
+	for ; k > 0; k-- {
+		n *= 3
+	}
+	return n
 }
 
 // versions lists the OXP versions of the toolexec name, in the provider's

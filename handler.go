@@ -68,7 +68,7 @@ type toolDetail struct {
 }
 
 func (h *restHandler) list(w http.ResponseWriter, _ *http.Request) {
-	tools := h.x.Tools()
+	tools := h.x.LatestTools()
 	out := make([]toolSummary, len(tools))
 	for i := range tools {
 		out[i] = toolSummary{Name: tools[i].Name, Description: tools[i].Description, Annotations: tools[i].Annotations}

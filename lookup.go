@@ -39,10 +39,10 @@ func (x *Executor) IndexedLookup() bool {
 	return ok
 }
 
-// Tools lists the tools as discovery shows them: one entry per name, the
-// latest version (as Lookup chooses it), in the provider's order of first
-// appearance.
-func (x *Executor) Tools() []Tool {
+// LatestTools lists the tools as discovery shows them: one entry per name,
+// the latest version (as Lookup chooses it), in the provider's order of
+// first appearance. AllTools lists every version.
+func (x *Executor) LatestTools() []Tool {
 	return LatestVersions(x.tools.Tools())
 }
 

@@ -105,7 +105,7 @@ func TestLatestPrefersReleasesOverPreReleases(t *testing.T) {
 				got, ok := x.Lookup("t", "")
 				require.True(t, ok, pname)
 				assert.Equal(t, tc.want, got.Version, pname)
-				latest := x.Tools()
+				latest := x.LatestTools()
 				require.Len(t, latest, 1, pname)
 				assert.Equal(t, tc.want, latest[0].Version, "%s: Tools() agrees with Lookup", pname)
 			}

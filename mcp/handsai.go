@@ -38,7 +38,7 @@ func (h *handler) handsAIList(w http.ResponseWriter, r *http.Request) {
 		h.methodNotAllowed(w, true, http.MethodGet)
 		return
 	}
-	tools := h.encodeTools(r, h.x.Tools())
+	tools := h.encodeTools(r, h.x.LatestTools())
 	httpjson.Write(w, http.StatusOK, &handsAIResponse{JSONRPC: jsonrpcVersion, Result: listToolsResult{Tools: tools}})
 }
 

@@ -58,7 +58,7 @@ func (h *handler) listTools(r *http.Request, params json.RawMessage) (any, *wire
 	if !ok {
 		return nil, newError(CodeInvalidParams, "Invalid params: invalid cursor")
 	}
-	tools := h.x.Tools()
+	tools := h.x.LatestTools()
 	start, end := min(offset, len(tools)), len(tools)
 	if h.pageSize > 0 && end-start > h.pageSize {
 		end = start + h.pageSize

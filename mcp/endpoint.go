@@ -120,6 +120,14 @@ func (h *handler) serveBatch(ex *exchange, body []byte, format responseFormat) {
 		httpjson.Write(w, http.StatusBadRequest, errorResponse(nil, newError(CodeInvalidRequest, "Invalid Request: the batch is empty")))
 		return
 	}
+	n := 0
+	for it := elements(body); it.next(); n++ {
+	}
+	if n > h.maxBatch {
+		httpjson.Write(w, http.StatusBadRequest, errorResponse(nil, newError(CodeInvalidRequest,
+			"Invalid Request: a batch holds at most %d messages; this one holds %d", h.maxBatch, n)))
+		return
+	}
 	var answers [][]byte
 	var retryAfter time.Duration
 	refused, pastAuth := false, false

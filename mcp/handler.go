@@ -31,7 +31,7 @@ func NewHandler(x *toolexec.Executor, opts ...Option) http.Handler {
 	if x == nil {
 		panic("mcp: NewHandler: nil Executor")
 	}
-	h := &handler{x: x, name: "toolexec"}
+	h := &handler{x: x, name: "toolexec", maxBatch: DefaultMaxBatchSize}
 	for _, opt := range opts {
 		opt(h)
 	}
@@ -67,6 +67,7 @@ type handler struct {
 	version      string
 	instructions string
 	pageSize     int
+	maxBatch     int // WithMaxBatchSize
 	origins      map[string]bool // nil: Origin not checked
 	hosts        map[string]bool // nil: Host not checked
 

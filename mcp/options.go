@@ -35,6 +35,23 @@ func WithPageSize(n int) Option {
 	return func(h *handler) { h.pageSize = max(n, 0) }
 }
 
+// DefaultMaxBatchSize is the most messages a JSON-RPC batch may hold unless
+// WithMaxBatchSize says otherwise.
+const DefaultMaxBatchSize = 100
+
+// WithMaxBatchSize bounds the messages of one JSON-RPC batch (allowed in
+// protocol version 2025-03-26): a larger batch is refused whole, with HTTP
+// 400 and -32600, before any of it runs, so one request cannot queue
+// thousands of tool calls. n <= 0 restores DefaultMaxBatchSize.
+func WithMaxBatchSize(n int) Option {
+	return func(h *handler) {
+		if n <= 0 {
+			n = DefaultMaxBatchSize
+		}
+		h.maxBatch = n
+	}
+}
+
 // WithAllowedOrigins turns on the Origin check against DNS rebinding: a
 // request carrying an Origin header that is not one of origins is refused
 // with 403 Forbidden before anything else happens. Requests without an

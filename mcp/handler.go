@@ -67,7 +67,7 @@ type handler struct {
 	version      string
 	instructions string
 	pageSize     int
-	maxBatch     int // WithMaxBatchSize
+	maxBatch     int             // WithMaxBatchSize
 	origins      map[string]bool // nil: Origin not checked
 	hosts        map[string]bool // nil: Host not checked
 

@@ -20,7 +20,7 @@ import (
 //
 // The zero value is an empty cache ready to use.
 type schemaCache struct {
-	mu      sync.Mutex
+	mu      sync.RWMutex // read-locked on the hits every call makes
 	entries map[schemaKey]*compiledSchema
 	sweepAt int
 
@@ -49,8 +49,16 @@ const minSweep = 64
 // first use. live lists the provider's current tools, for sweeping; it is
 // called without the cache's lock held.
 func (c *schemaCache) get(key schemaKey, raw []byte, live func() []Tool) *compiledSchema {
-	c.mu.Lock()
+	c.mu.RLock()
 	e, ok := c.entries[key]
+	c.mu.RUnlock()
+	if ok && bytes.Equal(e.raw, raw) {
+		e.compile(&c.compiles)
+		return e
+	}
+
+	c.mu.Lock()
+	e, ok = c.entries[key]
 	if !ok || !bytes.Equal(e.raw, raw) {
 		e = &compiledSchema{raw: bytes.Clone(raw)}
 		if c.entries == nil {
@@ -67,11 +75,16 @@ func (c *schemaCache) get(key schemaKey, raw []byte, live func() []Tool) *compil
 	if sweep && live != nil {
 		c.sweep(live())
 	}
+	e.compile(&c.compiles)
+	return e
+}
+
+// compile compiles the schema on first use, counting it in n.
+func (e *compiledSchema) compile(n *atomic.Int64) {
 	e.once.Do(func() {
-		c.compiles.Add(1)
+		n.Add(1)
 		e.schema, e.err = compileSchema(e.raw)
 	})
-	return e
 }
 
 // sweep drops the entries of tools that are not in tools.
@@ -93,7 +106,7 @@ func (c *schemaCache) sweep(tools []Tool) {
 
 // len returns the number of cached schemas.
 func (c *schemaCache) len() int {
-	c.mu.Lock()
-	defer c.mu.Unlock()
+	c.mu.RLock()
+	defer c.mu.RUnlock()
 	return len(c.entries)
 }

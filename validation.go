@@ -1,5 +1,7 @@
 package toolexec
 
+import "strings"
+
 // ValidationFailure is one way a JSON value fails a tool's input schema.
 type ValidationFailure struct {
 	// Path is a JSON Pointer to the failing value; "" is the root.
@@ -20,4 +22,18 @@ type ValidateResult struct {
 	Valid bool `json:"valid"`
 	// Errors lists every failure when Valid is false.
 	Errors []ValidationFailure `json:"errors,omitempty"`
+}
+
+// Tokens returns the reference tokens of f.Path, unescaped as JSON Pointer
+// says ("~1" is '/', "~0" is '~'): nil for the root, ["address", "city"]
+// for "/address/city". Surfaces use them to name the failing parameter.
+func (f ValidationFailure) Tokens() []string {
+	if !strings.HasPrefix(f.Path, "/") {
+		return nil
+	}
+	tokens := strings.Split(f.Path[1:], "/")
+	for i, t := range tokens {
+		tokens[i] = strings.ReplaceAll(strings.ReplaceAll(t, "~1", "/"), "~0", "~")
+	}
+	return tokens
 }

@@ -597,3 +597,17 @@ func TestFailedArgumentValuesNeverReachLogsOrSpans(t *testing.T) {
 		}
 	}
 }
+
+func TestValidationFailureTokens(t *testing.T) {
+	for path, want := range map[string][]string{
+		"":              nil,
+		"/location":     {"location"},
+		"/address/city": {"address", "city"},
+		"/a~1b/c~0d/0":  {"a/b", "c~d", "0"},
+		"/~01":          {"~1"},
+		"/":             {""},
+		"nope":          nil,
+	} {
+		assert.Equal(t, want, ValidationFailure{Path: path}.Tokens(), path)
+	}
+}

@@ -173,7 +173,7 @@ func describeFailures(fs []toolexec.ValidationFailure) string {
 	for _, f := range fs {
 		switch {
 		case f.Keyword == "required" && f.Path != "":
-			parts = append(parts, fieldName(f.Path)+" is required")
+			parts = append(parts, strings.Join(f.Tokens(), ".")+" is required") // "/address/city": address.city
 		case f.Path == "":
 			parts = append(parts, f.Message)
 		default:
@@ -181,16 +181,6 @@ func describeFailures(fs []toolexec.ValidationFailure) string {
 		}
 	}
 	return strings.Join(parts, "; ")
-}
-
-// fieldName turns a JSON Pointer into the dotted field name a person
-// writes: "/location" is "location", "/address/city" is "address.city".
-func fieldName(pointer string) string {
-	tokens := strings.Split(strings.TrimPrefix(pointer, "/"), "/")
-	for i, t := range tokens {
-		tokens[i] = strings.ReplaceAll(strings.ReplaceAll(t, "~1", "/"), "~0", "~")
-	}
-	return strings.Join(tokens, ".")
 }
 
 // writeHandsAI answers 200 with HandsAI's envelope.

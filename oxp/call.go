@@ -171,7 +171,7 @@ func invalidInput(e *toolexec.Error) *validationError {
 	params := make(map[string]string)
 	var root []string
 	for _, f := range e.Failures {
-		name, rest, ok := splitPointer(f.Path)
+		name, rest, ok := splitPointer(f)
 		if !ok {
 			if f.Path != "" {
 				root = append(root, f.Path+": "+f.Message)
@@ -199,19 +199,18 @@ func invalidInput(e *toolexec.Error) *validationError {
 	return out
 }
 
-// splitPointer splits a JSON Pointer into its first token, unescaped, and
-// the rest of the pointer; ok is false for the root ("") and for anything
-// that is not a pointer.
-func splitPointer(p string) (first, rest string, ok bool) {
-	if !strings.HasPrefix(p, "/") {
+// splitPointer splits a failure's JSON Pointer into its first token,
+// unescaped, and the rest of the pointer as it is; ok is false for the root
+// ("") and for anything that is not a pointer.
+func splitPointer(f toolexec.ValidationFailure) (first, rest string, ok bool) {
+	tokens := f.Tokens()
+	if len(tokens) == 0 {
 		return "", "", false
 	}
-	first = p[1:]
-	if i := strings.IndexByte(first, '/'); i >= 0 {
-		first, rest = first[:i], first[i:]
+	if i := strings.IndexByte(f.Path[1:], '/'); i >= 0 {
+		rest = f.Path[1+i:]
 	}
-	first = strings.ReplaceAll(strings.ReplaceAll(first, "~1", "/"), "~0", "~")
-	return first, rest, true
+	return tokens[0], rest, true
 }
 
 // callErrorOf is the error of a CallToolResponse for a call that failed

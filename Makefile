@@ -8,7 +8,7 @@ MODULES := $(shell find . -name go.mod -not -path './.git/*' -exec dirname {} \;
 FUZZTIME ?= 20s
 
 run:
-	$(GO) run ./examples/server
+	cd examples && $(GO) run ./server
 
 test: vet
 	@set -e; for m in $(MODULES); do \
@@ -42,4 +42,4 @@ fuzz:
 # The load and leak test of examples/server in its long form: 200 clients,
 # 100,000 calls (the short form runs in `make test`).
 soak:
-	TOOLEXEC_SOAK=1 $(GO) test -race -count=1 -run '^TestLoad' -timeout 20m -v ./examples/server
+	cd examples && TOOLEXEC_SOAK=1 $(GO) test -race -count=1 -run '^TestLoad' -timeout 20m -v ./server

@@ -20,6 +20,8 @@ type Registry struct {
 	mu      sync.RWMutex
 	entries []registryEntry  // registration order, for Tools
 	byName  map[string][]int // name -> indexes into entries, for lookups
+
+	listeners changeListeners // OnToolsChanged subscribers
 }
 
 type registryEntry struct {
@@ -37,6 +39,14 @@ func NewRegistry() *Registry { return &Registry{} }
 // registered (versions equal by precedence, such as "1.0.0" and
 // "1.0.0+build.2", count as the same), or a handler of another type.
 func (r *Registry) Add(tool Tool, handler any) error {
+	if err := r.add(tool, handler); err != nil {
+		return err
+	}
+	r.listeners.notify()
+	return nil
+}
+
+func (r *Registry) add(tool Tool, handler any) error {
 	if tool.Name == "" {
 		return errors.New("toolexec: Registry.Add: tool has no name")
 	}
@@ -83,14 +93,16 @@ func (r *Registry) MustAdd(tool Tool, handler any) {
 // version matches as in Lookup: the same string, or equal by precedence.
 func (r *Registry) Remove(name, version string) bool {
 	r.mu.Lock()
-	defer r.mu.Unlock()
 	i, ok := r.indexOf(name, version)
-	if !ok {
-		return false
+	if ok {
+		r.entries = append(r.entries[:i:i], r.entries[i+1:]...)
+		r.reindex()
 	}
-	r.entries = append(r.entries[:i:i], r.entries[i+1:]...)
-	r.reindex()
-	return true
+	r.mu.Unlock()
+	if ok {
+		r.listeners.notify()
+	}
+	return ok
 }
 
 // Tools returns every registered tool, every version, in registration

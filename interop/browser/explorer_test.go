@@ -296,6 +296,13 @@ func TestExplorerInChromium(t *testing.T) {
 		assert.Contains(t, keys, "sky: ")
 		assert.Equal(t, 3, eval[int](t, tb, `Array.from(document.querySelectorAll('#result-body .tree .tree-key')).filter(e => e.textContent === 'sky: ').length`), "the default: 3 days")
 
+		tb.selectTool(t, "media")
+		tb.do(t, chromedp.Click(chromedp.ID("call")))
+		tb.wait(t, `(() => { const a = document.querySelector('#result-body audio'); return a && a.readyState > 0 && a.duration > 0; })()`)
+		assert.Equal(t, "embedded notes", eval[string](t, tb, `document.querySelector('#result-body .content-resource pre').textContent`))
+		assert.Equal(t, "https://example.com/report.pdf", eval[string](t, tb, `document.querySelector('#result-body .content-resource-link a').href`))
+		assert.Equal(t, "report.pdf", eval[string](t, tb, `document.querySelector('#result-body .content-resource-link a').textContent`))
+
 		tb.selectTool(t, "fail")
 		tb.do(t, chromedp.Click(chromedp.ID("call")))
 		tb.wait(t, `document.getElementById('result').classList.contains('is-error')`)
@@ -352,7 +359,7 @@ func TestExplorerInChromium(t *testing.T) {
 
 	if os.Getenv("TOOLEXEC_SCREENSHOT") != "" {
 		t.Run("screenshot for docs/explorer.md", func(t *testing.T) {
-			tb := openTab(t, browser, srv.URL, api)
+			tb := openTab(t, browser, srv.URL, "/docs/api/")
 			tb.do(t, chromedp.EmulateViewport(1280, 900))
 			tb.do(t, chromedp.SendKeys(chromedp.ID("token"), demoToken))
 			tb.selectTool(t, "weather")

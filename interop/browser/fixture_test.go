@@ -50,21 +50,26 @@ const weatherSchema = `{
 }`
 
 // toolNames lists the fixture's tools in registration order.
-var toolNames = []string{"echo", "image/dot", "weather", "fail", "xss"}
+var toolNames = []string{"echo", "image/dot", "weather", "fail", "media", "xss"}
 
 // fixture returns the test server's handler: the same tools mounted at
 //
 //	/prefix/api/  execution on, the page's Call on, a bearer-token auth hook
 //	/off/         execution on, the page's Call off (the default)
 //	/closed/      the executor's gate closed, the page's Call on
+//	/docs/api/    as /prefix/api/ without the hostile tool, for the screenshot
 func fixture() http.Handler {
-	reg := registry()
+	reg := registry(true)
+	calm := registry(false)
 	quiet := toolexec.WithLogger(slog.New(slog.DiscardHandler))
 	open := toolexec.New(reg, reg, toolexec.WithAllowExecute(true), toolexec.WithAuthHook(bearer), quiet)
 	closed := toolexec.New(reg, reg, quiet)
+	docs := toolexec.New(calm, calm, toolexec.WithAllowExecute(true), toolexec.WithAuthHook(bearer), quiet)
 
 	mux := http.NewServeMux()
 	mux.Handle("/prefix/api/", http.StripPrefix("/prefix/api", explorer.Wrap(open, toolexec.NewHandler(open),
+		explorer.WithExecute(true), explorer.WithProjectLink("toolexec", "https://github.com/toolexec/toolexec"))))
+	mux.Handle("/docs/api/", http.StripPrefix("/docs/api", explorer.Wrap(docs, toolexec.NewHandler(docs),
 		explorer.WithExecute(true), explorer.WithProjectLink("toolexec", "https://github.com/toolexec/toolexec"))))
 	mux.Handle("/off/", http.StripPrefix("/off", explorer.Wrap(open, toolexec.NewHandler(open))))
 	mux.Handle("/closed/", http.StripPrefix("/closed", explorer.Wrap(closed, toolexec.NewHandler(closed), explorer.WithExecute(true))))
@@ -81,7 +86,9 @@ func bearer(next http.Handler) http.Handler {
 	})
 }
 
-func registry() *toolexec.Registry {
+// registry holds the fixture's tools; hostile adds the tool whose texts are
+// an XSS payload.
+func registry(hostile bool) *toolexec.Registry {
 	reg := toolexec.NewRegistry()
 	readOnly := &toolexec.ToolAnnotations{ReadOnlyHint: toolexec.Bool(true)}
 	reg.MustAdd(toolexec.Tool{
@@ -110,6 +117,19 @@ func registry() *toolexec.Registry {
 	}, func(string, map[string]any) ([]toolexec.Content, bool, string, error) {
 		return []toolexec.Content{toolexec.Text("the tool failed on purpose")}, true, "", nil
 	})
+	reg.MustAdd(toolexec.Tool{
+		Name: "media", Description: "Returns audio, an embedded resource and a resource link.",
+		InputSchema: json.RawMessage(`{"type":"object","properties":{}}`),
+	}, func(string, map[string]any) ([]toolexec.Content, bool, string, error) {
+		return []toolexec.Content{
+			&toolexec.AudioContent{Data: silence(), MIMEType: "audio/wav"},
+			&toolexec.EmbeddedResource{Resource: &toolexec.ResourceContents{URI: "file:///notes.txt", MIMEType: "text/plain", Text: "embedded notes"}},
+			&toolexec.ResourceLink{URI: "https://example.com/report.pdf", Name: "report.pdf", Description: "the full report", MIMEType: "application/pdf"},
+		}, false, "", nil
+	})
+	if !hostile {
+		return reg
+	}
 	reg.MustAdd(toolexec.Tool{
 		Name: "xss", Title: xssPayload, Description: "Hostile text: " + xssPayload,
 		InputSchema: json.RawMessage(`{"type":"object","properties":{"field":{"type":"string","description":` + jsonString(xssPayload) + `}}}`),
@@ -164,4 +184,31 @@ func dot() []byte {
 	var buf bytes.Buffer
 	_ = png.Encode(&buf, img)
 	return buf.Bytes()
+}
+
+// silence is a valid 8 kHz mono WAV file of 100 ms of silence.
+func silence() []byte {
+	const samples = 800
+	var b bytes.Buffer
+	le := func(v uint32, n int) {
+		for i := 0; i < n; i++ {
+			b.WriteByte(byte(v >> (8 * i)))
+		}
+	}
+	b.WriteString("RIFF")
+	le(36+samples, 4)
+	b.WriteString("WAVEfmt ")
+	le(16, 4)
+	le(1, 2)    // PCM
+	le(1, 2)    // mono
+	le(8000, 4) // sample rate
+	le(8000, 4) // byte rate
+	le(1, 2)    // block align
+	le(8, 2)    // bits per sample
+	b.WriteString("data")
+	le(samples, 4)
+	for i := 0; i < samples; i++ {
+		b.WriteByte(128)
+	}
+	return b.Bytes()
 }

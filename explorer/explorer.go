@@ -88,7 +88,13 @@ func WithPage(on bool) Option {
 // x supplies what the page shows about the server: whether the execution
 // gate is open (toolexec.WithAllowExecute) and whether calls need a token
 // (toolexec.WithAuthHook). With WithPage(false), Wrap returns rest.
+//
+// Wrap panics if x or rest is nil, as http.ServeMux.Handle panics on a nil
+// handler: both are programming errors found on the first run.
 func Wrap(x *toolexec.Executor, rest http.Handler, opts ...Option) http.Handler {
+	if x == nil || rest == nil {
+		panic("explorer: Wrap: nil Executor or REST handler")
+	}
 	c := config{title: DefaultTitle}
 	for _, opt := range opts {
 		opt(&c)

@@ -236,3 +236,9 @@ func TestUnderAPrefix(t *testing.T) {
 		})
 	}
 }
+
+func TestWrapNilPanics(t *testing.T) {
+	x := newExecutor(t)
+	assert.Panics(t, func() { explorer.Wrap(nil, toolexec.NewHandler(x)) })
+	assert.Panics(t, func() { explorer.Wrap(x, nil) })
+}

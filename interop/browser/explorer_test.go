@@ -18,10 +18,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -355,6 +358,24 @@ func TestExplorerInChromium(t *testing.T) {
 			assert.NotEqual(t, "x", filepath.Base(mustURL(t, u).Path), "the payload's image was requested: %s", u)
 		}
 		tb.mu.Unlock()
+	})
+
+	t.Run("narrow screen, dark scheme, keyboard only", func(t *testing.T) {
+		tb := openTab(t, browser, srv.URL, api)
+		tb.do(t, chromedp.EmulateViewport(390, 844), chromedp.Func(func(ctx context.Context, target *chromedp.Target) error {
+			_, err := cdp.Call(ctx, target, emulation.SetEmulatedMedia, emulation.SetEmulatedMediaParams{
+				Features: []*emulation.MediaFeature{{Name: "prefers-color-scheme", Value: "dark"}},
+			})
+			return err
+		}))
+		tb.wait(t, `getComputedStyle(document.body).backgroundColor === 'rgb(21, 23, 26)'`)
+
+		// Tab from the filter into the list, arrow down, Enter: the second tool.
+		tb.do(t, chromedp.Focus(chromedp.ID("filter")), chromedp.KeyEvent(kb.Tab), chromedp.KeyEvent(kb.ArrowDown), chromedp.KeyEvent(kb.Enter))
+		tb.wait(t, `document.getElementById('tool-name').textContent === 'image/dot'`)
+		tb.selectTool(t, "weather")
+		assert.True(t, eval[bool](t, tb, `document.documentElement.scrollWidth <= window.innerWidth`), "nothing overflows sideways")
+		assert.Equal(t, 1, eval[int](t, tb, `getComputedStyle(document.querySelector('.editors')).gridTemplateColumns.split(' ').length`), "form and JSON editor stack")
 	})
 
 	if os.Getenv("TOOLEXEC_SCREENSHOT") != "" {

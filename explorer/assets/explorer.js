@@ -608,6 +608,7 @@
   function changed() {
     writeRaw(formValue());
     clearMarks();
+    clear($('validation'));
   }
 
   $('form').addEventListener('input', changed);
@@ -911,7 +912,8 @@
     if (Array.isArray(v) || isObject(v)) {
       var keys = Object.keys(v);
       var d = el('details', { open: true });
-      d.appendChild(el('summary', { className: 'muted', text: Array.isArray(v) ? '[' + keys.length + ' items]' : '{' + keys.length + ' keys}' }));
+      var n = keys.length;
+      d.appendChild(el('summary', { className: 'muted', text: Array.isArray(v) ? '[' + n + (n === 1 ? ' item]' : ' items]') : '{' + n + (n === 1 ? ' key}' : ' keys}') }));
       var ul = el('ul');
       keys.forEach(function (k) {
         ul.appendChild(el('li', null, el('span', { className: 'tree-key', text: k + ': ' }), tree(v[k])));

@@ -1,8 +1,3 @@
-// Package browser_test drives the explorer page in a real headless Chromium.
-//
-// The tests need the chromium binary (Debian's package "chromium"; .ci/run
-// installs it). Without it they skip, unless CI is set: on CI a missing
-// browser is a failure.
 package browser_test
 
 import (

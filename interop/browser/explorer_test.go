@@ -355,6 +355,14 @@ func TestExplorerInChromium(t *testing.T) {
 		tb.mu.Unlock()
 	})
 
+	t.Run("under chi, without a trailing slash", func(t *testing.T) {
+		tb := openTab(t, browser, srv.URL, "/chi")
+		assert.Len(t, eval[[]string](t, tb, `Array.from(document.querySelectorAll('#tools .name')).map(e => e.textContent)`), len(toolNames))
+		tb.selectTool(t, "image/dot")
+		tb.do(t, chromedp.Click(chromedp.ID("validate")))
+		tb.wait(t, `document.querySelector('#validation .good') !== null`)
+	})
+
 	t.Run("narrow screen, dark scheme, keyboard only", func(t *testing.T) {
 		tb := openTab(t, browser, srv.URL, api)
 		tb.do(t, chromedp.EmulateViewport(390, 844), chromedp.Func(func(ctx context.Context, target *chromedp.Target) error {

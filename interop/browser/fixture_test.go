@@ -10,6 +10,8 @@ import (
 	"log/slog"
 	"net/http"
 
+	"github.com/go-chi/chi/v5"
+
 	"github.com/toolexec/toolexec"
 	"github.com/toolexec/toolexec/explorer"
 )
@@ -58,6 +60,7 @@ var toolNames = []string{"echo", "image/dot", "weather", "fail", "media", "xss"}
 //	/off/         execution on, the page's Call off (the default)
 //	/closed/      the executor's gate closed, the page's Call on
 //	/docs/api/    as /prefix/api/ without the hostile tool, for the screenshot
+//	/chi          mounted by chi, which serves the page without a trailing slash
 func fixture() http.Handler {
 	reg := registry(true)
 	calm := registry(false)
@@ -71,6 +74,10 @@ func fixture() http.Handler {
 		explorer.WithExecute(true), explorer.WithProjectLink("toolexec", "https://github.com/toolexec/toolexec"))))
 	mux.Handle("/docs/api/", http.StripPrefix("/docs/api", explorer.Wrap(docs, toolexec.NewHandler(docs),
 		explorer.WithExecute(true), explorer.WithProjectLink("toolexec", "https://github.com/toolexec/toolexec"))))
+	r := chi.NewRouter()
+	r.Mount("/chi", explorer.Wrap(open, toolexec.NewHandler(open)))
+	mux.Handle("/chi", r)
+	mux.Handle("/chi/", r)
 	mux.Handle("/off/", http.StripPrefix("/off", explorer.Wrap(open, toolexec.NewHandler(open))))
 	mux.Handle("/closed/", http.StripPrefix("/closed", explorer.Wrap(closed, toolexec.NewHandler(closed), explorer.WithExecute(true))))
 	return mux

@@ -461,7 +461,7 @@
         box.appendChild(child.node);
       });
       if (!children.length) {
-        box.appendChild(el('p', { className: 'muted', text: isRoot ? 'This tool takes no arguments.' : 'No declared properties.' }));
+        box.appendChild(el('p', { className: 'muted', text: isRoot ? 'No declared arguments: the JSON editor takes any.' : 'No declared properties: edit them in the JSON.' }));
       }
       // Keys the schema does not declare (typed in the JSON editor) are kept.
       var extras = {};
@@ -601,7 +601,10 @@
   function buildForm(value) {
     var form = $('form');
     clear(form);
-    state.root = makeField(state.schema, value, { pointer: '', required: true, depth: 0, noDefault: value !== undefined });
+    // The arguments are always an object: a root schema that says nothing
+    // about them (true, {}) gets an object form with no fields.
+    var rootSchema = kindOf(resolve(state.schema, 0)) === 'object' ? state.schema : { type: 'object' };
+    state.root = makeField(rootSchema, value, { pointer: '', required: true, depth: 0, noDefault: value !== undefined });
     form.appendChild(state.root.node);
   }
 

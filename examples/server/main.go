@@ -1,8 +1,8 @@
 // Command server is the toolexec example server, the program `make run`
 // starts. It serves a handful of demo tools over every surface from one
-// Executor: REST under /api, OXP 1.0 under /oxp, and MCP at /mcp (with the
-// HandsAI-compatible routes below it), with execution enabled and calls
-// guarded by a bearer token.
+// Executor: REST under /api (with the explorer page at /api/ itself), OXP
+// 1.0 under /oxp, and MCP at /mcp (with the HandsAI-compatible routes below
+// it), with execution enabled and calls guarded by a bearer token.
 //
 // Environment:
 //
@@ -31,6 +31,7 @@ import (
 	"time"
 
 	"github.com/toolexec/toolexec"
+	"github.com/toolexec/toolexec/explorer"
 	"github.com/toolexec/toolexec/mcp"
 	"github.com/toolexec/toolexec/oxp"
 )
@@ -130,7 +131,12 @@ func newExecutor(reg *toolexec.Registry, token string, logger *slog.Logger, extr
 // the same Executor, so another one mounts beside REST with one more line.
 func newMux(x *toolexec.Executor) *http.ServeMux {
 	mux := http.NewServeMux()
-	mux.Handle(restPrefix+"/", http.StripPrefix(restPrefix, toolexec.NewHandler(x)))
+	// The explorer page answers GET /api/ itself; every other path goes to
+	// the REST handler. Its Call button is on, as the executor's gate is.
+	rest := explorer.Wrap(x, toolexec.NewHandler(x),
+		explorer.WithExecute(true),
+		explorer.WithProjectLink("toolexec", "https://github.com/toolexec/toolexec"))
+	mux.Handle(restPrefix+"/", http.StripPrefix(restPrefix, rest))
 	mux.Handle(oxpPrefix+"/", http.StripPrefix(oxpPrefix, oxp.NewHandler(x)))
 	// The MCP endpoint is /mcp itself; /mcp/tools/list and /mcp/tools/call
 	// are the HandsAI-compatible routes of the same handler.
@@ -162,6 +168,7 @@ func printBanner(w io.Writer, addr net.Addr, token string) {
 	base := "http://localhost:" + port
 	fmt.Fprintf(w, "toolexec example server listening on %s (all interfaces)\n", base)
 	fmt.Fprintf(w, "  REST API:   %s%s/tools\n", base, restPrefix)
+	fmt.Fprintf(w, "  Explorer:   %s%s/ (open it in a browser)\n", base, restPrefix)
 	fmt.Fprintf(w, "  OXP 1.0:    %s%s/tools\n", base, oxpPrefix)
 	fmt.Fprintf(w, "  MCP:        %s%s (HandsAI routes: %s%s/tools/list, %s%s/tools/call)\n", base, mcpPath, base, mcpPath, base, mcpPath)
 	fmt.Fprintf(w, "  demo token: %s\n", token)

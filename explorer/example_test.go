@@ -1,0 +1,51 @@
+package explorer_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+
+	"github.com/toolexec/toolexec"
+	"github.com/toolexec/toolexec/explorer"
+)
+
+// The explorer page is mounted with the REST handler: GET /api/ is the page,
+// GET /api/tools and the other REST routes answer as before.
+func Example() {
+	reg := toolexec.NewRegistry()
+	reg.MustAdd(toolexec.Tool{
+		Name:        "text/upper",
+		Description: "Returns the text in upper case.",
+		InputSchema: json.RawMessage(`{"type":"object","properties":{"text":{"type":"string"}},"required":["text"]}`),
+	}, func(_ string, args map[string]any) ([]toolexec.Content, bool, string, error) {
+		text, _ := args["text"].(string)
+		return []toolexec.Content{toolexec.Text(strings.ToUpper(text))}, false, "", nil
+	})
+	x := toolexec.New(reg, reg, toolexec.WithAllowExecute(true))
+
+	api := explorer.Wrap(x, toolexec.NewHandler(x),
+		explorer.WithTitle("Acme tools"),
+		explorer.WithProjectLink("Acme on GitHub", "https://github.com/acme/tools"),
+		explorer.WithExecute(true), // let the page's Call button run tools
+	)
+	mux := http.NewServeMux()
+	mux.Handle("/api/", http.StripPrefix("/api", api))
+
+	srv := httptest.NewServer(mux)
+	defer srv.Close()
+	for _, path := range []string{"/api/", "/api/tools"} {
+		res, err := http.Get(srv.URL + path)
+		if err != nil {
+			panic(err)
+		}
+		_, _ = io.Copy(io.Discard, res.Body)
+		_ = res.Body.Close()
+		fmt.Println(path, res.StatusCode, res.Header.Get("Content-Type"))
+	}
+	// Output:
+	// /api/ 200 text/html; charset=utf-8
+	// /api/tools 200 application/json
+}

@@ -143,7 +143,9 @@ func TestFilterToolsShowsOnlyCallableTools(t *testing.T) {
 		return out
 	}
 	mcpNames := func(b []byte) []string {
-		var l struct{ Result struct{ Tools []struct{ Name string } } }
+		var l struct {
+			Result struct{ Tools []struct{ Name string } }
+		}
 		_ = json.Unmarshal(b, &l)
 		out := []string{}
 		for _, t := range l.Result.Tools {

@@ -34,8 +34,11 @@ type Config struct {
 	Resources []string
 
 	// ScopesSupported are the scopes the metadata advertises
-	// ("scopes_supported"): those a client may ask for, such as the scopes
-	// tools declare. Optional.
+	// ("scopes_supported"), and those a 401 challenge asks for when the
+	// request needs no particular scope. MCP clients read them as the
+	// minimal set for basic use and ask for all of them when a challenge
+	// names none; further scopes a tool declares are then obtained by
+	// step-up, on the 403 insufficient_scope that names them. Optional.
 	ScopesSupported []string
 
 	// ResourceName is a human-readable name for the metadata

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 
 	"go.opentelemetry.io/otel/attribute"
@@ -19,8 +20,9 @@ import (
 // toolexec.WriteChallenge, so every surface answers with its documented
 // body and:
 //
-//   - no token: 401, WWW-Authenticate: Bearer scope="<the tool's scopes>",
-//     resource_metadata="<this resource's metadata URL>";
+//   - no token: 401, WWW-Authenticate: Bearer scope="<the tool's scopes,
+//     or Config.ScopesSupported for a tool without any or a request that
+//     is not a call>", resource_metadata="<this resource's metadata URL>";
 //   - a token that is not accepted: 401, Bearer error="invalid_token", with
 //     the same scope and resource_metadata;
 //   - a token without a scope the tool needs: 403, Bearer
@@ -31,8 +33,19 @@ import (
 // 2.1), never from the URL or the body. An admitted call's context carries
 // the Identity (see FromContext), and the auth stage's span gets the
 // attribute enduser.id with the subject; the token is never put on a span
-// or logged. Outside toolexec, AuthHook is ordinary middleware: it
-// answers refusals itself, and checks no tool scope.
+// or logged.
+//
+// AuthHook is also ordinary middleware. In front of a surface it makes
+// every request need a valid token, discovery included, which is what MCP
+// clients expect of a protected MCP endpoint (they start their
+// authorization flow on the 401 of their first request):
+//
+//	mux.Handle("/mcp", v.AuthHook(mcp.NewHandler(x)))
+//
+// It then answers refusals itself, checks no tool scope (the same
+// Executor's hook still does, per call), and leaves the Identity in the
+// request's context, where the hook and FilterTools find it instead of
+// verifying the token again.
 func (v *Verifier) AuthHook(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		res := v.resourceFor(r)
@@ -40,19 +53,22 @@ func (v *Verifier) AuthHook(next http.Handler) http.Handler {
 		if call := toolexec.CallFromContext(r.Context()); call != nil {
 			needed = call.Tool.Options.Scopes
 		}
-		token, ok := bearerToken(r)
-		if !ok {
-			toolexec.WriteChallenge(w, http.StatusUnauthorized, challenge("", needed, res.metadataURL))
+		hint := needed // the scopes a 401 asks for
+		if len(hint) == 0 {
+			hint = v.s.ScopesSupported
+		}
+		id, err := v.identify(r, res)
+		if errors.Is(err, errNoToken) {
+			toolexec.WriteChallenge(w, http.StatusUnauthorized, challenge("", hint, res.metadataURL))
 			return
 		}
-		id, err := v.Verify(r.Context(), token, res.uri)
 		if err != nil {
 			if !errors.Is(err, ErrInvalidToken) {
 				v.s.Logger.WarnContext(r.Context(), "oauth: token could not be checked", "error", err)
 			} else {
 				v.s.Logger.DebugContext(r.Context(), "oauth: token refused", "resource", res.uri, "reason", err)
 			}
-			toolexec.WriteChallenge(w, http.StatusUnauthorized, challenge("invalid_token", needed, res.metadataURL))
+			toolexec.WriteChallenge(w, http.StatusUnauthorized, challenge("invalid_token", hint, res.metadataURL))
 			return
 		}
 		if missing := id.missing(needed); len(missing) > 0 {
@@ -66,6 +82,23 @@ func (v *Verifier) AuthHook(next http.Handler) http.Handler {
 	})
 }
 
+var errNoToken = errors.New("oauth: no bearer token")
+
+// identify returns the identity of the request's bearer token for res. An
+// identity already in the request's context for res (AuthHook ran as
+// middleware in front of the surface, say) is used as it is, so a token is
+// verified once per request.
+func (v *Verifier) identify(r *http.Request, res *resource) (*Identity, error) {
+	if id, ok := FromContext(r.Context()); ok && slices.Contains(id.Audience, res.uri) {
+		return id, nil
+	}
+	token, ok := bearerToken(r)
+	if !ok {
+		return nil, errNoToken
+	}
+	return v.Verify(r.Context(), token, res.uri)
+}
+
 // FilterTools is a toolexec.ToolFilter (pass v.FilterTools to
 // toolexec.WithToolFilter) for per-caller tool lists: it keeps the tools
 // whose scopes the caller's token holds. Lists run no auth hook, so it
@@ -73,13 +106,12 @@ func (v *Verifier) AuthHook(next http.Handler) http.Handler {
 // without a token, or with one that is not accepted, is anonymous and sees
 // only the tools that declare no scope. It never refuses a list.
 func (v *Verifier) FilterTools(r *http.Request, tools []toolexec.Tool) []toolexec.Tool {
-	var id *Identity
-	if token, ok := bearerToken(r); ok {
-		var err error
-		if id, err = v.Verify(r.Context(), token, v.resourceFor(r).uri); err != nil {
+	id, err := v.identify(r, v.resourceFor(r))
+	if err != nil {
+		if !errors.Is(err, errNoToken) {
 			v.s.Logger.DebugContext(r.Context(), "oauth: token refused for a tool list; listing as anonymous", "reason", err)
-			id = nil
 		}
+		id = nil
 	}
 	out := make([]toolexec.Tool, 0, len(tools))
 	for _, t := range tools {

@@ -119,8 +119,14 @@ func TestMCPClientDiscoveryFlow(t *testing.T) {
 	r := start(t)
 	mcpURL := r.base + "/mcp"
 
-	// 1. The call is refused; the challenge names the metadata and the scope.
-	resp, _ := send(t, http.MethodPost, mcpURL, "", "application/json", mcpCall("echo"))
+	// 1. The first request is refused, and so is a call; the challenge
+	// names the metadata, and for a call the scope the tool needs.
+	resp, _ := send(t, http.MethodPost, mcpURL, "", "application/json",
+		`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
+	require.Equal(t, http.StatusUnauthorized, resp.StatusCode)
+	assert.Equal(t, r.base+"/.well-known/oauth-protected-resource/mcp",
+		challengeParams(t, resp.Header.Get("WWW-Authenticate"))["resource_metadata"])
+	resp, _ = send(t, http.MethodPost, mcpURL, "", "application/json", mcpCall("echo"))
 	require.Equal(t, http.StatusUnauthorized, resp.StatusCode)
 	ch := challengeParams(t, resp.Header.Get("WWW-Authenticate"))
 	require.Equal(t, r.base+"/.well-known/oauth-protected-resource/mcp", ch["resource_metadata"])
@@ -323,7 +329,15 @@ func TestPerCallerToolLists(t *testing.T) {
 		}
 		return names
 	}
-	assert.Equal(t, []string{}, list(""), "anonymous: every tool needs a scope")
+	resp, _ := send(t, http.MethodPost, mcpURL, "", "application/json", `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`)
+	assert.Equal(t, http.StatusUnauthorized, resp.StatusCode, "the MCP endpoint needs a token for everything")
+	resp, body := send(t, http.MethodGet, r.base+"/api/tools", "", "", "")
+	require.Equal(t, http.StatusOK, resp.StatusCode)
+	assert.JSONEq(t, `[]`, body, "anonymous, on REST: every tool needs a scope")
+	resp, body = send(t, http.MethodGet, r.base+"/oxp/tools", r.tokenFor(t, "tools.admin", r.base+"/oxp"), "", "")
+	require.Equal(t, http.StatusOK, resp.StatusCode)
+	assert.Contains(t, body, `"Tools_secret"`)
+	assert.NotContains(t, body, `"Tools_echo"`, "OXP lists only what the caller may call")
 	assert.Equal(t, []string{"echo"}, list(r.tokenFor(t, "tools.call", mcpURL)))
 	assert.Equal(t, []string{"echo", "secret"}, list(r.tokenFor(t, "tools.call tools.admin", mcpURL)))
 	assert.Equal(t, []string{"secret"}, list(r.tokenFor(t, "tools.admin", mcpURL)))

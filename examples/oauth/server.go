@@ -21,7 +21,10 @@ type demo struct {
 // newDemo builds the example served at base ("http://localhost:8080"):
 //
 //	/oauth/...                                 the OpenID Provider (issuer base/oauth)
-//	/api/..., /mcp, /oxp/...                   REST, MCP and OXP, each its own resource
+//	/api/..., /mcp, /oxp/...                   REST, MCP and OXP, each its own resource;
+//	                                           calls need a token with the tool's scope,
+//	                                           lists show only the tools the caller may
+//	                                           call, and MCP needs a token for everything
 //	/.well-known/oauth-protected-resource/...  their protected resource metadata
 //
 // tune, when given, adjusts the verifier's configuration (the tests shorten
@@ -43,7 +46,7 @@ func newDemo(base string, tune ...func(*oauth.Config)) (*demo, error) {
 	cfg := oauth.Config{
 		Issuer:          issuer,
 		Resources:       resources,
-		ScopesSupported: demoScopes,
+		ScopesSupported: []string{"tools.call"}, // basic use; tools.admin comes by step-up
 		ResourceName:    "toolexec OAuth demo",
 	}
 	for _, t := range tune {
@@ -76,7 +79,9 @@ func newDemo(base string, tune ...func(*oauth.Config)) (*demo, error) {
 	mux := http.NewServeMux()
 	mux.Handle("/oauth/", http.StripPrefix("/oauth", provider))
 	mux.Handle("/api/", http.StripPrefix("/api", toolexec.NewHandler(x)))
-	mux.Handle("/mcp", mcp.NewHandler(x))
+	// MCP clients expect every request of a protected endpoint to need a
+	// token: they start their authorization flow on the first 401.
+	mux.Handle("/mcp", v.AuthHook(mcp.NewHandler(x)))
 	mux.Handle("/oxp/", http.StripPrefix("/oxp", oxp.NewHandler(x)))
 	mux.Handle("/.well-known/oauth-protected-resource/", v.Metadata())
 	return &demo{handler: mux, keys: keys, verifier: v}, nil

@@ -33,6 +33,13 @@ type Config struct {
 	// accepted only when its audience names the request's resource.
 	Resources []string
 
+	// Audiences are further "aud" values accepted on every resource, for
+	// authorization servers that cannot put the resource URI in the
+	// audience: Entra ID's v2 tokens carry the API's application id, Dex's
+	// the client id. Leave it empty when the server honours the resource
+	// URI (RFC 8707), so that a token names the endpoint it is for.
+	Audiences []string
+
 	// ScopesSupported are the scopes the metadata advertises
 	// ("scopes_supported"), and those a 401 challenge asks for when the
 	// request needs no particular scope. MCP clients read them as the

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"net/http"
 	"net/url"
-	"slices"
 	"strings"
 
 	"go.opentelemetry.io/otel/attribute"
@@ -89,7 +88,7 @@ var errNoToken = errors.New("oauth: no bearer token")
 // middleware in front of the surface, say) is used as it is, so a token is
 // verified once per request.
 func (v *Verifier) identify(r *http.Request, res *resource) (*Identity, error) {
-	if id, ok := FromContext(r.Context()); ok && slices.Contains(id.Audience, res.uri) {
+	if id, ok := FromContext(r.Context()); ok && v.accepts(id.Audience, res.uri) {
 		return id, nil
 	}
 	token, ok := bearerToken(r)

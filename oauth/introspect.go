@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
-	"slices"
 	"strings"
 	"time"
 
@@ -67,7 +66,7 @@ func (v *Verifier) introspect(ctx context.Context, token, resource string) (*Ide
 	if got.Issuer != "" && got.Issuer != v.s.Issuer {
 		return nil, fmt.Errorf("%w: issued by %q", ErrInvalidToken, got.Issuer)
 	}
-	if !slices.Contains([]string(got.Audience), resource) {
+	if !v.accepts(got.Audience, resource) {
 		return nil, fmt.Errorf("%w: audience %q does not name %q", ErrInvalidToken, []string(got.Audience), resource)
 	}
 	now := time.Now()

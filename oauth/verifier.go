@@ -111,7 +111,7 @@ func (v *Verifier) verifyJWT(ctx context.Context, token, resource string) (*Iden
 	if c.Expiry == nil {
 		return nil, fmt.Errorf("%w: no exp claim", ErrInvalidToken)
 	}
-	err = c.ValidateWithLeeway(jwt.Expected{Issuer: v.s.Issuer, AnyAudience: jwt.Audience{resource}, Time: time.Now()}, v.s.Leeway)
+	err = c.ValidateWithLeeway(jwt.Expected{Issuer: v.s.Issuer, AnyAudience: v.audiences(resource), Time: time.Now()}, v.s.Leeway)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrInvalidToken, err)
 	}
@@ -148,4 +148,19 @@ func scopeList(raw json.RawMessage) []string {
 		return slices.DeleteFunc(list, func(x string) bool { return x == "" })
 	}
 	return nil
+}
+
+// audiences are the "aud" values accepted for resource.
+func (v *Verifier) audiences(resource string) jwt.Audience {
+	return append(jwt.Audience{resource}, v.s.Audiences...)
+}
+
+// accepts reports whether a token with audience aud is for resource.
+func (v *Verifier) accepts(aud []string, resource string) bool {
+	for _, a := range v.audiences(resource) {
+		if slices.Contains(aud, a) {
+			return true
+		}
+	}
+	return false
 }

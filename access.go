@@ -17,8 +17,9 @@ type ToolFilter func(r *http.Request, tools []Tool) []Tool
 // WithToolFilter turns on per-caller tool lists: every surface passes its
 // lists through f before answering (REST GET /tools and GET /tools/{name},
 // MCP tools/list and the HandsAI list, OXP GET /tools), and a tool f hides
-// is answered as unknown by REST's GET /tools/{name}. Calls are not
-// filtered: the auth hook decides them. Without this option every caller
+// is answered as unknown by REST's GET /tools/{name} and POST
+// /tools/{name}/validate. Calls are not filtered: the auth hook decides
+// them. Without this option every caller
 // sees every tool.
 func WithToolFilter(f ToolFilter) Option {
 	return func(x *Executor) { x.toolFilter = f }

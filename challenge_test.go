@@ -90,6 +90,7 @@ func TestToolFilterHidesToolsFromLists(t *testing.T) {
 	assert.JSONEq(t, `[{"name":"echo","description":"Echo the arguments","annotations":{"readOnlyHint":true}}]`, r.body)
 	assert.Equal(t, http.StatusNotFound, do(t, h, http.MethodGet, "/tools/image%2Fresize", "").status, "a hidden tool is unknown")
 	assert.Equal(t, http.StatusOK, do(t, h, http.MethodGet, "/tools/image%2Fresize", "", "X-All", "1").status)
+	assert.Equal(t, http.StatusNotFound, do(t, h, http.MethodPost, "/tools/image%2Fresize/validate", `{}`).status, "nor can it be validated")
 	assert.Equal(t, http.StatusOK, do(t, h, http.MethodPost, "/tools/image%2Fresize/call", `{}`).status, "calls are the hook's to decide")
 
 	x := New(f.reg, f.reg)

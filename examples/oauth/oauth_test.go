@@ -346,7 +346,7 @@ func TestPerCallerToolLists(t *testing.T) {
 func TestProviderRefusesUnknownResourcesAndScopes(t *testing.T) {
 	r := start(t)
 	for name, form := range map[string]url.Values{
-		"no resource":      {"grant_type": {"client_credentials"}, "scope": {"tools.call"}},
+		"two resources":    {"grant_type": {"client_credentials"}, "scope": {"tools.call"}, "resource": {r.base + "/mcp", r.base + "/api"}},
 		"unknown resource": {"grant_type": {"client_credentials"}, "scope": {"tools.call"}, "resource": {"https://elsewhere.example"}},
 		"unknown scope":    {"grant_type": {"client_credentials"}, "scope": {"root"}, "resource": {r.base + "/mcp"}},
 	} {

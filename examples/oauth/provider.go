@@ -33,12 +33,14 @@ var demoScopes = []string{"tools.call", "tools.admin"}
 // http.StripPrefix). It offers the client_credentials grant to the client
 // demo/demo-secret for the scopes tools.call and tools.admin, and issues
 // JWT access tokens whose audience is the token request's resource
-// parameter (RFC 8707), which must name one of resources.
+// parameter (RFC 8707), which must name one of resources; a request
+// without one gets a token for all of them.
 func newProvider(issuer string, keys *keyRing, resources []string) (http.Handler, error) {
 	store := &storage{keys: keys, resources: resources}
 	provider, err := op.NewProvider(&op.Config{
 		CryptoKey:       sha256.Sum256([]byte("demo only: encrypts opaque tokens, unused here")),
 		AuthMethodPost:  true,
+		CodeMethodS256:  true, // MCP clients insist the metadata says PKCE S256
 		SupportedScopes: append([]string{oidc.ScopeOpenID}, demoScopes...),
 	}, store, op.StaticIssuer(issuer), op.WithAllowInsecure())
 	if err != nil {
@@ -87,7 +89,7 @@ func (s *storage) ClientCredentials(_ context.Context, id, secret string) (op.Cl
 
 // ClientCredentialsTokenRequest decides what the token says: the client as
 // subject, the requested scopes (each must be one of demoScopes), and the
-// resource as audience.
+// resource as audience (every resource when the request names none).
 func (s *storage) ClientCredentialsTokenRequest(ctx context.Context, id string, scopes []string) (op.TokenRequest, error) {
 	for _, sc := range scopes {
 		if !slices.Contains(demoScopes, sc) {
@@ -95,7 +97,12 @@ func (s *storage) ClientCredentialsTokenRequest(ctx context.Context, id string, 
 		}
 	}
 	resource, _ := ctx.Value(resourceKey{}).([]string)
-	if len(resource) != 1 || !slices.Contains(s.resources, resource[0]) {
+	switch {
+	case len(resource) == 0:
+		// No resource parameter (RFC 8707 lets the server choose): a token
+		// for every endpoint of the demo.
+		resource = s.resources
+	case len(resource) > 1 || !slices.Contains(s.resources, resource[0]):
 		return nil, oidc.ErrInvalidTarget().WithDescription("resource must name one of %s", strings.Join(s.resources, ", "))
 	}
 	return &oidc.JWTTokenRequest{Subject: id, Audience: resource, Scopes: scopes}, nil

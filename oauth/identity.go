@@ -62,7 +62,10 @@ func FromContext(ctx context.Context) (*Identity, bool) {
 }
 
 // NewContext returns a copy of ctx carrying id, for tests and for hosts
-// that verify tokens elsewhere and call tools in-process.
+// that verify tokens elsewhere and call tools in-process. AuthHook and
+// FilterTools trust an Identity they find in a request's context for the
+// request's resource, instead of verifying the token again: store only
+// identities that were verified.
 func NewContext(ctx context.Context, id *Identity) context.Context {
 	return context.WithValue(ctx, identityKey{}, id)
 }

@@ -137,7 +137,8 @@ func (rm *remote) metadata(ctx context.Context) (*serverMetadata, error) {
 }
 
 // keysFor returns the issuer's signing keys that may have signed a token
-// with key id kid ("" matches every key). Keys are fetched when there are
+// with key id kid: those with that id and those without one ("" matches
+// every key). Keys are fetched when there are
 // none yet, when they are older than KeyCacheTTL, and when no key has the
 // id kid (a rotation), but at most once per MinRefreshInterval.
 func (rm *remote) keysFor(ctx context.Context, kid string) ([]jose.JSONWebKey, error) {
@@ -188,7 +189,9 @@ func (rm *remote) cached(kid string) ([]jose.JSONWebKey, bool) {
 	defer rm.mu.RUnlock()
 	var out []jose.JSONWebKey
 	for _, k := range rm.keys {
-		if kid == "" || k.KeyID == kid {
+		// A key without an id may have signed any token: some servers
+		// publish their one key without one.
+		if kid == "" || k.KeyID == kid || k.KeyID == "" {
 			out = append(out, k)
 		}
 	}

@@ -137,18 +137,19 @@ func (rm *remote) metadata(ctx context.Context) (*serverMetadata, error) {
 }
 
 // keysFor returns the issuer's signing keys that may have signed a token
-// with key id kid: those with that id and those without one ("" matches
-// every key). Keys are fetched when there are
-// none yet, when they are older than KeyCacheTTL, and when no key has the
-// id kid (a rotation), but at most once per MinRefreshInterval.
+// with key id kid: those with that id or, when there is none, those
+// without an id (some servers publish their one key without one); ""
+// matches every key. Keys are fetched when there are none yet, when they
+// are older than KeyCacheTTL, and when no key has the id kid (a rotation),
+// but at most once per MinRefreshInterval.
 func (rm *remote) keysFor(ctx context.Context, kid string) ([]jose.JSONWebKey, error) {
-	if keys, fresh := rm.cached(kid); len(keys) > 0 && fresh {
+	if keys, exact, fresh := rm.cached(kid); exact && fresh {
 		return keys, nil
 	}
 	rm.fetchMu.Lock()
 	defer rm.fetchMu.Unlock()
-	keys, fresh := rm.cached(kid)
-	if len(keys) > 0 && fresh {
+	keys, exact, fresh := rm.cached(kid)
+	if exact && fresh {
 		return keys, nil // fetched while this call waited
 	}
 	rm.mu.RLock()
@@ -174,7 +175,7 @@ func (rm *remote) keysFor(ctx context.Context, kid string) ([]jose.JSONWebKey, e
 		}
 		return nil, fmt.Errorf("signing keys unavailable: %w", err)
 	}
-	if keys, _ = rm.cached(kid); len(keys) == 0 {
+	if keys, _, _ = rm.cached(kid); len(keys) == 0 {
 		return nil, errUnknownKey
 	}
 	return keys, nil
@@ -182,20 +183,26 @@ func (rm *remote) keysFor(ctx context.Context, kid string) ([]jose.JSONWebKey, e
 
 var errUnknownKey = errors.New("no key of the issuer has the token's key id")
 
-// cached returns the cached keys matching kid and whether the cache is
-// within its time to live.
-func (rm *remote) cached(kid string) ([]jose.JSONWebKey, bool) {
+// cached returns the cached keys that may have signed a token with key id
+// kid (see keysFor), whether one has exactly that id, and whether the
+// cache is within its time to live.
+func (rm *remote) cached(kid string) (keys []jose.JSONWebKey, exact, fresh bool) {
 	rm.mu.RLock()
 	defer rm.mu.RUnlock()
-	var out []jose.JSONWebKey
+	fresh = !rm.keysAt.IsZero() && time.Since(rm.keysAt) < rm.s.KeyCacheTTL
+	var anonymous []jose.JSONWebKey
 	for _, k := range rm.keys {
-		// A key without an id may have signed any token: some servers
-		// publish their one key without one.
-		if kid == "" || k.KeyID == kid || k.KeyID == "" {
-			out = append(out, k)
+		switch {
+		case kid == "" || k.KeyID == kid:
+			keys = append(keys, k)
+		case k.KeyID == "":
+			anonymous = append(anonymous, k)
 		}
 	}
-	return out, !rm.keysAt.IsZero() && time.Since(rm.keysAt) < rm.s.KeyCacheTTL
+	if len(keys) > 0 {
+		return keys, true, fresh
+	}
+	return anonymous, false, fresh
 }
 
 // fetchKeys reads the issuer's key set and keeps the public signing keys.

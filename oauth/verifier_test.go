@@ -198,3 +198,15 @@ func TestVerifyAcceptsConfiguredAudiences(t *testing.T) {
 	_, err = v.Verify(context.Background(), s.sign(t, c), testResource)
 	require.NoError(t, err)
 }
+
+func TestVerifyUsesKeysWithoutAnID(t *testing.T) {
+	is := newTestIssuer(t)
+	s := newRSASigner(t, "") // published without a kid, tokens without one
+	is.publish(s)
+	v := newVerifier(t, is)
+	_, err := v.Verify(context.Background(), s.sign(t, is.claimsFor(testResource, "")), testResource)
+	require.NoError(t, err)
+	withKid := &signer{kid: "k9", alg: s.alg, key: s.key}
+	_, err = v.Verify(context.Background(), withKid.sign(t, is.claimsFor(testResource, "")), testResource)
+	require.NoError(t, err, "a key without an id may have signed a token naming one")
+}

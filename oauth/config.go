@@ -59,6 +59,13 @@ type Config struct {
 	// shared secret, and an HMAC checked with a public key proves nothing.
 	Algorithms []string
 
+	// RequireAccessTokenType refuses JWTs whose "typ" header is not
+	// "at+jwt" (RFC 9068 section 4), so that no other kind of JWT the
+	// issuer signs (an ID token, say) can pass for an access token. Off by
+	// default: many servers (Keycloak, Entra ID, Okta) send "JWT"; the
+	// audience check already refuses ID tokens, whose audience is a client.
+	RequireAccessTokenType bool
+
 	// Leeway is the clock skew tolerated on exp, nbf and iat. The default
 	// (0) is 30 seconds; a negative value tolerates none.
 	Leeway time.Duration

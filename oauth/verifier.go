@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/go-jose/go-jose/v4"
 	"github.com/go-jose/go-jose/v4/jwt"
 )
 
@@ -86,6 +87,12 @@ func (v *Verifier) verifyJWT(ctx context.Context, token, resource string) (*Iden
 		return nil, fmt.Errorf("%w: expected one signature", ErrInvalidToken)
 	}
 	h := tok.Headers[0]
+	if v.s.RequireAccessTokenType {
+		typ, _ := h.ExtraHeaders[jose.HeaderType].(string)
+		if !strings.EqualFold(typ, "at+jwt") && !strings.EqualFold(typ, "application/at+jwt") {
+			return nil, fmt.Errorf("%w: typ %q is not at+jwt", ErrInvalidToken, typ)
+		}
+	}
 	keys, err := v.remote.keysFor(ctx, h.KeyID)
 	if err != nil {
 		if errors.Is(err, errUnknownKey) {

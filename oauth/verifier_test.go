@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-jose/go-jose/v4"
+	"github.com/go-jose/go-jose/v4/jwt"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -209,4 +211,25 @@ func TestVerifyUsesKeysWithoutAnID(t *testing.T) {
 	withKid := &signer{kid: "k9", alg: s.alg, key: s.key}
 	_, err = v.Verify(context.Background(), withKid.sign(t, is.claimsFor(testResource, "")), testResource)
 	require.NoError(t, err, "a key without an id may have signed a token naming one")
+}
+
+func TestVerifyRequiresAccessTokenTypeWhenAsked(t *testing.T) {
+	is := newTestIssuer(t)
+	s := newRSASigner(t, "k1")
+	is.publish(s)
+	v := newVerifier(t, is, func(c *oauth.Config) { c.RequireAccessTokenType = true })
+	_, err := v.Verify(context.Background(), s.sign(t, is.claimsFor(testResource, "")), testResource)
+	require.NoError(t, err, "signed with typ at+jwt")
+	_, err = v.Verify(context.Background(), mintTyped(t, s, "JWT", is.claimsFor(testResource, "")), testResource)
+	require.ErrorIs(t, err, oauth.ErrInvalidToken)
+}
+
+func mintTyped(t *testing.T, s *signer, typ string, claims map[string]any) string {
+	t.Helper()
+	sig, err := jose.NewSigner(jose.SigningKey{Algorithm: s.alg, Key: jose.JSONWebKey{Key: s.key, KeyID: s.kid}},
+		(&jose.SignerOptions{}).WithType(jose.ContentType(typ)))
+	require.NoError(t, err)
+	tok, err := jwt.Signed(sig).Claims(claims).Serialize()
+	require.NoError(t, err)
+	return tok
 }

@@ -20,7 +20,13 @@ import (
 //   - the call is refused when the hook does not call next. Whatever the
 //     hook wrote is discarded and logged at warning level: the caller gets
 //     exactly 401 {"error":"Unauthorized"} (or its surface's equivalent), so
-//     no reason leaks.
+//     no reason leaks. A hook that refuses through WriteChallenge chooses
+//     the status (401 or 403) and the WWW-Authenticate challenge the
+//     surface sends with its documented body.
+//
+// While the hook runs, CallFromContext(r.Context()) returns the call being
+// authorized (the resolved tool, its arguments, the surface), so a hook can
+// decide per tool, as one enforcing ToolOptions.Scopes must.
 //
 // The hook runs after the gate, tool resolution and decoding, before any
 // interceptor. It sees the request's method, URL, headers and body. It
@@ -34,6 +40,9 @@ type authRecorder struct {
 	header http.Header
 	status int
 	body   bytes.Buffer
+	// challenged: the hook refused through WriteChallenge, with challenge.
+	challenged bool
+	challenge  string
 }
 
 func (a *authRecorder) Header() http.Header { return a.header }
@@ -55,8 +64,9 @@ func (a *authRecorder) Write(p []byte) (int, error) {
 }
 
 // authenticate runs the hook on r. It returns the request the hook passed
-// on, or nil and the reason for the log when the hook refused.
-func authenticate(hook AuthHook, r *http.Request) (passed *http.Request, reason string) {
+// on, or nil, the reason for the log and the refusal to answer when the hook
+// refused.
+func authenticate(hook AuthHook, r *http.Request) (passed *http.Request, reason string, refusal *Error) {
 	rec := &authRecorder{header: make(http.Header)}
 	next := http.HandlerFunc(func(_ http.ResponseWriter, r2 *http.Request) { passed = r2 })
 	func() {
@@ -67,8 +77,11 @@ func authenticate(hook AuthHook, r *http.Request) (passed *http.Request, reason 
 		}()
 		hook(next).ServeHTTP(rec, r)
 	}()
-	if passed != nil || reason != "" {
-		return passed, reason
+	if passed != nil {
+		return passed, "", nil
+	}
+	if reason != "" {
+		return nil, reason, unauthorized()
 	}
 	status := rec.status
 	if status == 0 {
@@ -78,7 +91,15 @@ func authenticate(hook AuthHook, r *http.Request) (passed *http.Request, reason 
 	if msg := strings.TrimSpace(rec.body.String()); msg != "" {
 		reason += ": " + msg
 	}
-	return nil, reason
+	refusal = unauthorized()
+	if rec.challenged {
+		if status == http.StatusForbidden {
+			refusal = forbidden()
+		}
+		refusal.Challenge = rec.challenge
+		reason += " with challenge " + rec.challenge
+	}
+	return nil, reason, refusal
 }
 
 func unauthorized() *Error {

@@ -38,6 +38,7 @@ const (
 	CodeNotFound          Code = "not_found"          // no such tool or version
 	CodeInvalidArguments  Code = "invalid_arguments"  // arguments are not an object, or fail the schema
 	CodeUnauthorized      Code = "unauthorized"       // the auth hook refused the call
+	CodeForbidden         Code = "forbidden"          // the auth hook refused the call with 403 (see WriteChallenge): the caller lacks a permission, such as a scope
 	CodeToolError         Code = "tool_error"         // the handler returned an error
 	CodePanic             Code = "panic"              // the handler panicked
 	CodeTimeout           Code = "timeout"            // the call ran past its deadline
@@ -65,6 +66,10 @@ type Error struct {
 	RetryAfter time.Duration
 	// Err is the underlying cause, when there is one (never sent).
 	Err error
+	// Challenge is the WWW-Authenticate value to send with a refusal by the
+	// auth hook (CodeUnauthorized or CodeForbidden), when the hook gave one
+	// through WriteChallenge; "" leaves the surface's default.
+	Challenge string
 }
 
 // Error returns "toolexec: STAGE: MESSAGE".

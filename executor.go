@@ -23,6 +23,7 @@ type Executor struct {
 	handler      ToolCallHandler
 	allowExecute bool
 	authHook     AuthHook
+	toolFilter   ToolFilter // WithToolFilter; nil shows every tool
 	logger       *slog.Logger
 	maxBodyBytes int64
 	interceptors []Interceptor

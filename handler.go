@@ -67,8 +67,8 @@ type toolDetail struct {
 	Annotations *ToolAnnotations `json:"annotations,omitempty"`
 }
 
-func (h *restHandler) list(w http.ResponseWriter, _ *http.Request) {
-	tools := h.x.LatestTools()
+func (h *restHandler) list(w http.ResponseWriter, r *http.Request) {
+	tools := h.x.VisibleTools(r, h.x.LatestTools())
 	out := make([]toolSummary, len(tools))
 	for i := range tools {
 		out[i] = toolSummary{Name: tools[i].Name, Description: tools[i].Description, Annotations: tools[i].Annotations}
@@ -83,7 +83,7 @@ func (h *restHandler) describe(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, "Tool not found: "+raw)
 		return
 	}
-	if t, found := h.x.Lookup(name, ""); found {
+	if t, found := h.x.Lookup(name, ""); found && len(h.x.VisibleTools(r, []Tool{t})) == 1 {
 		httpjson.Write(w, http.StatusOK, toolDetail{Name: t.Name, Description: t.Description, InputSchema: t.InputSchemaOrDefault(), Annotations: t.Annotations})
 		return
 	}
@@ -149,8 +149,8 @@ func (h *restHandler) writeCallError(w http.ResponseWriter, err error) {
 		writeError(w, http.StatusForbidden, e.Message)
 	case CodeNotFound:
 		writeError(w, http.StatusNotFound, e.Message)
-	case CodeUnauthorized:
-		httpjson.WriteUnauthorized(w, "")
+	case CodeUnauthorized, CodeForbidden:
+		writeChallengeResponse(w, statusOf(e), e.Challenge)
 	case CodeTooLarge:
 		writeError(w, http.StatusRequestEntityTooLarge, e.Message)
 	case CodeInvalidArguments:

@@ -11,13 +11,13 @@ import (
 // call pipeline: neither the execution gate nor the auth hook applies, and
 // no handler or interceptor can be reached.
 //
-//	unknown tool        404 {"error": "Tool not found: NAME"}
+//	unknown tool        404 {"error": "Tool not found: NAME"} (also a tool WithToolFilter hides)
 //	body over the limit 413 {"error": ...}
 //	body not JSON       400 {"valid": false, "errors": [{"path": "", "message": "Invalid JSON: ...", "keyword": "format"}]}
 //	otherwise           200 {"valid": true} or {"valid": false, "errors": [...]}
 func (h *restHandler) validate(w http.ResponseWriter, r *http.Request, name string) {
 	tool, ok := h.x.Lookup(name, "")
-	if !ok {
+	if !ok || len(h.x.VisibleTools(r, []Tool{tool})) == 0 { // a tool hidden from this caller is unknown
 		writeError(w, http.StatusNotFound, notFound(name, "").Message)
 		return
 	}

@@ -127,23 +127,25 @@ func (x *Executor) call(ob *observation, req CallRequest) (_ *CallToolResult, er
 		ob.recordArguments(args)
 	}
 	httpReq := req.Request
+	call := &Call{Tool: tool, Arguments: args, Request: httpReq, Surface: ob.surface}
 	if httpReq != nil && x.authHook != nil {
-		actx, span := x.telemetry.startStage(ctx, StageAuth)
-		passed, reason := authenticate(x.authHook, httpReq.WithContext(actx))
+		// The hook sees the call it authorizes (CallFromContext), so it can
+		// decide per tool.
+		actx, span := x.telemetry.startStage(withCall(ctx, call), StageAuth)
+		passed, reason, refusal := authenticate(x.authHook, httpReq.WithContext(actx))
 		if passed == nil {
 			x.logger.WarnContext(ctx, "toolexec: call refused by auth hook",
 				"tool", tool.Name, "surface", ob.surface, "reason", reason)
-			err := unauthorized()
-			endStage(span, nil, err)
-			return nil, err
+			endStage(span, nil, refusal)
+			return nil, refusal
 		}
 		endStage(span, nil, nil)
 		// The hook's request carries the auth span in its context; the call
 		// goes on under the call span, with whatever else the hook added.
 		ctx = trace.ContextWithSpan(passed.Context(), ob.span)
 		httpReq = passed.WithContext(ctx)
+		call.Request = httpReq
 	}
-	call := &Call{Tool: tool, Arguments: args, Request: httpReq, Surface: ob.surface}
 	if x.rawStaysTrue(&tool, &req, raw) {
 		call.raw = raw
 	}

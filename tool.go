@@ -102,6 +102,15 @@ type ToolOptions struct {
 	// CacheTTL is how long this tool's results stay cached: 0 uses the
 	// Executor's (WithCacheTTL).
 	CacheTTL time.Duration
+
+	// Scopes are the OAuth scopes a caller must hold, every one of them, to
+	// call this tool; none means any caller the auth hook admits. The auth
+	// hook enforces them, since only it knows what the caller holds: it
+	// finds the tool with CallFromContext, and oauth.Verifier refuses a
+	// token without them with 403 insufficient_scope on every surface. With
+	// per-caller lists on (WithToolFilter), a caller without them does not
+	// see the tool either. The pipeline itself does not read them.
+	Scopes []string
 }
 
 // ToolProvider supplies the tool list. The Executor asks it on every

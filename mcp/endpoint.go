@@ -23,8 +23,12 @@ type exchange struct {
 type outcome struct {
 	data []byte // the encoded response; nil: nothing to answer (a notification or a client's response)
 	// refused: the auth hook refused a tools/call. A single message is then
-	// answered 401 as a whole, and data is what its slot of a batch holds.
-	refused bool
+	// answered 401 (403 when forbidden) as a whole, and data is what its
+	// slot of a batch holds. challenge is the hook's WWW-Authenticate value,
+	// "" for the default (see refusal.go).
+	refused   bool
+	forbidden bool
+	challenge string
 	// pastAuth: a tools/call got past the auth hook, so something may have
 	// run; its answer must reach the client (see serveBatch).
 	pastAuth bool
@@ -85,7 +89,7 @@ func (h *handler) serveMCP(w http.ResponseWriter, r *http.Request) {
 	out := h.answer(ex, m)
 	switch {
 	case out.refused:
-		httpjson.WriteUnauthorized(w, "Bearer")
+		writeRefusal(w, out)
 	case out.data == nil:
 		w.WriteHeader(http.StatusAccepted)
 	default:
@@ -131,6 +135,7 @@ func (h *handler) serveBatch(ex *exchange, body []byte, format responseFormat) {
 	var answers [][]byte
 	var retryAfter time.Duration
 	refused, pastAuth := false, false
+	var refusal outcome // the first refusal, for its status and challenge
 	for it := elements(body); it.next(); {
 		m, perr := parseMessage(it.val)
 		if perr != nil {
@@ -138,6 +143,9 @@ func (h *handler) serveBatch(ex *exchange, body []byte, format responseFormat) {
 			continue
 		}
 		out := h.answer(ex, m)
+		if out.refused && !refused {
+			refusal = out
+		}
 		refused = refused || out.refused
 		pastAuth = pastAuth || out.pastAuth
 		if out.data != nil {
@@ -146,7 +154,8 @@ func (h *handler) serveBatch(ex *exchange, body []byte, format responseFormat) {
 		retryAfter = max(retryAfter, out.retryAfter)
 	}
 	if refused && !pastAuth {
-		httpjson.WriteUnauthorized(w, "Bearer")
+		refusal.data = joinArray(answers)
+		writeRefusal(w, refusal)
 		return
 	}
 	if len(answers) == 0 {
@@ -156,7 +165,7 @@ func (h *handler) serveBatch(ex *exchange, body []byte, format responseFormat) {
 	if refused {
 		// RFC 9110 allows the challenge on any response: new credentials
 		// would change the answer of the refused calls.
-		w.Header().Set("WWW-Authenticate", "Bearer")
+		w.Header().Set("WWW-Authenticate", challengeOr(refusal.challenge))
 	}
 	if retryAfter > 0 {
 		w.Header().Set("Retry-After", httpjson.RetryAfter(retryAfter))

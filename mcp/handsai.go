@@ -38,7 +38,7 @@ func (h *handler) handsAIList(w http.ResponseWriter, r *http.Request) {
 		h.methodNotAllowed(w, true, http.MethodGet)
 		return
 	}
-	tools := h.encodeTools(r, h.x.LatestTools())
+	tools := h.encodeTools(r, h.x.VisibleTools(r, h.x.LatestTools()))
 	httpjson.Write(w, http.StatusOK, &handsAIResponse{JSONRPC: jsonrpcVersion, Result: listToolsResult{Tools: tools}})
 }
 
@@ -71,8 +71,8 @@ func (h *handler) handsAICall(w http.ResponseWriter, r *http.Request) {
 		Surface:   toolexec.SurfaceHandsAI,
 	})
 	if e != nil {
-		if e.Code == toolexec.CodeUnauthorized {
-			httpjson.WriteUnauthorized(w, "Bearer")
+		if e.Code == toolexec.CodeUnauthorized || e.Code == toolexec.CodeForbidden {
+			writeHandsAIRefusal(w, id, e)
 			return
 		}
 		writeHandsAI(w, id, nil, handsAIError(e))

@@ -58,7 +58,7 @@ func (h *handler) listTools(r *http.Request, params json.RawMessage) (any, *wire
 	if !ok {
 		return nil, newError(CodeInvalidParams, "Invalid params: invalid cursor")
 	}
-	tools := h.x.LatestTools()
+	tools := h.x.VisibleTools(r, h.x.LatestTools())
 	start, end := min(offset, len(tools)), len(tools)
 	if h.pageSize > 0 && end-start > h.pageSize {
 		end = start + h.pageSize
@@ -114,10 +114,8 @@ func (h *handler) callTool(ex *exchange, m message) outcome {
 	}
 	out := outcome{pastAuth: gotPastAuth(e)}
 	switch e.Code {
-	case toolexec.CodeUnauthorized:
-		out.refused, out.pastAuth = true, false
-		out.data = encodeError(m.id, newError(CodeUnauthorized, "Unauthorized"))
-		return out
+	case toolexec.CodeUnauthorized, toolexec.CodeForbidden:
+		return refusedOutcome(m.id, e)
 	case toolexec.CodeExecutionDisabled:
 		out.data = encodeError(m.id, newError(CodeExecutionDisabled, "%s", e.Message))
 		return out
@@ -147,7 +145,7 @@ func gotPastAuth(e *toolexec.Error) bool {
 	case toolexec.StageGate, toolexec.StageResolve, toolexec.StageDecode, toolexec.StageAuth:
 		return false
 	}
-	return e.Code != toolexec.CodeUnauthorized
+	return e.Code != toolexec.CodeUnauthorized && e.Code != toolexec.CodeForbidden
 }
 
 // errorResult is the isError result standing for e. For a tool that

@@ -129,7 +129,9 @@ func (h *handler) refuseFailure(w http.ResponseWriter, req callRequest, err erro
 	case toolexec.CodeNotFound:
 		h.refuse(w, req, http.StatusBadRequest, &serverError{Message: "The tool is not available", DeveloperMessage: e.Message})
 	case toolexec.CodeUnauthorized:
-		httpjson.WriteUnauthorized(w, "")
+		httpjson.WriteUnauthorized(w, e.Challenge)
+	case toolexec.CodeForbidden:
+		h.refuseForbidden(w, req, e)
 	case toolexec.CodeTooLarge:
 		h.refuse(w, req, http.StatusRequestEntityTooLarge, &serverError{Message: "The request is too large", DeveloperMessage: e.Message})
 	case toolexec.CodeInvalidArguments:

@@ -17,9 +17,13 @@ func (h *handler) list(w http.ResponseWriter, r *http.Request) {
 	for name, why := range c.skipped {
 		h.warnOnce(r.Context(), "oxp: tool not served", name, why)
 	}
+	visible := h.visibleEntries(r, c)
 	items := make([]toolDefinition, 0, len(c.entries))
 	for i := range c.entries {
 		e := &c.entries[i]
+		if !visible(e) {
+			continue
+		}
 		in, out := e.tool.InputSchemaOrDefault(), e.tool.OutputSchema
 		if !json.Valid(in) || (len(out) > 0 && !json.Valid(out)) {
 			h.warnOnce(r.Context(), "oxp: tool not listed", e.id(), "its schema is not valid JSON")

@@ -1,0 +1,48 @@
+// Command oauth runs, in one process, an OpenID Provider and a toolexec
+// server protected by it, as an OAuth 2.1 resource server:
+//
+//	PORT=8080 go run ./oauth     (from the examples module)
+//
+// It prints curl lines that get a token with the client_credentials grant
+// and call a tool. See docs/auth.md.
+package main
+
+import (
+	"fmt"
+	"log"
+	"net/http"
+	"os"
+	"time"
+)
+
+func main() {
+	port := os.Getenv("PORT")
+	if port == "" {
+		port = "8080"
+	}
+	base := "http://localhost:" + port
+	d, err := newDemo(base)
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Printf(`OpenID Provider: %[1]s/oauth/.well-known/openid-configuration
+REST %[1]s/api   MCP %[1]s/mcp   OXP %[1]s/oxp
+
+# A token for the MCP endpoint (the resource parameter names it), then a call:
+TOKEN=$(curl -s -u demo:demo-secret -d grant_type=client_credentials -d scope=tools.call \
+  --data-urlencode resource=%[1]s/mcp %[1]s/oauth/oauth/token | sed 's/.*"access_token":"\([^"]*\)".*/\1/')
+curl -s -H "Authorization: Bearer $TOKEN" -H 'Content-Type: application/json' \
+  -d '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"hi"}}}' %[1]s/mcp
+
+# The same token cannot call secret (403 insufficient_scope names tools.admin):
+curl -si -H "Authorization: Bearer $TOKEN" -H 'Content-Type: application/json' \
+  -d '{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"secret"}}' %[1]s/mcp
+
+# REST wants a token for its own resource:
+TOKEN=$(curl -s -u demo:demo-secret -d grant_type=client_credentials -d 'scope=tools.call tools.admin' \
+  --data-urlencode resource=%[1]s/api %[1]s/oauth/oauth/token | sed 's/.*"access_token":"\([^"]*\)".*/\1/')
+curl -s -H "Authorization: Bearer $TOKEN" -d '{}' %[1]s/api/tools/secret/call
+`, base)
+	srv := &http.Server{Addr: ":" + port, Handler: d.handler, ReadHeaderTimeout: 5 * time.Second}
+	log.Fatal(srv.ListenAndServe())
+}

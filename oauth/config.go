@@ -1,0 +1,209 @@
+package oauth
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/go-jose/go-jose/v4"
+)
+
+// Config configures a Verifier. Issuer and at least one resource are
+// required; everything else has a safe default.
+type Config struct {
+	// Issuer is the authorization server's issuer identifier, exactly as
+	// its metadata and its tokens state it ("https://auth.example.com/realms/x").
+	// Its metadata is read from Issuer + "/.well-known/openid-configuration"
+	// or, failing that, the RFC 8414 form
+	// "https://auth.example.com/.well-known/oauth-authorization-server/realms/x",
+	// and must name the same issuer.
+	Issuer string
+
+	// Resources are the canonical URIs of the resources this server
+	// protects (RFC 8707, RFC 9728): "https://api.example.com/mcp", one per
+	// protected endpoint, without a fragment, query or trailing slash. A
+	// request belongs to the resource whose path is the longest prefix of
+	// the request's path (as the client sent it, so http.StripPrefix does
+	// not matter), or to the first resource when none matches. A token is
+	// accepted only when its audience names the request's resource.
+	Resources []string
+
+	// Audiences are further "aud" values accepted on every resource, for
+	// authorization servers that cannot put the resource URI in the
+	// audience: Entra ID's v2 tokens carry the API's application id, Dex's
+	// the client id. Leave it empty when the server honours the resource
+	// URI (RFC 8707), so that a token names the endpoint it is for.
+	Audiences []string
+
+	// ScopesSupported are the scopes the metadata advertises
+	// ("scopes_supported"), and those a 401 challenge asks for when the
+	// request needs no particular scope. MCP clients read them as the
+	// minimal set for basic use and ask for all of them when a challenge
+	// names none; further scopes a tool declares are then obtained by
+	// step-up, on the 403 insufficient_scope that names them. Optional.
+	ScopesSupported []string
+
+	// ResourceName is a human-readable name for the metadata
+	// ("resource_name"). Optional.
+	ResourceName string
+
+	// Algorithms are the JWS algorithms accepted on JWT access tokens. The
+	// default is RS256, RS384, RS512, PS256, PS384, PS512, ES256, ES384,
+	// ES512 and EdDSA. "none" and the HMAC algorithms (HS256, HS384, HS512)
+	// are never accepted, whatever is listed: a resource server holds no
+	// shared secret, and an HMAC checked with a public key proves nothing.
+	Algorithms []string
+
+	// RequireAccessTokenType refuses JWTs whose "typ" header is not
+	// "at+jwt" (RFC 9068 section 4), so that no other kind of JWT the
+	// issuer signs (an ID token, say) can pass for an access token. Off by
+	// default: many servers (Keycloak, Entra ID, Okta) send "JWT"; the
+	// audience check already refuses ID tokens, whose audience is a client.
+	RequireAccessTokenType bool
+
+	// Leeway is the clock skew tolerated on exp, nbf and iat. The default
+	// (0) is 30 seconds; a negative value tolerates none.
+	Leeway time.Duration
+
+	// JWKSURL, when set, is where the issuer's keys are read, instead of
+	// the metadata's jwks_uri.
+	JWKSURL string
+
+	// KeyCacheTTL is how long fetched keys are used before they are fetched
+	// again; the default (0) is one hour. Keys that can no longer be fetched
+	// are used until a fetch succeeds.
+	KeyCacheTTL time.Duration
+
+	// MinRefreshInterval bounds how often a token naming an unknown key (or
+	// a failed metadata fetch) makes the Verifier ask the authorization
+	// server again, so that forged key ids cannot make it flood the server.
+	// The default (0) is 5 seconds; a negative value sets no bound.
+	MinRefreshInterval time.Duration
+
+	// Introspection, when set, accepts opaque (non-JWT) access tokens by
+	// asking the authorization server about each (RFC 7662). JWTs are
+	// always verified locally.
+	Introspection *Introspection
+
+	// HTTPClient makes the requests to the authorization server (metadata,
+	// keys, introspection). The default has a 10 second timeout.
+	HTTPClient *http.Client
+
+	// Logger receives why tokens are refused (never the tokens) at debug
+	// level and failures to reach the authorization server at warning
+	// level. The default is slog.Default() when NewVerifier runs.
+	Logger *slog.Logger
+}
+
+// Introspection configures RFC 7662 token introspection for opaque tokens.
+type Introspection struct {
+	// Endpoint is the introspection endpoint; "" uses the metadata's
+	// introspection_endpoint.
+	Endpoint string
+	// ClientID and ClientSecret authenticate this resource server to the
+	// endpoint with HTTP Basic authentication (RFC 6749 section 2.3.1).
+	ClientID     string
+	ClientSecret string
+}
+
+// defaultAlgorithms are the asymmetric JWS algorithms accepted by default.
+var defaultAlgorithms = []string{"RS256", "RS384", "RS512", "PS256", "PS384", "PS512", "ES256", "ES384", "ES512", "EdDSA"}
+
+// settings is a Config checked and completed with its defaults.
+type settings struct {
+	Config
+	resources []resource
+	algs      []jose.SignatureAlgorithm
+}
+
+// resource is one protected resource: its URI and where its metadata lives.
+type resource struct {
+	uri         string // the canonical URI, as configured
+	path        string // its path, "" for an origin
+	metadataURL string // RFC 9728 section 3.1
+}
+
+// wellKnownPath is the RFC 9728 well-known path segment.
+const wellKnownPath = "/.well-known/oauth-protected-resource"
+
+func (c Config) settle() (*settings, error) {
+	s := &settings{Config: c}
+	if _, err := absoluteURL(c.Issuer); err != nil {
+		return nil, fmt.Errorf("oauth: Config.Issuer: %w", err)
+	}
+	if len(c.Resources) == 0 {
+		return nil, errors.New("oauth: Config.Resources: at least one resource URI is required")
+	}
+	for _, r := range c.Resources {
+		u, err := absoluteURL(r)
+		if err != nil {
+			return nil, fmt.Errorf("oauth: Config.Resources: %w", err)
+		}
+		if u.RawQuery != "" || u.ForceQuery {
+			return nil, fmt.Errorf("oauth: Config.Resources: %q has a query", r)
+		}
+		p := strings.TrimSuffix(u.EscapedPath(), "/")
+		s.resources = append(s.resources, resource{uri: r, path: p,
+			metadataURL: u.Scheme + "://" + u.Host + wellKnownPath + p})
+	}
+	algs := c.Algorithms
+	if len(algs) == 0 {
+		algs = defaultAlgorithms
+	}
+	for _, a := range algs {
+		if a == "none" || strings.HasPrefix(strings.ToUpper(a), "HS") {
+			return nil, fmt.Errorf("oauth: Config.Algorithms: %q is never accepted", a)
+		}
+		if !slices.Contains(defaultAlgorithms, a) {
+			return nil, fmt.Errorf("oauth: Config.Algorithms: %q is not a supported signature algorithm", a)
+		}
+		s.algs = append(s.algs, jose.SignatureAlgorithm(a))
+	}
+	switch {
+	case c.Leeway == 0:
+		s.Leeway = 30 * time.Second
+	case c.Leeway < 0:
+		s.Leeway = 0
+	}
+	if c.KeyCacheTTL <= 0 {
+		s.KeyCacheTTL = time.Hour
+	}
+	switch {
+	case c.MinRefreshInterval == 0:
+		s.MinRefreshInterval = 5 * time.Second
+	case c.MinRefreshInterval < 0:
+		s.MinRefreshInterval = 0
+	}
+	if c.HTTPClient == nil {
+		s.HTTPClient = &http.Client{Timeout: 10 * time.Second}
+	}
+	if c.Logger == nil {
+		s.Logger = slog.Default()
+	}
+	if c.JWKSURL != "" {
+		if _, err := absoluteURL(c.JWKSURL); err != nil {
+			return nil, fmt.Errorf("oauth: Config.JWKSURL: %w", err)
+		}
+	}
+	return s, nil
+}
+
+// absoluteURL parses an http or https URL without a fragment.
+func absoluteURL(raw string) (*url.URL, error) {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return nil, err
+	}
+	if (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
+		return nil, fmt.Errorf("%q is not an absolute http(s) URL", raw)
+	}
+	if u.Fragment != "" || strings.Contains(raw, "#") {
+		return nil, fmt.Errorf("%q has a fragment", raw)
+	}
+	return u, nil
+}

@@ -1,0 +1,124 @@
+package oauth_test
+
+import (
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/rsa"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/go-jose/go-jose/v4"
+	"github.com/go-jose/go-jose/v4/jwt"
+	"github.com/stretchr/testify/require"
+)
+
+// testIssuer is an authorization server for tests: OpenID metadata, a key
+// set the test can change, and an introspection endpoint.
+type testIssuer struct {
+	srv  *httptest.Server
+	mu   sync.Mutex
+	keys []jose.JSONWebKey // published public keys
+	// active maps opaque tokens to their introspection answers.
+	active map[string]map[string]any
+	// jwksHits counts key set fetches.
+	jwksHits int
+}
+
+func newTestIssuer(t *testing.T) *testIssuer {
+	t.Helper()
+	is := &testIssuer{active: map[string]map[string]any{}}
+	mux := http.NewServeMux()
+	mux.HandleFunc("/.well-known/openid-configuration", func(w http.ResponseWriter, _ *http.Request) {
+		_ = json.NewEncoder(w).Encode(map[string]string{
+			"issuer":                 is.srv.URL,
+			"jwks_uri":               is.srv.URL + "/keys",
+			"introspection_endpoint": is.srv.URL + "/introspect",
+		})
+	})
+	mux.HandleFunc("/keys", func(w http.ResponseWriter, _ *http.Request) {
+		is.mu.Lock()
+		defer is.mu.Unlock()
+		is.jwksHits++
+		_ = json.NewEncoder(w).Encode(jose.JSONWebKeySet{Keys: is.keys})
+	})
+	mux.HandleFunc("/introspect", func(w http.ResponseWriter, r *http.Request) {
+		if id, secret, _ := r.BasicAuth(); id != "rs" || secret != "rs-secret" {
+			w.WriteHeader(http.StatusUnauthorized)
+			return
+		}
+		is.mu.Lock()
+		ans, ok := is.active[r.PostFormValue("token")]
+		is.mu.Unlock()
+		if !ok {
+			ans = map[string]any{"active": false}
+		}
+		_ = json.NewEncoder(w).Encode(ans)
+	})
+	is.srv = httptest.NewServer(mux)
+	t.Cleanup(is.srv.Close)
+	return is
+}
+
+// signer is a private key and its id.
+type signer struct {
+	kid string
+	alg jose.SignatureAlgorithm
+	key any // *rsa.PrivateKey or *ecdsa.PrivateKey
+}
+
+func newRSASigner(t *testing.T, kid string) *signer {
+	t.Helper()
+	k, err := rsa.GenerateKey(rand.Reader, 2048)
+	require.NoError(t, err)
+	return &signer{kid: kid, alg: jose.RS256, key: k}
+}
+
+func newECSigner(t *testing.T, kid string) *signer {
+	t.Helper()
+	k, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	require.NoError(t, err)
+	return &signer{kid: kid, alg: jose.ES256, key: k}
+}
+
+func (s *signer) public() jose.JSONWebKey {
+	var pub any
+	switch k := s.key.(type) {
+	case *rsa.PrivateKey:
+		pub = &k.PublicKey
+	case *ecdsa.PrivateKey:
+		pub = &k.PublicKey
+	}
+	return jose.JSONWebKey{Key: pub, KeyID: s.kid, Algorithm: string(s.alg), Use: "sig"}
+}
+
+// publish adds s's public key to the issuer's key set.
+func (is *testIssuer) publish(s *signer) {
+	is.mu.Lock()
+	defer is.mu.Unlock()
+	is.keys = append(is.keys, s.public())
+}
+
+// claimsFor are valid claims for resource, from the test issuer.
+func (is *testIssuer) claimsFor(resource string, scope string) map[string]any {
+	now := time.Now()
+	return map[string]any{
+		"iss": is.srv.URL, "sub": "alice", "aud": []string{resource}, "client_id": "demo",
+		"exp": now.Add(time.Hour).Unix(), "iat": now.Unix(), "nbf": now.Unix(), "scope": scope,
+	}
+}
+
+// sign makes a compact JWT of claims signed by s.
+func (s *signer) sign(t *testing.T, claims map[string]any) string {
+	t.Helper()
+	sig, err := jose.NewSigner(jose.SigningKey{Algorithm: s.alg, Key: jose.JSONWebKey{Key: s.key, KeyID: s.kid}},
+		(&jose.SignerOptions{}).WithType("at+jwt"))
+	require.NoError(t, err)
+	tok, err := jwt.Signed(sig).Claims(claims).Serialize()
+	require.NoError(t, err)
+	return tok
+}

@@ -1,0 +1,164 @@
+package oauth
+
+import (
+	"errors"
+	"net/http"
+	"net/url"
+	"strings"
+
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/trace"
+
+	"github.com/toolexec/toolexec"
+)
+
+// AuthHook is a toolexec.AuthHook (pass v.AuthHook to toolexec.WithAuthHook)
+// that admits a call only with a valid bearer access token for the
+// request's resource (see Verify), and only when the token holds every
+// scope the tool declares (toolexec.ToolOptions.Scopes). It refuses through
+// toolexec.WriteChallenge, so every surface answers with its documented
+// body and:
+//
+//   - no token: 401, WWW-Authenticate: Bearer scope="<the tool's scopes,
+//     or Config.ScopesSupported for a tool without any or a request that
+//     is not a call>", resource_metadata="<this resource's metadata URL>";
+//   - a token that is not accepted: 401, Bearer error="invalid_token", with
+//     the same scope and resource_metadata;
+//   - a token without a scope the tool needs: 403, Bearer
+//     error="insufficient_scope", scope="<the scopes needed, then those the
+//     token holds that ScopesSupported lists>", resource_metadata=...
+//
+// The token is read from the Authorization header only (RFC 6750 section
+// 2.1), never from the URL or the body. An admitted call's context carries
+// the Identity (see FromContext), and the auth stage's span gets the
+// attribute enduser.id with the subject; the token is never put on a span
+// or logged.
+//
+// AuthHook is also ordinary middleware. In front of a surface it makes
+// every request need a valid token, discovery included, which is what MCP
+// clients expect of a protected MCP endpoint (they start their
+// authorization flow on the 401 of their first request):
+//
+//	mux.Handle("/mcp", v.AuthHook(mcp.NewHandler(x)))
+//
+// It then answers refusals itself, checks no tool scope (the same
+// Executor's hook still does, per call), and leaves the Identity in the
+// request's context, where the hook and FilterTools find it instead of
+// verifying the token again.
+func (v *Verifier) AuthHook(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		res := v.resourceFor(r)
+		var needed []string
+		if call := toolexec.CallFromContext(r.Context()); call != nil {
+			needed = call.Tool.Options.Scopes
+		}
+		hint := needed // the scopes a 401 asks for
+		if len(hint) == 0 {
+			hint = v.s.ScopesSupported
+		}
+		id, err := v.identify(r, res)
+		if errors.Is(err, errNoToken) {
+			toolexec.WriteChallenge(w, http.StatusUnauthorized, challenge("", hint, res.metadataURL))
+			return
+		}
+		if err != nil {
+			if !errors.Is(err, ErrInvalidToken) {
+				v.s.Logger.WarnContext(r.Context(), "oauth: token could not be checked", "error", err)
+			} else {
+				v.s.Logger.DebugContext(r.Context(), "oauth: token refused", "resource", res.uri, "reason", err)
+			}
+			toolexec.WriteChallenge(w, http.StatusUnauthorized, challenge("invalid_token", hint, res.metadataURL))
+			return
+		}
+		if missing := id.missing(needed); len(missing) > 0 {
+			v.s.Logger.DebugContext(r.Context(), "oauth: token lacks scopes", "subject", id.Subject, "missing", missing)
+			toolexec.WriteChallenge(w, http.StatusForbidden,
+				challenge("insufficient_scope", stepUpScopes(needed, id.Scopes, v.s.ScopesSupported), res.metadataURL))
+			return
+		}
+		trace.SpanFromContext(r.Context()).SetAttributes(attribute.String("enduser.id", id.Subject))
+		next.ServeHTTP(w, r.WithContext(NewContext(r.Context(), id)))
+	})
+}
+
+var errNoToken = errors.New("oauth: no bearer token")
+
+// identify returns the identity of the request's bearer token for res. An
+// identity already in the request's context for res (AuthHook ran as
+// middleware in front of the surface, say) is used as it is, so a token is
+// verified once per request.
+func (v *Verifier) identify(r *http.Request, res *resource) (*Identity, error) {
+	if id, ok := FromContext(r.Context()); ok && v.accepts(id.Audience, res.uri) {
+		return id, nil
+	}
+	token, ok := bearerToken(r)
+	if !ok {
+		return nil, errNoToken
+	}
+	return v.Verify(r.Context(), token, res.uri)
+}
+
+// FilterTools is a toolexec.ToolFilter (pass v.FilterTools to
+// toolexec.WithToolFilter) for per-caller tool lists: it keeps the tools
+// whose scopes the caller's token holds. Lists run no auth hook, so it
+// verifies the bearer token itself when the request has one; a request
+// without a token, or with one that is not accepted, is anonymous and sees
+// only the tools that declare no scope. It never refuses a list.
+func (v *Verifier) FilterTools(r *http.Request, tools []toolexec.Tool) []toolexec.Tool {
+	id, err := v.identify(r, v.resourceFor(r))
+	if err != nil {
+		if !errors.Is(err, errNoToken) {
+			v.s.Logger.DebugContext(r.Context(), "oauth: token refused for a tool list; listing as anonymous", "reason", err)
+		}
+		id = nil
+	}
+	out := make([]toolexec.Tool, 0, len(tools))
+	for _, t := range tools {
+		if len(t.Options.Scopes) == 0 || (id != nil && len(id.missing(t.Options.Scopes)) == 0) {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// bearerToken returns the token of the request's one Authorization header
+// when it uses the Bearer scheme.
+func bearerToken(r *http.Request) (string, bool) {
+	values := r.Header.Values("Authorization")
+	if len(values) != 1 {
+		return "", false
+	}
+	scheme, token, ok := strings.Cut(values[0], " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") {
+		return "", false
+	}
+	token = strings.TrimSpace(token)
+	return token, token != ""
+}
+
+// resourceFor returns the resource a request belongs to: the one whose
+// path is the longest prefix of the request's path, on a segment boundary,
+// or the first resource. The path is read from the request line, so it is
+// the one the client used whatever prefix the host stripped.
+func (v *Verifier) resourceFor(r *http.Request) *resource {
+	p := requestPath(r)
+	best := &v.s.resources[0]
+	bestLen := -1
+	for i := range v.s.resources {
+		res := &v.s.resources[i]
+		if (p == res.path || strings.HasPrefix(p, res.path+"/")) && len(res.path) > bestLen {
+			best, bestLen = res, len(res.path)
+		}
+	}
+	return best
+}
+
+// requestPath is the escaped path the client sent.
+func requestPath(r *http.Request) string {
+	if r.RequestURI != "" {
+		if u, err := url.ParseRequestURI(r.RequestURI); err == nil {
+			return u.EscapedPath()
+		}
+	}
+	return r.URL.EscapedPath()
+}

@@ -1,0 +1,207 @@
+package oauth_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/toolexec/toolexec"
+	"github.com/toolexec/toolexec/mcp"
+	"github.com/toolexec/toolexec/oauth"
+	"github.com/toolexec/toolexec/oxp"
+)
+
+// server mounts REST at /api, MCP at /mcp and OXP at /oxp behind one
+// Verifier, with per-caller lists on, and the metadata at the well-known
+// paths. Tools: echo (tools.call), secret (tools.admin), ping (no scope).
+type server struct {
+	mux  *http.ServeMux
+	base string
+	logs *bytes.Buffer
+}
+
+func newServer(t *testing.T, is *testIssuer) *server {
+	t.Helper()
+	base := "https://tools.example.com"
+	logs := &bytes.Buffer{}
+	logger := slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	v, err := oauth.NewVerifier(oauth.Config{
+		Issuer:          is.srv.URL,
+		Resources:       []string{base + "/api", base + "/mcp", base + "/oxp"},
+		ScopesSupported: []string{"tools.call", "tools.admin"},
+		Logger:          logger,
+	})
+	require.NoError(t, err)
+	reg := &toolexec.Registry{}
+	who := func(ctx context.Context, _ string, _ map[string]any) ([]toolexec.Content, bool, string, error) {
+		id, _ := oauth.FromContext(ctx)
+		return []toolexec.Content{toolexec.Text("hello " + id.Subject)}, false, "", nil
+	}
+	reg.MustAdd(toolexec.Tool{Name: "echo", Options: toolexec.ToolOptions{Scopes: []string{"tools.call"}}}, toolexec.ToolCallHandlerFunc(who))
+	reg.MustAdd(toolexec.Tool{Name: "secret", Options: toolexec.ToolOptions{Scopes: []string{"tools.admin"}}}, toolexec.ToolCallHandlerFunc(who))
+	reg.MustAdd(toolexec.Tool{Name: "ping"}, toolexec.ToolCallHandlerFunc(who))
+	x := toolexec.New(reg, reg, toolexec.WithAllowExecute(true), toolexec.WithLogger(logger),
+		toolexec.WithAuthHook(v.AuthHook), toolexec.WithToolFilter(v.FilterTools))
+	mux := http.NewServeMux()
+	mux.Handle("/api/", http.StripPrefix("/api", toolexec.NewHandler(x)))
+	mux.Handle("/mcp", mcp.NewHandler(x))
+	mux.Handle("/oxp/", http.StripPrefix("/oxp", oxp.NewHandler(x)))
+	mux.Handle("/.well-known/oauth-protected-resource", v.Metadata())
+	mux.Handle("/.well-known/oauth-protected-resource/", v.Metadata())
+	return &server{mux: mux, base: base, logs: logs}
+}
+
+func (s *server) do(method, path, token, body string) *httptest.ResponseRecorder {
+	r := httptest.NewRequest(method, s.base+path, strings.NewReader(body))
+	r.Header.Set("Content-Type", "application/json")
+	if token != "" {
+		r.Header.Set("Authorization", "Bearer "+token)
+	}
+	w := httptest.NewRecorder()
+	s.mux.ServeHTTP(w, r)
+	return w
+}
+
+const mcpCall = `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"%s","arguments":{}}}`
+
+func TestAuthHookChallengesOnEverySurface(t *testing.T) {
+	is := newTestIssuer(t)
+	k := newRSASigner(t, "k1")
+	is.publish(k)
+	s := newServer(t, is)
+	tokenFor := func(res, scope string) string { return k.sign(t, is.claimsFor(s.base+res, scope)) }
+	callers := map[string]struct {
+		path string
+		body func(tool string) string
+	}{
+		"/api": {"/api/tools/%s/call", func(string) string { return `{}` }},
+		"/mcp": {"/mcp", func(tool string) string { return strings.Replace(mcpCall, "%s", tool, 1) }},
+		"/oxp": {"/oxp/tools/call", func(tool string) string { return `{"tool_id":"Tools.` + tool + `"}` }},
+	}
+	for res, c := range callers {
+		t.Run(res, func(t *testing.T) {
+			path := func(tool string) string { return strings.Replace(c.path, "%s", tool, 1) }
+			meta := `resource_metadata="` + s.base + "/.well-known/oauth-protected-resource" + res + `"`
+
+			w := s.do(http.MethodPost, path("echo"), "", c.body("echo"))
+			require.Equal(t, http.StatusUnauthorized, w.Code, w.Body.String())
+			assert.Equal(t, `Bearer scope="tools.call", `+meta, w.Header().Get("WWW-Authenticate"))
+			assert.JSONEq(t, `{"error":"Unauthorized"}`, w.Body.String())
+
+			w = s.do(http.MethodPost, path("echo"), tokenFor("/other", "tools.call"), c.body("echo"))
+			require.Equal(t, http.StatusUnauthorized, w.Code, "a token for another resource")
+			assert.Equal(t, `Bearer error="invalid_token", scope="tools.call", `+meta, w.Header().Get("WWW-Authenticate"))
+
+			w = s.do(http.MethodPost, path("secret"), tokenFor(res, "tools.call"), c.body("secret"))
+			require.Equal(t, http.StatusForbidden, w.Code, w.Body.String())
+			assert.Equal(t, `Bearer error="insufficient_scope", scope="tools.admin tools.call", `+meta, w.Header().Get("WWW-Authenticate"))
+
+			w = s.do(http.MethodPost, path("echo"), tokenFor(res, "tools.call"), c.body("echo"))
+			require.Equal(t, http.StatusOK, w.Code, w.Body.String())
+			assert.Contains(t, w.Body.String(), "hello alice", "the handler reads the identity")
+		})
+	}
+	assert.NotContains(t, s.logs.String(), tokenFor("/api", "tools.call")[:40], "no token in the logs")
+}
+
+func TestAuthHookForbiddenBodies(t *testing.T) {
+	is := newTestIssuer(t)
+	k := newRSASigner(t, "k1")
+	is.publish(k)
+	s := newServer(t, is)
+	w := s.do(http.MethodPost, "/api/tools/secret/call", k.sign(t, is.claimsFor(s.base+"/api", "tools.call")), `{}`)
+	assert.JSONEq(t, `{"error":"Forbidden"}`, w.Body.String())
+	w = s.do(http.MethodPost, "/mcp", k.sign(t, is.claimsFor(s.base+"/mcp", "tools.call")), strings.Replace(mcpCall, "%s", "secret", 1))
+	assert.JSONEq(t, `{"jsonrpc":"2.0","id":1,"error":{"code":-32012,"message":"Forbidden"}}`, w.Body.String())
+	w = s.do(http.MethodPost, "/oxp/tools/call", k.sign(t, is.claimsFor(s.base+"/oxp", "tools.call")), `{"tool_id":"Tools.secret"}`)
+	var body struct{ Message string }
+	require.NoError(t, json.Unmarshal(w.Body.Bytes(), &body))
+	assert.Equal(t, "Forbidden", body.Message)
+}
+
+func TestFilterToolsShowsOnlyCallableTools(t *testing.T) {
+	is := newTestIssuer(t)
+	k := newRSASigner(t, "k1")
+	is.publish(k)
+	s := newServer(t, is)
+	names := func(w *httptest.ResponseRecorder, pick func([]byte) []string) []string { return pick(w.Body.Bytes()) }
+	rest := func(b []byte) []string {
+		var l []struct{ Name string }
+		_ = json.Unmarshal(b, &l)
+		out := []string{}
+		for _, t := range l {
+			out = append(out, t.Name)
+		}
+		return out
+	}
+	mcpNames := func(b []byte) []string {
+		var l struct {
+			Result struct{ Tools []struct{ Name string } }
+		}
+		_ = json.Unmarshal(b, &l)
+		out := []string{}
+		for _, t := range l.Result.Tools {
+			out = append(out, t.Name)
+		}
+		return out
+	}
+	oxpNames := func(b []byte) []string {
+		var l struct{ Items []struct{ Name string } }
+		_ = json.Unmarshal(b, &l)
+		out := []string{}
+		for _, t := range l.Items {
+			out = append(out, t.Name)
+		}
+		return out
+	}
+	list := `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`
+	for _, c := range []struct {
+		who, scope string
+		want       []string
+	}{
+		{"anonymous", "", []string{"ping"}},
+		{"caller", "tools.call", []string{"echo", "ping"}},
+		{"admin", "tools.call tools.admin", []string{"echo", "secret", "ping"}},
+	} {
+		tok := func(res string) string {
+			if c.who == "anonymous" {
+				return ""
+			}
+			return k.sign(t, is.claimsFor(s.base+res, c.scope))
+		}
+		assert.Equal(t, c.want, names(s.do(http.MethodGet, "/api/tools", tok("/api"), ""), rest), c.who)
+		assert.Equal(t, c.want, names(s.do(http.MethodPost, "/mcp", tok("/mcp"), list), mcpNames), c.who)
+		want := []string{}
+		for _, n := range c.want {
+			want = append(want, "Tools_"+n)
+		}
+		assert.Equal(t, want, names(s.do(http.MethodGet, "/oxp/tools", tok("/oxp"), ""), oxpNames), c.who)
+	}
+	assert.Equal(t, http.StatusNotFound, s.do(http.MethodGet, "/api/tools/secret", "", "").Code, "a hidden tool is unknown")
+	bad := k.sign(t, is.claimsFor("https://elsewhere.example.com", "tools.admin"))
+	assert.Equal(t, []string{"ping"}, names(s.do(http.MethodGet, "/api/tools", bad, ""), rest), "a refused token lists as anonymous")
+}
+
+func TestMetadataServesEveryResource(t *testing.T) {
+	is := newTestIssuer(t)
+	s := newServer(t, is)
+	for _, res := range []string{"/api", "/mcp", "/oxp"} {
+		w := s.do(http.MethodGet, "/.well-known/oauth-protected-resource"+res, "", "")
+		require.Equal(t, http.StatusOK, w.Code)
+		assert.JSONEq(t, `{"resource":"`+s.base+res+`","authorization_servers":["`+is.srv.URL+`"],
+			"scopes_supported":["tools.call","tools.admin"],"bearer_methods_supported":["header"]}`, w.Body.String())
+		assert.Equal(t, "*", w.Header().Get("Access-Control-Allow-Origin"))
+	}
+	assert.Equal(t, http.StatusNotFound, s.do(http.MethodGet, "/.well-known/oauth-protected-resource", "", "").Code,
+		"no resource at the origin")
+	assert.Equal(t, http.StatusNotFound, s.do(http.MethodGet, "/.well-known/oauth-protected-resource/nope", "", "").Code)
+	assert.Equal(t, http.StatusMethodNotAllowed, s.do(http.MethodPost, "/.well-known/oauth-protected-resource/mcp", "", "").Code)
+}

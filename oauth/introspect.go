@@ -1,0 +1,85 @@
+package oauth
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/go-jose/go-jose/v4/jwt"
+)
+
+// introspection is what the Verifier reads of an RFC 7662 answer.
+type introspection struct {
+	Active   bool             `json:"active"`
+	Scope    json.RawMessage  `json:"scope"`
+	ClientID string           `json:"client_id"`
+	Subject  string           `json:"sub"`
+	Audience jwt.Audience     `json:"aud"`
+	Issuer   string           `json:"iss"`
+	Expiry   *jwt.NumericDate `json:"exp"`
+	NotBef   *jwt.NumericDate `json:"nbf"`
+}
+
+// introspect asks the authorization server about an opaque token (RFC
+// 7662). The token must be active, from the issuer (when the answer names
+// one), for resource, and within its times. Every opaque token is
+// introspected on every use: nothing is cached.
+func (v *Verifier) introspect(ctx context.Context, token, resource string) (*Identity, error) {
+	cfg := v.s.Introspection
+	endpoint := cfg.Endpoint
+	if endpoint == "" {
+		m, err := v.remote.metadata(ctx)
+		if err != nil {
+			return nil, err
+		}
+		if endpoint = m.IntrospectionEndpoint; endpoint == "" {
+			return nil, errors.New("oauth: the authorization server's metadata has no introspection_endpoint")
+		}
+	}
+	form := url.Values{"token": {token}, "token_type_hint": {"access_token"}}
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, endpoint, strings.NewReader(form.Encode()))
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	req.Header.Set("Accept", "application/json")
+	req.SetBasicAuth(url.QueryEscape(cfg.ClientID), url.QueryEscape(cfg.ClientSecret))
+	var got introspection
+	var all map[string]any
+	if err := v.remote.do(req, &all); err != nil {
+		return nil, fmt.Errorf("oauth: introspection: %w", err)
+	}
+	raw, _ := json.Marshal(all)
+	if err := json.Unmarshal(raw, &got); err != nil {
+		return nil, fmt.Errorf("%w: introspection answer: %v", ErrInvalidToken, err)
+	}
+	if !got.Active {
+		return nil, fmt.Errorf("%w: inactive", ErrInvalidToken)
+	}
+	if got.Issuer != "" && got.Issuer != v.s.Issuer {
+		return nil, fmt.Errorf("%w: issued by %q", ErrInvalidToken, got.Issuer)
+	}
+	if !v.accepts(got.Audience, resource) {
+		return nil, fmt.Errorf("%w: audience %q does not name %q", ErrInvalidToken, []string(got.Audience), resource)
+	}
+	now := time.Now()
+	if got.Expiry != nil && now.Add(-v.s.Leeway).After(got.Expiry.Time()) {
+		return nil, fmt.Errorf("%w: expired", ErrInvalidToken)
+	}
+	if got.NotBef != nil && now.Add(v.s.Leeway).Before(got.NotBef.Time()) {
+		return nil, fmt.Errorf("%w: not valid yet", ErrInvalidToken)
+	}
+	id := &Identity{Subject: got.Subject, ClientID: got.ClientID, Issuer: got.Issuer,
+		Audience: got.Audience, Scopes: scopeList(got.Scope), Claims: all}
+	if got.Expiry != nil {
+		id.ExpiresAt = got.Expiry.Time()
+	}
+	return id, nil
+}

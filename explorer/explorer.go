@@ -137,7 +137,7 @@ type toolMeta struct {
 }
 
 func (h *handler) serveMeta(w http.ResponseWriter, r *http.Request) {
-	tools := h.x.LatestTools()
+	tools := h.x.VisibleTools(r, h.x.LatestTools())
 	out := make([]toolMeta, 0, len(tools))
 	for i := range tools {
 		t := &tools[i]

@@ -200,6 +200,30 @@ func TestToolMeta(t *testing.T) {
 	assert.JSONEq(t, `[{"name":"text/upper","title":"Upper case","version":"1.2.0"}]`, rec.Body.String())
 }
 
+// TestToolMetaFollowsPerCallerLists: the page's own summary shows a caller
+// exactly what the REST list shows it.
+func TestToolMetaFollowsPerCallerLists(t *testing.T) {
+	hideAll := func(r *http.Request, tools []toolexec.Tool) []toolexec.Tool {
+		if r.Header.Get("Authorization") == "Bearer ok" {
+			return tools
+		}
+		return nil
+	}
+	x := newExecutor(t, toolexec.WithToolFilter(hideAll))
+	h := explorer.Wrap(x, toolexec.NewHandler(x))
+
+	rec := get(t, h, http.MethodGet, "/_explorer/tools")
+	require.Equal(t, http.StatusOK, rec.Code)
+	assert.JSONEq(t, `[]`, rec.Body.String(), "an anonymous caller sees no tool")
+
+	req := httptest.NewRequest(http.MethodGet, "/_explorer/tools", nil)
+	req.Header.Set("Authorization", "Bearer ok")
+	rec = httptest.NewRecorder()
+	h.ServeHTTP(rec, req)
+	require.Equal(t, http.StatusOK, rec.Code)
+	assert.JSONEq(t, `[{"name":"text/upper","title":"Upper case","version":"1.2.0"}]`, rec.Body.String())
+}
+
 func TestUnderAPrefix(t *testing.T) {
 	x := newExecutor(t)
 	h := explorer.Wrap(x, toolexec.NewHandler(x))

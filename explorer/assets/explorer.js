@@ -89,8 +89,18 @@
 
   // ---- requests ----------------------------------------------------------
 
+  // withToken adds the bearer token, when the host has an auth hook and the
+  // user typed one: calls need it, and with per-caller tool lists the lists,
+  // details and validation answer according to it too.
+  function withToken(headers) {
+    if (cfg.auth && $('token').value) {
+      headers.Authorization = 'Bearer ' + $('token').value;
+    }
+    return headers;
+  }
+
   function getJSON(path) {
-    return fetch(url(path), { headers: { Accept: 'application/json' }, credentials: 'same-origin', cache: 'no-store' })
+    return fetch(url(path), { headers: withToken({ Accept: 'application/json' }), credentials: 'same-origin', cache: 'no-store' })
       .then(function (r) {
         return r.text().then(function (t) {
           var body = null;
@@ -102,10 +112,7 @@
   }
 
   function post(name, action, text) {
-    var headers = { 'Content-Type': 'application/json', Accept: 'application/json' };
-    if (action === 'call' && cfg.auth && $('token').value) {
-      headers.Authorization = 'Bearer ' + $('token').value;
-    }
+    var headers = withToken({ 'Content-Type': 'application/json', Accept: 'application/json' });
     var started = performance.now();
     return fetch(toolURL(name, action), { method: 'POST', headers: headers, body: text, credentials: 'same-origin', cache: 'no-store' })
       .then(function (r) {

@@ -98,6 +98,12 @@ func (h *handler) callTool(ex *exchange, m message) outcome {
 	if werr != nil {
 		return outcome{data: encodeError(m.id, werr)}
 	}
+	return h.runCall(ex, m.id, name, args, false)
+}
+
+// runCall runs a tools/call whose params were read; modern answers in the
+// shape of MCP 2026-07-28 (see modernToolResult).
+func (h *handler) runCall(ex *exchange, id json.RawMessage, name string, args json.RawMessage, modern bool) outcome {
 	if ex.batch {
 		// The auth hook may read the body; each call of a batch sees all of
 		// it. (A single message's body is still unread: ReadBody left it so.)
@@ -110,23 +116,23 @@ func (h *handler) callTool(ex *exchange, m message) outcome {
 		Surface:   toolexec.SurfaceMCP,
 	})
 	if e == nil {
-		return outcome{data: h.encodeToolResult(ex.r, m.id, res), pastAuth: true}
+		return outcome{data: h.encodeToolResult(ex.r, id, res, modern), pastAuth: true}
 	}
 	out := outcome{pastAuth: gotPastAuth(e)}
 	switch e.Code {
 	case toolexec.CodeUnauthorized:
 		out.refused, out.pastAuth = true, false
-		out.data = encodeError(m.id, newError(CodeUnauthorized, "Unauthorized"))
+		out.data = encodeError(id, newError(CodeUnauthorized, "Unauthorized"))
 		return out
 	case toolexec.CodeExecutionDisabled:
-		out.data = encodeError(m.id, newError(CodeExecutionDisabled, "%s", e.Message))
+		out.data = encodeError(id, newError(CodeExecutionDisabled, "%s", e.Message))
 		return out
 	case toolexec.CodeNotFound:
-		out.data = encodeError(m.id, newError(CodeInvalidParams, "Unknown tool: %s", name))
+		out.data = encodeError(id, newError(CodeInvalidParams, "Unknown tool: %s", name))
 		return out
 	case toolexec.CodeInvalidArguments:
 		if e.Stage != toolexec.StageValidate && len(e.Failures) == 0 {
-			out.data = encodeError(m.id, newError(CodeInvalidParams, "Invalid params: %s", e.Message))
+			out.data = encodeError(id, newError(CodeInvalidParams, "Invalid params: %s", e.Message))
 			return out
 		}
 	case toolexec.CodeUnavailable:
@@ -134,7 +140,7 @@ func (h *handler) callTool(ex *exchange, m message) outcome {
 	}
 	// Validation failures, tool errors, panics, timeouts, limits and
 	// internal failures: a tool result the model can read and act on.
-	out.data = h.encodeToolResult(ex.r, m.id, h.errorResult(name, e))
+	out.data = h.encodeToolResult(ex.r, id, h.errorResult(name, e), modern)
 	return out
 }
 
@@ -169,12 +175,19 @@ func (h *handler) errorResult(name string, e *toolexec.Error) *toolexec.CallTool
 // encodeToolResult encodes the response carrying res, in one pass; a
 // result that cannot be encoded (a channel in StructuredContent, say)
 // becomes an isError result saying so.
-func (h *handler) encodeToolResult(r *http.Request, id json.RawMessage, res *toolexec.CallToolResult) []byte {
-	data, err := json.Marshal(&response{JSONRPC: jsonrpcVersion, ID: id, Result: res})
+func (h *handler) encodeToolResult(r *http.Request, id json.RawMessage, res *toolexec.CallToolResult, modern bool) []byte {
+	var result any = res
+	if modern {
+		result = h.modernToolResult(res)
+	}
+	data, err := json.Marshal(&response{JSONRPC: jsonrpcVersion, ID: id, Result: result})
 	if err != nil {
 		h.x.Logger().ErrorContext(r.Context(), "mcp: tool result could not be encoded", "error", err)
-		data = mustEncode(&response{JSONRPC: jsonrpcVersion, ID: id,
-			Result: toolexec.ErrorResult("the tool's result could not be encoded: " + err.Error())})
+		var fallback any = toolexec.ErrorResult("the tool's result could not be encoded: " + err.Error())
+		if modern {
+			fallback = h.modernToolResult(fallback.(*toolexec.CallToolResult))
+		}
+		data = mustEncode(&response{JSONRPC: jsonrpcVersion, ID: id, Result: fallback})
 	}
 	return data
 }

@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# Runs the official MCP conformance suite (@modelcontextprotocol/conformance)
+# against cmd/conformance-server: version 0.1.16 at protocol 2025-11-25 and
+# 0.2.0-alpha.12 at 2026-07-28 (both --suite all), side by side. Each run's
+# failed checks are compared with its expected-failures file here by
+# cmd/conformance-compare, which fails on a new failure or on an entry that
+# now passes. `make conformance` calls this.
+#
+# Node 22 (the suite needs it; Node 20 cannot run 0.2.0) and the two suite
+# versions are installed with npm under the repository's .cache/, once.
+set -euo pipefail
+here="$(cd "$(dirname "$0")" && pwd)"
+root="$(cd "$here/../.." && pwd)"
+cache="${CONFORMANCE_CACHE:-$root/.cache}"
+NODE_VERSION=22
+SUITE_2025=0.1.16
+SUITE_2026=0.2.0-alpha.12
+
+command -v npm >/dev/null || { echo "conformance: npm not found (.ci/run installs it)" >&2; exit 1; }
+
+node="$cache/node$NODE_VERSION/node_modules/.bin/node"
+if ! "$node" --version 2>/dev/null | grep -q "^v$NODE_VERSION\."; then
+	echo "== installing Node $NODE_VERSION into $cache/node$NODE_VERSION"
+	npm install --silent --no-audit --no-fund --prefix "$cache/node$NODE_VERSION" "node@$NODE_VERSION" >/dev/null
+	"$node" --version | grep -q "^v$NODE_VERSION\." || { echo "conformance: Node $NODE_VERSION did not install" >&2; exit 1; }
+fi
+
+suites="$cache/conformance"
+installed() { grep -q "\"version\": \"$2\"" "$suites/node_modules/$1/package.json" 2>/dev/null; }
+if ! installed conformance-2025 "$SUITE_2025" || ! installed conformance-2026 "$SUITE_2026"; then
+	echo "== installing @modelcontextprotocol/conformance $SUITE_2025 and $SUITE_2026 into $suites"
+	PATH="$(dirname "$(readlink -f "$node")"):$PATH" npm install --silent --no-audit --no-fund --prefix "$suites" \
+		"conformance-2025@npm:@modelcontextprotocol/conformance@$SUITE_2025" \
+		"conformance-2026@npm:@modelcontextprotocol/conformance@$SUITE_2026" >/dev/null
+fi
+
+work="$(mktemp -d)"
+server_pid=""
+cleanup() {
+	if [ -n "$server_pid" ]; then kill "$server_pid" 2>/dev/null || true; fi
+	rm -rf "$work"
+}
+trap cleanup EXIT
+
+(cd "$root/interop" && go build -o "$work/conformance-server" ./cmd/conformance-server)
+"$work/conformance-server" -addr 127.0.0.1:0 >"$work/server.out" 2>"$work/server.err" &
+server_pid=$!
+url=""
+for _ in $(seq 100); do
+	url="$(head -n1 "$work/server.out" 2>/dev/null || true)"
+	[ -n "$url" ] && break
+	sleep 0.1
+done
+[ -n "$url" ] || { echo "conformance: the server did not start" >&2; cat "$work/server.err" >&2; exit 1; }
+echo "== conformance server at $url"
+
+(cd "$root/interop" && go build -o "$work/conformance-compare" ./cmd/conformance-compare)
+
+# run NAME PACKAGE ARGS...: one suite run, its results under $work/NAME. The
+# suite's own exit status says only that something failed; the comparison
+# with the expected failures decides.
+run() {
+	local name=$1 pkg=$2
+	shift 2
+	(cd "$work" && "$node" "$suites/node_modules/$pkg/dist/index.js" server --url "$url" -o "$work/$name" "$@") \
+		>"$work/$name.log" 2>&1 || true
+}
+run 2025-11-25 conformance-2025 --suite all --spec-version 2025-11-25 &
+p1=$!
+run 2026-07-28 conformance-2026 --suite all --spec-version 2026-07-28 &
+p2=$!
+wait "$p1" "$p2"
+status=0
+for name in 2025-11-25 2026-07-28; do
+	echo "== conformance at $name"
+	if ! "$work/conformance-compare" -expected "$here/expected-failures-$name.yml" "$work/$name"; then
+		status=1
+		echo "== conformance at $name FAILED; the suite's summary:"
+		sed -n '/=== SUMMARY ===/,$p' "$work/$name.log"
+	fi
+done
+exit $status

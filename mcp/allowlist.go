@@ -54,6 +54,9 @@ func (h *handler) originAllowed(r *http.Request) bool {
 // defense is off, a loopback name for a request that arrived on a loopback
 // address.
 func (h *handler) hostAllowed(r *http.Request) bool {
+	if h.hosts == nil && (h.noRebindingDefense || !arrivedOnLoopback(r)) {
+		return true // the usual case, decided without allocating
+	}
 	host := strings.ToLower(r.Host)
 	name := host
 	if n, _, err := net.SplitHostPort(host); err == nil {
@@ -65,21 +68,20 @@ func (h *handler) hostAllowed(r *http.Request) bool {
 	if h.hosts != nil {
 		return h.hosts[host] || h.hosts[name]
 	}
-	if h.noRebindingDefense || !arrivedOnLoopback(r) {
-		return true
-	}
 	return loopbackName(name)
 }
 
 // arrivedOnLoopback reports whether r came in on a loopback address of this
 // machine, as net/http records it.
 func arrivedOnLoopback(r *http.Request) bool {
-	addr, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr)
-	if !ok {
-		return false
+	switch addr := r.Context().Value(http.LocalAddrContextKey).(type) {
+	case *net.TCPAddr:
+		return addr.IP.IsLoopback()
+	case net.Addr:
+		ap, err := netip.ParseAddrPort(addr.String())
+		return err == nil && ap.Addr().Unmap().IsLoopback()
 	}
-	ap, err := netip.ParseAddrPort(addr.String())
-	return err == nil && ap.Addr().Unmap().IsLoopback()
+	return false
 }
 
 // loopbackName reports whether a Host name (lower case, port removed, IPv6

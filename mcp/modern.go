@@ -203,6 +203,16 @@ func (h *handler) dispatchModern(ex *exchange, m message) outcome {
 	if werr := checkMethodHeader(ex.r, m.method); werr != nil {
 		return failWith(m.id, http.StatusBadRequest, werr)
 	}
+	switch m.method {
+	case "server/discover", "tools/list", "tools/call":
+	default:
+		// initialize, ping, logging/setLevel, resources/subscribe and
+		// resources/unsubscribe are gone from this revision, and the
+		// handler serves no resources, prompts or completions: 404 with
+		// -32601, which tells a client this is a modern server that lacks
+		// the method, whatever else the request gets wrong.
+		return failWith(m.id, http.StatusNotFound, newError(CodeMethodNotFound, "Method not found: %s", m.method))
+	}
 	meta, werr := readRequestMeta(m.params)
 	if werr != nil {
 		return failWith(m.id, http.StatusBadRequest, werr)
@@ -221,14 +231,9 @@ func (h *handler) dispatchModern(ex *exchange, m message) outcome {
 			return failWith(m.id, http.StatusOK, werr)
 		}
 		return outcome{data: h.encodeResult(ex.r, m.id, res)}
-	case "tools/call":
+	default: // "tools/call"
 		return h.callToolModern(ex, m, meta)
 	}
-	// initialize, ping, logging/setLevel, resources/subscribe and
-	// resources/unsubscribe are gone from this revision, and the handler
-	// serves no resources, prompts or completions: 404 with -32601, which
-	// tells a client this is a modern server that lacks the method.
-	return failWith(m.id, http.StatusNotFound, newError(CodeMethodNotFound, "Method not found: %s", m.method))
 }
 
 // checkMethodHeader checks Mcp-Method against the body's method, and

@@ -18,16 +18,13 @@ import (
 // transport checks of serveMCP, the pipeline) is shared with the 2025
 // versions.
 
-// The error codes MCP 2026-07-28 defines, all answered with HTTP 400.
+// Error codes MCP 2026-07-28 defines, answered with HTTP 400.
 const (
 	// CodeHeaderMismatch: a request header MCP 2026-07-28 requires
 	// (MCP-Protocol-Version, Mcp-Method, Mcp-Name, or an Mcp-Param-* header
 	// a tool declares through x-mcp-header) is missing, malformed, or does
 	// not match the request body.
 	CodeHeaderMismatch = -32020
-	// CodeMissingClientCapability: the request needs a capability the
-	// client did not declare in _meta; data.requiredCapabilities names it.
-	CodeMissingClientCapability = -32021
 	// CodeUnsupportedProtocolVersion: the request asked for a protocol
 	// version the handler does not speak; data.supported lists those it
 	// does and data.requested echoes the one asked for.

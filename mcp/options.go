@@ -10,7 +10,8 @@ import (
 type Option func(*handler)
 
 // WithServerInfo sets the name and version the handler reports as
-// serverInfo in its initialize result. The defaults are "toolexec" and the
+// serverInfo in its initialize result (2025 versions) and in the _meta of
+// every result (2026-07-28). The defaults are "toolexec" and the
 // version of the toolexec module the host was built with ("devel" when it
 // cannot be told).
 func WithServerInfo(name, version string) Option {
@@ -19,7 +20,8 @@ func WithServerInfo(name, version string) Option {
 	}
 }
 
-// WithInstructions sets the instructions the initialize result carries: a
+// WithInstructions sets the instructions the initialize and server/discover
+// results carry: a
 // hint to the client's model on how to use this server's tools. Empty (the
 // default) omits them.
 func WithInstructions(instructions string) Option {

@@ -8,7 +8,8 @@ import (
 // The JSON-RPC error codes the handler answers with. The first five are
 // JSON-RPC 2.0's own; the last three are in its range for server-defined
 // errors, in the part MCP leaves to implementations (-32000 to -32019).
-// Those MCP 2026-07-28 defines are in modern.go.
+// CodeHeaderMismatch and CodeUnsupportedProtocolVersion are those MCP
+// 2026-07-28 defines.
 const (
 	// CodeParseError: the body is not JSON.
 	CodeParseError = -32700

@@ -255,6 +255,7 @@ func TestModernParamHeadersMustMatchTheArguments(t *testing.T) {
 		{"bad Base64 padding", `{"region":"Hello"}`, []string{"Mcp-Param-Region", "=?base64?SGVsbG8?="}, false},
 		{"bad Base64 characters", `{"region":"Hello"}`, []string{"Mcp-Param-Region", "=?base64?SGVs!!!bG8=?="}, false},
 		{"other integer", `{"priority":42}`, []string{"Mcp-Param-Priority", "43"}, false},
+		{"huge exponent", `{"priority":42}`, []string{"Mcp-Param-Priority", "1e999999999"}, false},
 		{"boolean spelled otherwise", `{"verbose":true}`, []string{"Mcp-Param-Verbose", "True"}, false},
 	}
 	for _, c := range cases {

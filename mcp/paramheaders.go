@@ -4,8 +4,8 @@ import (
 	"bytes"
 	"encoding/base64"
 	"encoding/json"
-	"math/big"
 	"net/http"
+	"strconv"
 	"strings"
 )
 
@@ -120,9 +120,12 @@ func headerMatches(header string, v any) bool {
 		}
 		return header == "false"
 	case json.Number:
-		want, ok1 := new(big.Rat).SetString(v.String())
-		got, ok2 := new(big.Rat).SetString(header)
-		return ok1 && ok2 && want.Cmp(got) == 0
+		// x-mcp-header integers are within ±(2^53-1), exact as float64s;
+		// parsing as floats also keeps an exponent such as 1e999999999 from
+		// costing anything.
+		want, err1 := strconv.ParseFloat(v.String(), 64)
+		got, err2 := strconv.ParseFloat(header, 64)
+		return err1 == nil && err2 == nil && want == got
 	}
 	return false
 }

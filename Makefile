@@ -1,7 +1,7 @@
 # toolexec: `make run` starts the example server, `make test` runs every test.
 GO      ?= go
 # Every Go module in the repository (the library, bench/, interop/, ...).
-MODULES := $(shell find . -name go.mod -not -path './.git/*' -exec dirname {} \; | sort)
+MODULES := $(shell find . -name go.mod -not -path './.git/*' -not -path './.cache/*' -exec dirname {} \; | sort)
 
 .PHONY: run test vet lint bench fuzz soak tidy conformance
 

@@ -4,7 +4,9 @@
 # 0.2.0-alpha.12 at 2026-07-28 (both --suite all), side by side. Each run's
 # failed checks are compared with its expected-failures file here by
 # cmd/conformance-compare, which fails on a new failure or on an entry that
-# now passes. `make conformance` calls this.
+# now passes. The example server (examples/server, as shipped) must pass the
+# suite's dns-rebinding-protection scenario at both versions. `make
+# conformance` calls this.
 #
 # Node 22 (the suite needs it; Node 20 cannot run 0.2.0) and the two suite
 # versions are installed with npm under the repository's .cache/, once.
@@ -36,8 +38,10 @@ fi
 
 work="$(mktemp -d)"
 server_pid=""
+example_pid=""
 cleanup() {
 	if [ -n "$server_pid" ]; then kill "$server_pid" 2>/dev/null || true; fi
+	if [ -n "$example_pid" ]; then kill "$example_pid" 2>/dev/null || true; fi
 	rm -rf "$work"
 }
 trap cleanup EXIT
@@ -56,24 +60,42 @@ echo "== conformance server at $url"
 
 (cd "$root/interop" && go build -o "$work/conformance-compare" ./cmd/conformance-compare)
 
+# The example server, as shipped, must pass dns-rebinding-protection too.
+(cd "$root/examples" && go build -o "$work/example-server" ./server)
+PORT=0 "$work/example-server" >"$work/example.out" 2>"$work/example.err" &
+example_pid=$!
+example_url=""
+for _ in $(seq 100); do
+	example_url="$(grep -oE 'MCP: +http://[^ ]+' "$work/example.out" 2>/dev/null | grep -oE 'http://[^ ]+' || true)"
+	[ -n "$example_url" ] && break
+	sleep 0.1
+done
+[ -n "$example_url" ] || { echo "conformance: the example server did not start" >&2; cat "$work/example.err" >&2; exit 1; }
+
 # run NAME PACKAGE ARGS...: one suite run, its results under $work/NAME. The
 # suite's own exit status says only that something failed; the comparison
 # with the expected failures decides.
 run() {
-	local name=$1 pkg=$2
-	shift 2
-	(cd "$work" && "$node" "$suites/node_modules/$pkg/dist/index.js" server --url "$url" -o "$work/$name" "$@") \
+	local name=$1 pkg=$2 target=$3
+	shift 3
+	(cd "$work" && "$node" "$suites/node_modules/$pkg/dist/index.js" server --url "$target" -o "$work/$name" "$@") \
 		>"$work/$name.log" 2>&1 || true
 }
-run 2025-11-25 conformance-2025 --suite all --spec-version 2025-11-25 &
+run 2025-11-25 conformance-2025 "$url" --suite all --spec-version 2025-11-25 &
 p1=$!
-run 2026-07-28 conformance-2026 --suite all --spec-version 2026-07-28 &
+run 2026-07-28 conformance-2026 "$url" --suite all --spec-version 2026-07-28 &
 p2=$!
-wait "$p1" "$p2"
+run example-2025-11-25 conformance-2025 "$example_url" --scenario dns-rebinding-protection --spec-version 2025-11-25 &
+p3=$!
+run example-2026-07-28 conformance-2026 "$example_url" --scenario dns-rebinding-protection --spec-version 2026-07-28 &
+p4=$!
+wait "$p1" "$p2" "$p3" "$p4"
 status=0
-for name in 2025-11-25 2026-07-28; do
+for name in 2025-11-25 2026-07-28 example-2025-11-25 example-2026-07-28; do
+	expected="$here/expected-failures-$name.yml"
+	case $name in example-*) expected=/dev/null ;; esac # nothing may fail
 	echo "== conformance at $name"
-	if ! "$work/conformance-compare" -expected "$here/expected-failures-$name.yml" "$work/$name"; then
+	if ! "$work/conformance-compare" -expected "$expected" "$work/$name"; then
 		status=1
 		echo "== conformance at $name FAILED; the suite's summary:"
 		sed -n '/=== SUMMARY ===/,$p' "$work/$name.log"

@@ -52,35 +52,7 @@ func main() {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(2)
 	}
-	var unexpected, stale []string
-	for scenario, checks := range failed {
-		if expected[scenario] {
-			continue
-		}
-		for _, c := range checks {
-			if !expected[scenario+":"+c.ID] {
-				unexpected = append(unexpected, fmt.Sprintf("%s:%s: %s", scenario, c.ID, c.ErrorMessage))
-			}
-		}
-	}
-	for entry := range expected {
-		scenario, id, perCheck := strings.Cut(entry, ":")
-		if !perCheck {
-			if len(failed[scenario]) == 0 {
-				stale = append(stale, entry)
-			}
-			continue
-		}
-		found := false
-		for _, c := range failed[scenario] {
-			found = found || c.ID == id
-		}
-		if !found {
-			stale = append(stale, entry)
-		}
-	}
-	sort.Strings(unexpected)
-	sort.Strings(stale)
+	unexpected, stale := compare(expected, failed)
 	sort.Strings(warned)
 	for _, w := range warned {
 		fmt.Println("  warning:", w)
@@ -161,4 +133,38 @@ func readResults(dir string) (map[string][]check, []string, error) {
 		return nil, nil, fmt.Errorf("%s holds no scenario results", dir)
 	}
 	return failed, warned, nil
+}
+
+// compare returns the failed checks expected does not list ("scenario:id:
+// message") and the entries of expected that did not fail, both sorted.
+func compare(expected map[string]bool, failed map[string][]check) (unexpected, stale []string) {
+	for scenario, checks := range failed {
+		if expected[scenario] {
+			continue
+		}
+		for _, c := range checks {
+			if !expected[scenario+":"+c.ID] {
+				unexpected = append(unexpected, fmt.Sprintf("%s:%s: %s", scenario, c.ID, c.ErrorMessage))
+			}
+		}
+	}
+	for entry := range expected {
+		scenario, id, perCheck := strings.Cut(entry, ":")
+		if !perCheck {
+			if len(failed[scenario]) == 0 {
+				stale = append(stale, entry)
+			}
+			continue
+		}
+		found := false
+		for _, c := range failed[scenario] {
+			found = found || c.ID == id
+		}
+		if !found {
+			stale = append(stale, entry)
+		}
+	}
+	sort.Strings(unexpected)
+	sort.Strings(stale)
+	return unexpected, stale
 }

@@ -39,6 +39,7 @@ func NewHandler(x *toolexec.Executor, opts ...Option) http.Handler {
 	if h.version == "" {
 		h.version = moduleVersion()
 	}
+	h.serverInfoMember = serverInfoMember(h.name, h.version)
 	// A bug in the surface itself (or a panic in the host's code it calls
 	// outside the pipeline, such as the tool provider while listing) must
 	// not reach the client as a dropped connection or a stack trace: the
@@ -69,13 +70,16 @@ type handler struct {
 	instructions string
 	pageSize     int
 	maxBatch     int             // WithMaxBatchSize
-	origins      map[string]bool // nil: Origin not checked
-	hosts        map[string]bool // nil: Host not checked
+	origins      map[string]bool // WithAllowedOrigins; nil: none besides the own origin
+	hosts        map[string]bool // WithAllowedHosts; nil: the loopback default
 	// noRebindingDefense: WithoutRebindingProtection; the allow-lists,
 	// when given, still apply.
 	noRebindingDefense bool
-	ttl                time.Duration // WithCacheHints
-	cacheScope         CacheScope    // WithCacheHints
+	// serverInfoMember is the _meta member naming the server in every
+	// 2026-07-28 result, encoded once.
+	serverInfoMember []byte
+	ttl              time.Duration // WithCacheHints
+	cacheScope       CacheScope    // WithCacheHints
 
 	endpoint         http.Handler // POST: MCP JSON-RPC
 	handsAIListRoute http.Handler // GET .../tools/list

@@ -176,16 +176,20 @@ func (h *handler) errorResult(name string, e *toolexec.Error) *toolexec.CallTool
 // result that cannot be encoded (a channel in StructuredContent, say)
 // becomes an isError result saying so.
 func (h *handler) encodeToolResult(r *http.Request, id json.RawMessage, res *toolexec.CallToolResult, modern bool) []byte {
-	var result any = res
+	var data []byte
+	var err error
 	if modern {
-		result = h.modernToolResult(res)
+		data, err = h.modernToolResponse(id, res)
+	} else {
+		data, err = json.Marshal(&response{JSONRPC: jsonrpcVersion, ID: id, Result: res})
 	}
-	data, err := json.Marshal(&response{JSONRPC: jsonrpcVersion, ID: id, Result: result})
 	if err != nil {
 		h.x.Logger().ErrorContext(r.Context(), "mcp: tool result could not be encoded", "error", err)
-		var fallback any = toolexec.ErrorResult("the tool's result could not be encoded: " + err.Error())
+		fallback := toolexec.ErrorResult("the tool's result could not be encoded: " + err.Error())
 		if modern {
-			fallback = h.modernToolResult(fallback.(*toolexec.CallToolResult))
+			if data, err = h.modernToolResponse(id, fallback); err == nil {
+				return data
+			}
 		}
 		data = mustEncode(&response{JSONRPC: jsonrpcVersion, ID: id, Result: fallback})
 	}

@@ -302,6 +302,13 @@ func (h *handler) discover() discoverResult {
 // resultComplete is the resultType of every final result.
 const resultComplete = "complete"
 
+// serverInfoMember encodes the _meta member naming the server.
+func serverInfoMember(name, version string) []byte {
+	key, _ := json.Marshal(metaServerInfo)
+	value, _ := json.Marshal(implementation{Name: name, Version: version})
+	return append(append(key, ':'), value...)
+}
+
 // serverMeta is the _meta of a 2026-07-28 result: the server's identity.
 func (h *handler) serverMeta() map[string]any {
 	return map[string]any{metaServerInfo: implementation{Name: h.name, Version: h.version}}
@@ -382,35 +389,46 @@ func (h *handler) callToolModern(ex *exchange, m message, meta requestMeta) outc
 	return h.runCall(&mx, m.id, name, args, true)
 }
 
-// modernToolResult is res as MCP 2026-07-28 writes it: with resultType, and
-// the server's identity in _meta beside whatever _meta the tool set. res
-// itself is left alone: it may be a cached value shared with other calls.
-func (h *handler) modernToolResult(res *toolexec.CallToolResult) any {
-	out := *res
-	meta := make(map[string]any, len(res.Meta)+1)
-	for k, v := range res.Meta {
-		meta[k] = v
-	}
-	meta[metaServerInfo] = implementation{Name: h.name, Version: h.version}
-	out.Meta = meta
-	return completeResult{&out}
-}
-
-// completeResult writes a CallToolResult with "resultType":"complete" as its
-// first member.
-type completeResult struct{ res *toolexec.CallToolResult }
-
-// MarshalJSON writes the result's object with resultType spliced in.
-func (c completeResult) MarshalJSON() ([]byte, error) {
-	data, err := json.Marshal(c.res)
+// modernToolResponse encodes the response carrying res as MCP 2026-07-28
+// writes it: "resultType":"complete" first, and the server's identity in
+// _meta beside whatever _meta the tool set. res itself is left alone: it
+// may be a cached value shared with other calls. The id is echoed as sent.
+func (h *handler) modernToolResponse(id json.RawMessage, res *toolexec.CallToolResult) ([]byte, error) {
+	bare := *res
+	bare.Meta = nil
+	data, err := bare.MarshalJSON()
 	if err != nil {
 		return nil, err
 	}
-	const field = `{"resultType":"complete"`
-	out := make([]byte, 0, len(data)+len(field)+1)
-	out = append(out, field...)
-	if rest := data[1:]; len(rest) > 0 && rest[0] != '}' {
-		out = append(out, ',')
+	var meta []byte
+	if len(res.Meta) > 0 {
+		m := res.Meta
+		if _, ok := m[metaServerInfo]; ok { // the server's own identity wins
+			m = make(map[string]any, len(res.Meta))
+			for k, v := range res.Meta {
+				if k != metaServerInfo {
+					m[k] = v
+				}
+			}
+		}
+		if meta, err = json.Marshal(m); err != nil {
+			return nil, err
+		}
 	}
-	return append(out, data[1:]...), nil
+	out := make([]byte, 0, len(data)+len(meta)+len(h.serverInfoMember)+len(id)+96)
+	out = append(out, `{"jsonrpc":"2.0","id":`...)
+	if id == nil {
+		out = append(out, "null"...)
+	}
+	out = append(out, id...)
+	out = append(out, `,"result":{"resultType":"complete"`...)
+	if inner := data[1 : len(data)-1]; len(inner) > 0 {
+		out = append(append(out, ','), inner...)
+	}
+	out = append(out, `,"_meta":{`...)
+	out = append(out, h.serverInfoMember...)
+	if len(meta) > 2 {
+		out = append(append(out, ','), meta[1:len(meta)-1]...)
+	}
+	return append(out, "}}}"...), nil
 }

@@ -102,7 +102,7 @@ func (h *handler) callTool(ex *exchange, m message) outcome {
 }
 
 // runCall runs a tools/call whose params were read; modern answers in the
-// shape of MCP 2026-07-28 (see modernToolResult).
+// shape of MCP 2026-07-28 (see modernToolResponse).
 func (h *handler) runCall(ex *exchange, id json.RawMessage, name string, args json.RawMessage, modern bool) outcome {
 	if ex.batch {
 		// The auth hook may read the body; each call of a batch sees all of

@@ -30,8 +30,10 @@ func main() {
 
 	reg := toolexec.NewRegistry()
 	addTools(reg)
-	// The tools that report progress and log messages or ask the client for
-	// input during the call are registered here:
+	// STREAMING TOOLS: the tools that report progress and log messages or
+	// ask the client for input mid-call (logging, progress, sampling,
+	// elicitation, input_required) come from the streaming branch; uncomment
+	// the next line when it is merged.
 	// addStreamingTools(reg)
 
 	x := toolexec.New(reg, reg, toolexec.WithAllowExecute(true))

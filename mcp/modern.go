@@ -64,8 +64,7 @@ type requestMeta struct {
 	raw                []byte // the _meta object as sent; nil when absent
 	protocolVersion    string
 	clientCapabilities []byte // the object as sent
-	traceparent        []byte
-	tracestate         []byte
+	trace              traceContext
 }
 
 // readRequestMeta reads params._meta, which MCP 2026-07-28 requires on every
@@ -96,9 +95,11 @@ func readRequestMeta(params []byte) (requestMeta, *wireError) {
 		case it.is(metaClientInfo):
 			info = it.val
 		case it.is("traceparent"):
-			meta.traceparent = it.val
+			meta.trace.traceparent = it.val
 		case it.is("tracestate"):
-			meta.tracestate = it.val
+			meta.trace.tracestate = it.val
+		case it.is("baggage"):
+			meta.trace.baggage = it.val
 		}
 	}
 	v, ok := jsonString(version)
@@ -381,7 +382,7 @@ func (h *handler) callToolModern(ex *exchange, m message, meta requestMeta) outc
 		}
 	}
 	r := ex.r
-	if ctx, ok := withRemoteParent(r.Context(), meta.traceparent, meta.tracestate); ok {
+	if ctx, ok := withRemoteParent(r.Context(), meta.trace); ok {
 		r = r.WithContext(ctx)
 	}
 	mx := *ex

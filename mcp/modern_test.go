@@ -1,6 +1,7 @@
 package mcp_test
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/otel/baggage"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 
@@ -280,7 +282,7 @@ func TestModernTraceContextInMetaParentsTheCallSpan(t *testing.T) {
 	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(rec))
 	h := newHandler(t, []toolexec.Option{toolexec.WithTracerProvider(tp)})
 	meta := `{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},
-		"traceparent":"00-0af7651916cd43dd8448eb211c80319c-00f067aa0ba902b7-01","tracestate":"vendor=1"}`
+		"traceparent":"00-0af7651916cd43dd8448eb211c80319c-00f067aa0ba902b7-01","tracestate":"vendor=1","baggage":"tenant=acme"}`
 	body := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"weather_get","arguments":{"location":"Paris"},"_meta":` + meta + `}}`
 	res := postModern(t, h, "tools/call", "weather_get", body)
 	require.Equal(t, http.StatusOK, res.Code, res.Body.String())
@@ -309,4 +311,16 @@ func TestModernTraceContextInMetaParentsTheCallSpan(t *testing.T) {
 	for _, s := range rec2.Ended() {
 		assert.False(t, s.Parent().IsRemote())
 	}
+}
+
+func TestModernBaggageInMetaReachesTheHandler(t *testing.T) {
+	reg := toolexec.NewRegistry()
+	reg.MustAdd(toolexec.Tool{Name: "tenant"}, func(ctx context.Context, _ string, _ map[string]any) ([]toolexec.Content, bool, string, error) {
+		return []toolexec.Content{toolexec.Text("tenant=" + baggage.FromContext(ctx).Member("tenant").Value())}, false, "", nil
+	})
+	h := mcp.NewHandler(toolexec.New(reg, reg, toolexec.WithAllowExecute(true)))
+	meta := `{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"baggage":"tenant=acme"}`
+	rec := postModern(t, h, "tools/call", "tenant", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"tenant","_meta":`+meta+`}}`)
+	require.Equal(t, http.StatusOK, rec.Code, rec.Body.String())
+	assert.Contains(t, string(decodeReply(t, rec).Result), `"text":"tenant=acme"`)
 }

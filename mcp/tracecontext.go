@@ -3,29 +3,40 @@ package mcp
 import (
 	"context"
 
+	"go.opentelemetry.io/otel/baggage"
 	"go.opentelemetry.io/otel/propagation"
 	"go.opentelemetry.io/otel/trace"
 )
 
-// withRemoteParent returns ctx carrying the W3C trace context a request
-// sent in params._meta (the traceparent and tracestate keys MCP reserves for
-// OpenTelemetry), so that the call's span becomes its child. It reports
-// false, and leaves ctx alone, when there is none or it is not valid.
-func withRemoteParent(ctx context.Context, traceparent, tracestate []byte) (context.Context, bool) {
-	if traceparent == nil {
+// traceContext is the W3C trace context a request carries in params._meta:
+// the traceparent, tracestate and baggage keys MCP reserves for
+// OpenTelemetry, each as sent (nil when absent).
+type traceContext struct {
+	traceparent, tracestate, baggage []byte
+}
+
+// withRemoteParent returns ctx carrying the trace context tc describes, so
+// that the call's span becomes a child of the client's span and the
+// client's baggage reaches the handler (baggage.FromContext). It reports
+// false, and leaves ctx alone, when tc holds nothing valid.
+func withRemoteParent(ctx context.Context, tc traceContext) (context.Context, bool) {
+	if tc.traceparent == nil && tc.baggage == nil {
 		return ctx, false
 	}
-	parent, ok := jsonString(traceparent)
-	if !ok {
-		return ctx, false
+	carrier := propagation.MapCarrier{}
+	for key, raw := range map[string][]byte{"traceparent": tc.traceparent, "tracestate": tc.tracestate, "baggage": tc.baggage} {
+		if s, ok := jsonString(raw); ok {
+			carrier[key] = s
+		}
 	}
-	carrier := propagation.MapCarrier{"traceparent": parent}
-	if state, ok := jsonString(tracestate); ok {
-		carrier["tracestate"] = state
+	extracted := propagation.NewCompositeTextMapPropagator(propagation.TraceContext{}, propagation.Baggage{}).
+		Extract(context.Background(), carrier)
+	changed := false
+	if sc := trace.SpanContextFromContext(extracted); sc.IsValid() {
+		ctx, changed = trace.ContextWithRemoteSpanContext(ctx, sc), true
 	}
-	sc := trace.SpanContextFromContext(propagation.TraceContext{}.Extract(context.Background(), carrier))
-	if !sc.IsValid() {
-		return ctx, false
+	if b := baggage.FromContext(extracted); b.Len() > 0 {
+		ctx, changed = baggage.ContextWithBaggage(ctx, b), true
 	}
-	return trace.ContextWithRemoteSpanContext(ctx, sc), true
+	return ctx, changed
 }

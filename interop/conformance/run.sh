@@ -9,14 +9,13 @@
 # conformance` calls this.
 #
 # Node 22 (the suite needs it; Node 20 cannot run 0.2.0) and the two suite
-# versions are installed with npm under the repository's .cache/, once.
+# versions (package.json and package-lock.json here) are installed with npm
+# under the repository's .cache/, once.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
 cache="${CONFORMANCE_CACHE:-$root/.cache}"
 NODE_VERSION=22
-SUITE_2025=0.1.16
-SUITE_2026=0.2.0-alpha.12
 
 command -v npm >/dev/null || { echo "conformance: npm not found (.ci/run installs it)" >&2; exit 1; }
 
@@ -27,13 +26,13 @@ if ! "$node" --version 2>/dev/null | grep -q "^v$NODE_VERSION\."; then
 	"$node" --version | grep -q "^v$NODE_VERSION\." || { echo "conformance: Node $NODE_VERSION did not install" >&2; exit 1; }
 fi
 
+# The two suites, pinned with their dependencies by package-lock.json here.
 suites="$cache/conformance"
-installed() { grep -q "\"version\": \"$2\"" "$suites/node_modules/$1/package.json" 2>/dev/null; }
-if ! installed conformance-2025 "$SUITE_2025" || ! installed conformance-2026 "$SUITE_2026"; then
-	echo "== installing @modelcontextprotocol/conformance $SUITE_2025 and $SUITE_2026 into $suites"
-	PATH="$(dirname "$(readlink -f "$node")"):$PATH" npm install --silent --no-audit --no-fund --prefix "$suites" \
-		"conformance-2025@npm:@modelcontextprotocol/conformance@$SUITE_2025" \
-		"conformance-2026@npm:@modelcontextprotocol/conformance@$SUITE_2026" >/dev/null
+if ! cmp -s "$here/package-lock.json" "$suites/package-lock.json" || [ ! -d "$suites/node_modules/conformance-2026" ]; then
+	echo "== installing the pinned @modelcontextprotocol/conformance suites into $suites"
+	mkdir -p "$suites"
+	cp "$here/package.json" "$here/package-lock.json" "$suites/"
+	PATH="$(dirname "$(readlink -f "$node")"):$PATH" npm ci --silent --no-audit --no-fund --prefix "$suites" >/dev/null
 fi
 
 work="$(mktemp -d)"

@@ -197,6 +197,9 @@ func failWith(id json.RawMessage, status int, e *wireError) outcome {
 	return outcome{data: encodeError(id, e), status: status}
 }
 
+// dispatchModern answers one 2026-07-28 request: the Mcp-Method header,
+// then whether the method is served here at all, then _meta, then the
+// method itself (whose own checks, such as Mcp-Name, come first).
 func (h *handler) dispatchModern(ex *exchange, m message) outcome {
 	if werr := checkMethodHeader(ex.r, m.method); werr != nil {
 		return failWith(m.id, http.StatusBadRequest, werr)
@@ -226,7 +229,7 @@ func (h *handler) dispatchModern(ex *exchange, m message) outcome {
 	case "tools/list":
 		res, werr := h.listToolsModern(ex.r, m.params)
 		if werr != nil {
-			return failWith(m.id, http.StatusOK, werr)
+			return outcome{data: encodeError(m.id, werr)}
 		}
 		return outcome{data: h.encodeResult(ex.r, m.id, res)}
 	default: // "tools/call"
@@ -234,11 +237,9 @@ func (h *handler) dispatchModern(ex *exchange, m message) outcome {
 	}
 }
 
-// checkMethodHeader checks Mcp-Method against the body's method, and
-// Mcp-Name against params.name (or params.uri) for the methods that name
-// something. Values are compared exactly, after the sentinel Base64 form of
-// Mcp-Name is decoded; surrounding white space is not part of a header
-// value.
+// checkMethodHeader checks Mcp-Method against the body's method. Values
+// are compared exactly (method names are case-sensitive); surrounding white
+// space is not part of a header value.
 func checkMethodHeader(r *http.Request, method string) *wireError {
 	got, ok := headerValue(r, methodHeader)
 	if !ok {
@@ -250,7 +251,8 @@ func checkMethodHeader(r *http.Request, method string) *wireError {
 	return nil
 }
 
-// checkNameHeader checks Mcp-Name against the name the body's params give.
+// checkNameHeader checks Mcp-Name against the name the body's params give,
+// after decoding its sentinel Base64 form.
 func checkNameHeader(r *http.Request, name string) *wireError {
 	raw, ok := headerValue(r, nameHeader)
 	if !ok {

@@ -88,6 +88,7 @@ func arrivedOnLoopback(r *http.Request) bool {
 // bracketed) can only mean this machine: localhost, a name under
 // .localhost, or a loopback address.
 func loopbackName(name string) bool {
+	name = strings.TrimSuffix(name, ".") // the fully qualified form, "localhost."
 	if name == "localhost" || strings.HasSuffix(name, ".localhost") {
 		return true
 	}

@@ -42,6 +42,7 @@ func TestOnLoopbackOnlyLoopbackHostsAreServedByDefault(t *testing.T) {
 		"":                      http.StatusOK, // the listener's own 127.0.0.1:port
 		"localhost:8080":        http.StatusOK,
 		"LOCALHOST":             http.StatusOK,
+		"localhost.:8080":       http.StatusOK,
 		"app.localhost:3000":    http.StatusOK,
 		"127.0.0.2":             http.StatusOK,
 		"[::1]:9":               http.StatusOK,

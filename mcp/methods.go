@@ -98,12 +98,12 @@ func (h *handler) callTool(ex *exchange, m message) outcome {
 	if werr != nil {
 		return outcome{data: encodeError(m.id, werr)}
 	}
-	return h.runCall(ex, m.id, name, args, false)
+	return h.runCall(ex, m, name, args, false)
 }
 
 // runCall runs a tools/call whose params were read; modern answers in the
 // shape of MCP 2026-07-28 (see modernToolResponse).
-func (h *handler) runCall(ex *exchange, id json.RawMessage, name string, args json.RawMessage, modern bool) outcome {
+func (h *handler) runCall(ex *exchange, m message, name string, args json.RawMessage, modern bool) outcome {
 	if ex.batch {
 		// The auth hook may read the body; each call of a batch sees all of
 		// it. (A single message's body is still unread: ReadBody left it so.)
@@ -116,23 +116,23 @@ func (h *handler) runCall(ex *exchange, id json.RawMessage, name string, args js
 		Surface:   toolexec.SurfaceMCP,
 	})
 	if e == nil {
-		return outcome{data: h.encodeToolResult(ex.r, id, res, modern), pastAuth: true}
+		return outcome{data: h.encodeToolResult(ex.r, m.id, res, modern), pastAuth: true}
 	}
 	out := outcome{pastAuth: gotPastAuth(e)}
 	switch e.Code {
 	case toolexec.CodeUnauthorized:
 		out.refused, out.pastAuth = true, false
-		out.data = encodeError(id, newError(CodeUnauthorized, "Unauthorized"))
+		out.data = encodeError(m.id, newError(CodeUnauthorized, "Unauthorized"))
 		return out
 	case toolexec.CodeExecutionDisabled:
-		out.data = encodeError(id, newError(CodeExecutionDisabled, "%s", e.Message))
+		out.data = encodeError(m.id, newError(CodeExecutionDisabled, "%s", e.Message))
 		return out
 	case toolexec.CodeNotFound:
-		out.data = encodeError(id, newError(CodeInvalidParams, "Unknown tool: %s", name))
+		out.data = encodeError(m.id, newError(CodeInvalidParams, "Unknown tool: %s", name))
 		return out
 	case toolexec.CodeInvalidArguments:
 		if e.Stage != toolexec.StageValidate && len(e.Failures) == 0 {
-			out.data = encodeError(id, newError(CodeInvalidParams, "Invalid params: %s", e.Message))
+			out.data = encodeError(m.id, newError(CodeInvalidParams, "Invalid params: %s", e.Message))
 			return out
 		}
 	case toolexec.CodeUnavailable:
@@ -140,7 +140,7 @@ func (h *handler) runCall(ex *exchange, id json.RawMessage, name string, args js
 	}
 	// Validation failures, tool errors, panics, timeouts, limits and
 	// internal failures: a tool result the model can read and act on.
-	out.data = h.encodeToolResult(ex.r, id, h.errorResult(name, e), modern)
+	out.data = h.encodeToolResult(ex.r, m.id, h.errorResult(name, e), modern)
 	return out
 }
 

@@ -389,7 +389,7 @@ func (h *handler) callToolModern(ex *exchange, m message, meta requestMeta) outc
 	}
 	mx := *ex
 	mx.r = r
-	return h.runCall(&mx, m.id, name, args, true)
+	return h.runCall(&mx, m, name, args, true)
 }
 
 // modernToolResponse encodes the response carrying res as MCP 2026-07-28

@@ -51,6 +51,10 @@ func TestGoSDKClientConnectsStatelesslyAtTheNewestVersion(t *testing.T) {
 	require.NotNil(t, init.Capabilities.Tools)
 	_, err := session.ListTools(sdkCtx(t), nil)
 	require.NoError(t, err)
+	// ping is gone from 2026-07-28: 404 with -32601, which the client reports.
+	err = session.Ping(sdkCtx(t), nil)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "Method not found: ping")
 
 	// No initialize and no session id: the client discovers the server,
 	// and every request names the version.

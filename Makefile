@@ -1,9 +1,9 @@
 # toolexec: `make run` starts the example server, `make test` runs every test.
 GO      ?= go
 # Every Go module in the repository (the library, bench/, interop/, ...).
-MODULES := $(shell find . -name go.mod -not -path './.git/*' -exec dirname {} \; | sort)
+MODULES := $(shell find . -name go.mod -not -path './.git/*' -not -path './.cache/*' -exec dirname {} \; | sort)
 
-.PHONY: run test vet lint bench fuzz soak tidy
+.PHONY: run test vet lint bench fuzz soak tidy conformance
 
 FUZZTIME ?= 20s
 
@@ -15,6 +15,14 @@ test: vet
 		echo "== go test -race $$m"; \
 		(cd $$m && $(GO) test -race -count=1 ./...); \
 	done
+	@$(MAKE) --no-print-directory conformance
+
+# Runs the official MCP conformance suite against interop/cmd/conformance-server
+# at 2025-11-25 and 2026-07-28, with the expected failures of
+# interop/conformance/; installs Node 22 and the pinned suites under .cache/
+# with npm the first time.
+conformance:
+	interop/conformance/run.sh
 
 vet:
 	@set -e; for m in $(MODULES); do (cd $$m && $(GO) vet ./...); done

@@ -631,7 +631,7 @@ func mcpProbes() []probe {
 		{name: "empty batch", path: path, body: `[]`, want: invalid},
 		{name: "batch of junk", path: path, body: `[1,"x",null]`, want: rpcBatch(mcp.CodeInvalidRequest, mcp.CodeInvalidRequest, mcp.CodeInvalidRequest)},
 		{name: "batch under 2025-06-18", path: path, body: `[` + rpcCall(`{"n":1}`) + `]`, header: []string{"MCP-Protocol-Version", "2025-06-18"}, want: invalid},
-		{name: "unknown protocol version", path: path, body: rpcCall(`{"n":1}`), header: []string{"MCP-Protocol-Version", "1999-01-01"}, want: rpcError(http.StatusBadRequest, mcp.CodeRequestRejected, "1")},
+		{name: "unknown protocol version", path: path, body: rpcCall(`{"n":1}`), header: []string{"MCP-Protocol-Version", "1999-01-01"}, want: rpcError(http.StatusBadRequest, mcp.CodeUnsupportedProtocolVersion, "1")},
 		{name: "over the limit", path: path, body: rpcCall(overLimit), want: rpcReject(http.StatusRequestEntityTooLarge, "")},
 		{name: "over the limit, chunked", path: path, body: rpcCall(overLimit), chunked: true, want: rpcReject(http.StatusRequestEntityTooLarge, "")},
 		{name: "text/plain", path: path, body: rpcCall(`{"n":1}`), header: []string{"Content-Type", "text/plain"}, want: rpcReject(http.StatusUnsupportedMediaType, "")},
@@ -833,7 +833,7 @@ func TestBodyCutShortByTheClientIsRefusedOnEverySurface(t *testing.T) {
 	} {
 		t.Run(tc.surface, func(t *testing.T) {
 			runs := f.runs.Load()
-			req := fmt.Sprintf("POST %s HTTP/1.1\r\nHost: test\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s",
+			req := fmt.Sprintf("POST %s HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s",
 				tc.path, len(tc.sent)+100, tc.sent)
 			resp, body := f.rawExchange(t, req, true)
 			r := &reply{status: resp.StatusCode, header: resp.Header, body: body}
@@ -854,7 +854,7 @@ func TestClientGoingAwayMidBodyLeavesNothingBehind(t *testing.T) {
 			d := net.Dialer{Timeout: perRequest}
 			conn, err := d.DialContext(t.Context(), "tcp", f.srv.Listener.Addr().String())
 			require.NoError(t, err)
-			_, err = fmt.Fprintf(conn, "POST %s HTTP/1.1\r\nHost: test\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{\"n\":", path)
+			_, err = fmt.Fprintf(conn, "POST %s HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{\"n\":", path)
 			require.NoError(t, err)
 			require.NoError(t, conn.Close())
 		})
@@ -868,7 +868,7 @@ func TestMalformedEscapeInAToolNameIsRefusedBeforeTheHandler(t *testing.T) {
 	f := newHostileFixture(t)
 	for _, path := range []string{"/api/tools/ns%zzcount/call", "/api/tools/ns%2/call", "/api/tools/ns%zzcount/validate"} {
 		t.Run(path, func(t *testing.T) {
-			resp, _ := f.rawExchange(t, "POST "+path+" HTTP/1.1\r\nHost: test\r\nContent-Type: application/json\r\nContent-Length: 7\r\n\r\n{\"n\":1}", false)
+			resp, _ := f.rawExchange(t, "POST "+path+" HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: 7\r\n\r\n{\"n\":1}", false)
 			assert.Equal(t, http.StatusBadRequest, resp.StatusCode)
 		})
 	}

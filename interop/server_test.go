@@ -31,6 +31,25 @@ const (
 // "/path: message", sorted by path.
 const forecastValidationText = "/city: missing property 'city'\n/days: additional properties 'days' not allowed"
 
+// modernVersion is MCP 2026-07-28, the stateless revision: both clients'
+// default.
+const modernVersion = "2026-07-28"
+
+// clientVersions are the versions every behaviour test runs a client at: its
+// default ("", 2026-07-28, stateless) and 2025-11-25 through initialize.
+var clientVersions = []string{"", mcp.LatestProtocolVersion}
+
+// forEachVersion runs f as a subtest at each of clientVersions.
+func forEachVersion(t *testing.T, f func(t *testing.T, version string)) {
+	for _, v := range clientVersions {
+		name := v
+		if name == "" {
+			name = "default " + modernVersion
+		}
+		t.Run(name, func(t *testing.T) { f(t, v) })
+	}
+}
+
 // server is the handler under test, mounted at /mcp of a loopback server,
 // with a log of the requests it answered.
 type server struct {

@@ -5,9 +5,19 @@
 //
 // NewHandler returns one http.Handler. Mounted at /mcp it answers:
 //
-//	POST /mcp             MCP JSON-RPC: initialize, ping, tools/list, tools/call
+//	POST /mcp             MCP JSON-RPC: tools/list, tools/call, and server/discover
+//	                      (2026-07-28) or initialize and ping (2025 versions)
 //	GET  /mcp/tools/list  HandsAI: the tool list in a JSON-RPC envelope
 //	POST /mcp/tools/call  HandsAI: one tool call in a JSON-RPC envelope
+//
+// One handler speaks MCP 2026-07-28 and 2025-11-25, 2025-06-18 and
+// 2025-03-26, chosen per request by the MCP-Protocol-Version header. At
+// 2026-07-28 every request carries its version and the client's
+// capabilities in _meta, its method and tool name in the Mcp-Method and
+// Mcp-Name headers (and the parameters a tool marks with x-mcp-header in
+// Mcp-Param-* headers), all checked against the body before anything runs;
+// results carry resultType and the server's identity. It is protected
+// against DNS rebinding by default (see WithAllowedHosts).
 //
 // The handler keeps no state between requests: it issues no session id,
 // ignores one sent to it, opens no event stream (GET and DELETE on the MCP

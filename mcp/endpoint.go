@@ -34,6 +34,9 @@ type outcome struct {
 	pastAuth bool
 	// retryAfter: a call was refused for now and may be retried after it.
 	retryAfter time.Duration
+	// status: the HTTP status of a refusal MCP 2026-07-28 answers with one
+	// (400, 404); 0 is 200.
+	status int
 }
 
 // serveMCP answers a request to the MCP endpoint: the transport checks, then
@@ -68,11 +71,10 @@ func (h *handler) serveMCP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	ex := &exchange{w: w, r: r, raw: raw, version: version20250326, batch: body[0] == '['}
-	if v := r.Header.Get(protocolVersionKey); v != "" {
+	headerVersion := r.Header.Get(protocolVersionKey)
+	if v := headerVersion; v != "" {
 		if !supported(v) {
-			e := newError(CodeRequestRejected, "Bad Request: unsupported %s %q", protocolVersionHeader, v)
-			e.Data = map[string]any{"supported": SupportedProtocolVersions(), "requested": v}
-			httpjson.Write(w, http.StatusBadRequest, errorResponse(singleID(body), e))
+			httpjson.Write(w, http.StatusBadRequest, errorResponse(singleID(body), unsupportedVersion(v)))
 			return
 		}
 		ex.version = v
@@ -81,10 +83,24 @@ func (h *handler) serveMCP(w http.ResponseWriter, r *http.Request) {
 		h.serveBatch(ex, body, format)
 		return
 	}
+	if ex.version == version20260728 {
+		h.serveModern(ex, body, format)
+		return
+	}
 	m, perr := parseMessage(body)
 	if perr != nil {
 		httpjson.Write(w, http.StatusBadRequest, errorResponse(m.id, perr))
 		return
+	}
+	if headerVersion == "" && m.kind == kindRequest {
+		// A request whose _meta declares a stateless version must say so
+		// in MCP-Protocol-Version too; without the header it is not served
+		// as 2025-03-26, which would ignore what it asked for.
+		if v := metaProtocolVersionOf(m.params); v != "" && !legacy(v) {
+			httpjson.Write(w, http.StatusBadRequest, errorResponse(m.id, newError(CodeHeaderMismatch,
+				"Header mismatch: the %s header is required; _meta declares %q", protocolVersionHeader, v)))
+			return
+		}
 	}
 	out := h.answer(ex, m)
 	switch {

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"time"
 
 	"github.com/toolexec/toolexec"
 	"github.com/toolexec/toolexec/mcp"
@@ -105,4 +106,40 @@ func ExampleNewHandler_typedTool() {
 	// Output:
 	// {"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"{\"city\":\"Oslo\",\"temperatureC\":21.5}"}],"structuredContent":{"city":"Oslo","temperatureC":21.5},"isError":false}}
 	// {"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"/city: got number, want string\n/days: additional properties 'days' not allowed"}],"isError":true}}
+}
+
+// A request at MCP 2026-07-28 needs no initialize: it names its version in
+// the MCP-Protocol-Version header and in _meta, mirrors its method and tool
+// name into Mcp-Method and Mcp-Name, and gets a result marked complete that
+// names the server. The same handler keeps answering the 2025 versions.
+func ExampleNewHandler_stateless() {
+	reg := toolexec.NewRegistry()
+	reg.MustAdd(toolexec.Tool{Name: "greet", Description: "Says hello"},
+		func(_ string, args map[string]any) ([]toolexec.Content, bool, string, error) {
+			return []toolexec.Content{toolexec.Text(fmt.Sprintf("Hello, %v!", args["name"]))}, false, "", nil
+		})
+	h := mcp.NewHandler(toolexec.New(reg, reg, toolexec.WithAllowExecute(true)),
+		mcp.WithServerInfo("greeter", "1.0.0"),
+		mcp.WithCacheHints(5*time.Minute, mcp.CachePublic))
+
+	const meta = `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}`
+	for _, c := range []struct{ method, name, params string }{
+		{"tools/list", "", `{` + meta + `}`},
+		{"tools/call", "greet", `{"name":"greet","arguments":{"name":"Ada"},` + meta + `}`},
+	} {
+		req := httptest.NewRequest(http.MethodPost, "/mcp", strings.NewReader(
+			`{"jsonrpc":"2.0","id":1,"method":"`+c.method+`","params":`+c.params+`}`))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("MCP-Protocol-Version", "2026-07-28")
+		req.Header.Set("Mcp-Method", c.method)
+		if c.name != "" {
+			req.Header.Set("Mcp-Name", c.name)
+		}
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+		fmt.Print(rec.Body.String())
+	}
+	// Output:
+	// {"jsonrpc":"2.0","id":1,"result":{"resultType":"complete","tools":[{"name":"greet","description":"Says hello","inputSchema":{"type":"object"}}],"ttlMs":300000,"cacheScope":"public","_meta":{"io.modelcontextprotocol/serverInfo":{"name":"greeter","version":"1.0.0"}}}}
+	// {"jsonrpc":"2.0","id":1,"result":{"resultType":"complete","content":[{"type":"text","text":"Hello, Ada!"}],"isError":false,"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"greeter","version":"1.0.0"}}}}
 }

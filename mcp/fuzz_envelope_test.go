@@ -33,6 +33,7 @@ func countingExecutor(runs *atomic.Int64) *toolexec.Executor {
 var documentedCodes = map[int]bool{
 	mcp.CodeParseError: true, mcp.CodeInvalidRequest: true, mcp.CodeMethodNotFound: true,
 	mcp.CodeInvalidParams: true, mcp.CodeRequestRejected: true, mcp.CodeExecutionDisabled: true,
+	mcp.CodeHeaderMismatch: true, mcp.CodeUnsupportedProtocolVersion: true,
 }
 
 // FuzzJSONRPCEnvelope throws arbitrary bodies and MCP-Protocol-Version
@@ -58,6 +59,9 @@ func FuzzJSONRPCEnvelope(f *testing.F) {
 		{"", `{"jsonrpc":"2.0","id":1e400,"method":"ping"}`},
 		{"", `{"jsonrpc":"1.0","id":1,"method":"ping"}`},
 		{"1999-01-01", `{"jsonrpc":"2.0","id":1,"method":"ping"}`},
+		{"2026-07-28", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"count","arguments":{"n":1},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`},
+		{"2026-07-28", `{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}`},
+		{"", `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}`},
 		{"", `[]`},
 		{"", ``},
 		{"", "\xff\xfe"},
@@ -85,7 +89,7 @@ func FuzzJSONRPCEnvelope(f *testing.F) {
 				t.Fatalf("202 with a body %q or %d runs", rec.Body, ran)
 			}
 			return
-		case http.StatusOK, http.StatusBadRequest, http.StatusRequestEntityTooLarge:
+		case http.StatusOK, http.StatusBadRequest, http.StatusNotFound, http.StatusRequestEntityTooLarge:
 		default:
 			t.Fatalf("status %d: %s", rec.Code, rec.Body)
 		}
@@ -120,7 +124,14 @@ func FuzzJSONRPCEnvelope(f *testing.F) {
 				if json.Unmarshal(rawErr, &e) != nil || !documentedCodes[e.Code] {
 					t.Fatalf("undocumented error: %s", rawErr)
 				}
-				if rec.Code != http.StatusOK && e.Code != mcp.CodeParseError && e.Code != mcp.CodeInvalidRequest && e.Code != mcp.CodeRequestRejected {
+				switch {
+				case rec.Code == http.StatusOK:
+				case rec.Code == http.StatusNotFound && e.Code == mcp.CodeMethodNotFound && version == "2026-07-28":
+				case rec.Code == http.StatusBadRequest && (e.Code == mcp.CodeParseError || e.Code == mcp.CodeInvalidRequest ||
+					e.Code == mcp.CodeHeaderMismatch || e.Code == mcp.CodeUnsupportedProtocolVersion ||
+					(e.Code == mcp.CodeInvalidParams && version == "2026-07-28")):
+				case rec.Code == http.StatusRequestEntityTooLarge && e.Code == mcp.CodeRequestRejected:
+				default:
 					t.Fatalf("status %d with code %d", rec.Code, e.Code)
 				}
 				continue

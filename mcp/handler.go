@@ -4,6 +4,7 @@ import (
 	"mime"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/toolexec/toolexec"
 	"github.com/toolexec/toolexec/internal/httpjson"
@@ -31,13 +32,14 @@ func NewHandler(x *toolexec.Executor, opts ...Option) http.Handler {
 	if x == nil {
 		panic("mcp: NewHandler: nil Executor")
 	}
-	h := &handler{x: x, name: "toolexec", maxBatch: DefaultMaxBatchSize}
+	h := &handler{x: x, name: "toolexec", maxBatch: DefaultMaxBatchSize, cacheScope: CachePrivate}
 	for _, opt := range opts {
 		opt(h)
 	}
 	if h.version == "" {
 		h.version = moduleVersion()
 	}
+	h.serverInfoMember = serverInfoMember(h.name, h.version)
 	// A bug in the surface itself (or a panic in the host's code it calls
 	// outside the pipeline, such as the tool provider while listing) must
 	// not reach the client as a dropped connection or a stack trace: the
@@ -68,8 +70,16 @@ type handler struct {
 	instructions string
 	pageSize     int
 	maxBatch     int             // WithMaxBatchSize
-	origins      map[string]bool // nil: Origin not checked
-	hosts        map[string]bool // nil: Host not checked
+	origins      map[string]bool // WithAllowedOrigins; nil: none besides the own origin
+	hosts        map[string]bool // WithAllowedHosts; nil: the loopback default
+	// noRebindingDefense: WithoutRebindingProtection; the allow-lists,
+	// when given, still apply.
+	noRebindingDefense bool
+	// serverInfoMember is the _meta member naming the server in every
+	// 2026-07-28 result, encoded once.
+	serverInfoMember []byte
+	ttl              time.Duration // WithCacheHints
+	cacheScope       CacheScope    // WithCacheHints
 
 	endpoint         http.Handler // POST: MCP JSON-RPC
 	handsAIListRoute http.Handler // GET .../tools/list
@@ -89,11 +99,12 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// allowListed runs next only for a request that passes the Origin and Host
-// allow-lists; any other is refused with 403 in the route's shape.
+// allowListed runs next only for a request that passes the DNS-rebinding
+// defense (the Host and Origin checks of WithAllowedHosts and
+// WithAllowedOrigins); any other is refused with 403 in the route's shape.
 func (h *handler) allowListed(handsAI bool, next http.HandlerFunc) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if !h.hostAllowed(r.Host) || !h.originAllowed(r.Header.Get("Origin")) {
+		if !h.requestAllowed(r) {
 			h.x.Logger().WarnContext(r.Context(), "mcp: request refused by the origin/host allow-list",
 				"host", r.Host, "origin", r.Header.Get("Origin"))
 			h.reject(w, handsAI, http.StatusForbidden, "Forbidden: origin or host not allowed")

@@ -8,6 +8,8 @@ import (
 // The JSON-RPC error codes the handler answers with. The first five are
 // JSON-RPC 2.0's own; the last three are in its range for server-defined
 // errors, in the part MCP leaves to implementations (-32000 to -32019).
+// CodeHeaderMismatch and CodeUnsupportedProtocolVersion are those MCP
+// 2026-07-28 defines.
 const (
 	// CodeParseError: the body is not JSON.
 	CodeParseError = -32700
@@ -28,7 +30,8 @@ const (
 	// CodeRequestRejected: the HTTP request was refused before any JSON-RPC
 	// processing; the HTTP status says why (403 origin or host not allowed,
 	// 405 not POST, 406 unacceptable Accept, 413 body too large, 415 not
-	// JSON, 400 unsupported MCP-Protocol-Version).
+	// JSON, 400 a body that could not be read). An unsupported
+	// MCP-Protocol-Version is CodeUnsupportedProtocolVersion.
 	CodeRequestRejected = -32000
 	// CodeExecutionDisabled: tools/call while the Executor's execution gate
 	// is closed (toolexec.WithAllowExecute). Sent with HTTP 200; tools/list

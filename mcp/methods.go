@@ -98,6 +98,12 @@ func (h *handler) callTool(ex *exchange, m message) outcome {
 	if werr != nil {
 		return outcome{data: encodeError(m.id, werr)}
 	}
+	return h.runCall(ex, m, name, args, false)
+}
+
+// runCall runs a tools/call whose params were read; modern answers in the
+// shape of MCP 2026-07-28 (see modernToolResponse).
+func (h *handler) runCall(ex *exchange, m message, name string, args json.RawMessage, modern bool) outcome {
 	if ex.batch {
 		// The auth hook may read the body; each call of a batch sees all of
 		// it. (A single message's body is still unread: ReadBody left it so.)
@@ -110,7 +116,7 @@ func (h *handler) callTool(ex *exchange, m message) outcome {
 		Surface:   toolexec.SurfaceMCP,
 	})
 	if e == nil {
-		return outcome{data: h.encodeToolResult(ex.r, m.id, res), pastAuth: true}
+		return outcome{data: h.encodeToolResult(ex.r, m.id, res, modern), pastAuth: true}
 	}
 	out := outcome{pastAuth: gotPastAuth(e)}
 	switch e.Code {
@@ -132,7 +138,7 @@ func (h *handler) callTool(ex *exchange, m message) outcome {
 	}
 	// Validation failures, tool errors, panics, timeouts, limits and
 	// internal failures: a tool result the model can read and act on.
-	out.data = h.encodeToolResult(ex.r, m.id, h.errorResult(name, e))
+	out.data = h.encodeToolResult(ex.r, m.id, h.errorResult(name, e), modern)
 	return out
 }
 
@@ -167,12 +173,23 @@ func (h *handler) errorResult(name string, e *toolexec.Error) *toolexec.CallTool
 // encodeToolResult encodes the response carrying res, in one pass; a
 // result that cannot be encoded (a channel in StructuredContent, say)
 // becomes an isError result saying so.
-func (h *handler) encodeToolResult(r *http.Request, id json.RawMessage, res *toolexec.CallToolResult) []byte {
-	data, err := json.Marshal(&response{JSONRPC: jsonrpcVersion, ID: id, Result: res})
+func (h *handler) encodeToolResult(r *http.Request, id json.RawMessage, res *toolexec.CallToolResult, modern bool) []byte {
+	var data []byte
+	var err error
+	if modern {
+		data, err = h.modernToolResponse(id, res)
+	} else {
+		data, err = json.Marshal(&response{JSONRPC: jsonrpcVersion, ID: id, Result: res})
+	}
 	if err != nil {
 		h.x.Logger().ErrorContext(r.Context(), "mcp: tool result could not be encoded", "error", err)
-		data = mustEncode(&response{JSONRPC: jsonrpcVersion, ID: id,
-			Result: toolexec.ErrorResult("the tool's result could not be encoded: " + err.Error())})
+		fallback := toolexec.ErrorResult("the tool's result could not be encoded: " + err.Error())
+		if modern {
+			if data, err = h.modernToolResponse(id, fallback); err == nil {
+				return data
+			}
+		}
+		data = mustEncode(&response{JSONRPC: jsonrpcVersion, ID: id, Result: fallback})
 	}
 	return data
 }

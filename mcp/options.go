@@ -3,13 +3,15 @@ package mcp
 import (
 	"runtime/debug"
 	"strings"
+	"time"
 )
 
 // Option configures the handler NewHandler returns.
 type Option func(*handler)
 
 // WithServerInfo sets the name and version the handler reports as
-// serverInfo in its initialize result. The defaults are "toolexec" and the
+// serverInfo in its initialize result (2025 versions) and in the _meta of
+// every result (2026-07-28). The defaults are "toolexec" and the
 // version of the toolexec module the host was built with ("devel" when it
 // cannot be told).
 func WithServerInfo(name, version string) Option {
@@ -18,7 +20,8 @@ func WithServerInfo(name, version string) Option {
 	}
 }
 
-// WithInstructions sets the instructions the initialize result carries: a
+// WithInstructions sets the instructions the initialize and server/discover
+// results carry: a
 // hint to the client's model on how to use this server's tools. Empty (the
 // default) omits them.
 func WithInstructions(instructions string) Option {
@@ -52,15 +55,18 @@ func WithMaxBatchSize(n int) Option {
 	}
 }
 
-// WithAllowedOrigins turns on the Origin check against DNS rebinding: a
-// request carrying an Origin header that is not one of origins is refused
-// with 403 Forbidden before anything else happens. Requests without an
-// Origin header (every non-browser client) are not affected.
+// WithAllowedOrigins adds origins to those a browser may call the handler
+// from. By default a request carrying an Origin header (every browser
+// request) is served only when that origin is the request's own (its host
+// and port are the Host header's); any other is refused with 403 Forbidden
+// before anything else happens, so a page elsewhere cannot drive the tools.
+// Requests without an Origin header (every non-browser client) are not
+// affected.
 //
-// Origins are compared in full and case-insensitively, scheme and port
-// included: "http://localhost:3000". The check is off by default, so a
-// handler behind a reverse proxy that rewrites nothing keeps working;
-// calling WithAllowedOrigins more than once adds to the list.
+// Origins are compared case-insensitively, scheme included:
+// "http://localhost:3000" admits exactly that origin, while an entry
+// without a port, "http://localhost", admits that scheme and host on any
+// port. Calling WithAllowedOrigins more than once adds to the list.
 func WithAllowedOrigins(origins ...string) Option {
 	return func(h *handler) {
 		if h.origins == nil {
@@ -72,16 +78,22 @@ func WithAllowedOrigins(origins ...string) Option {
 	}
 }
 
-// WithAllowedHosts turns on the Host check against DNS rebinding: a request
-// whose Host header is not one of hosts is refused with 403 Forbidden before
+// WithAllowedHosts sets the Host headers the handler answers; a request
+// whose Host is not one of hosts is refused with 403 Forbidden before
 // anything else happens.
+//
+// Without a list, the handler defends against DNS rebinding on its own: a
+// request that arrived on a loopback address (127.0.0.1, ::1) is served only
+// when its Host is a loopback name (localhost, a name under .localhost, or
+// a loopback address), since a page that rebinds its own name to this
+// machine still sends that name. A reverse proxy on the same machine that
+// forwards its public name lists that name here.
 //
 // An entry without a port ("localhost", "127.0.0.1", "[::1]",
 // "api.example.com") matches that host on any port; an entry with one
 // ("localhost:8080") matches only that port. Comparison is
-// case-insensitive. The check is off by default, because behind a reverse
-// proxy the Host header names the proxy's public name, which only the host
-// knows; calling WithAllowedHosts more than once adds to the list.
+// case-insensitive; calling WithAllowedHosts more than once adds to the
+// list.
 func WithAllowedHosts(hosts ...string) Option {
 	return func(h *handler) {
 		if h.hosts == nil {
@@ -91,6 +103,14 @@ func WithAllowedHosts(hosts ...string) Option {
 			h.hosts[strings.ToLower(strings.TrimSpace(host))] = true
 		}
 	}
+}
+
+// WithoutRebindingProtection turns off the default DNS-rebinding defense:
+// the loopback Host check and the same-origin Origin check. Lists given with
+// WithAllowedHosts and WithAllowedOrigins still apply. It is for hosts that
+// make the same checks in front of the handler.
+func WithoutRebindingProtection() Option {
+	return func(h *handler) { h.noRebindingDefense = true }
 }
 
 // moduleVersion is the version of the toolexec module in the running
@@ -115,4 +135,23 @@ func moduleVersion() string {
 		return info.Main.Version
 	}
 	return "devel"
+}
+
+// WithCacheHints sets the caching hints MCP 2026-07-28 asks for on
+// tools/list and server/discover results: ttl, how long a client may
+// consider the answer fresh (ttlMs, whole milliseconds; negative is 0), and
+// scope, who may cache it. The defaults, 0 and CachePrivate, tell clients
+// to ask again each time and shared caches to keep out, which is right for
+// a provider whose tools change or differ per caller; a fixed, public tool
+// set can say, for example, WithCacheHints(5*time.Minute, CachePublic).
+// A scope other than CachePublic is CachePrivate. Earlier versions carry no
+// hints.
+func WithCacheHints(ttl time.Duration, scope CacheScope) Option {
+	return func(h *handler) {
+		h.ttl = max(ttl, 0)
+		h.cacheScope = CachePrivate
+		if scope == CachePublic {
+			h.cacheScope = CachePublic
+		}
+	}
 }

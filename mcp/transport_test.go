@@ -111,19 +111,19 @@ func TestABodyDeclaredAsSomethingOtherThanJSONAnswers415(t *testing.T) {
 
 func TestAnUnsupportedProtocolVersionHeaderAnswers400(t *testing.T) {
 	h := newHandler(t, nil)
-	for _, v := range []string{"1900-01-01", "not-a-version", "2024-11-05", "2026-07-28"} {
+	for _, v := range []string{"1900-01-01", "not-a-version", "2024-11-05", "2026-07-29"} {
 		t.Run(v, func(t *testing.T) {
 			rec := post(t, h, `{"jsonrpc":"2.0","id":"v-1","method":"tools/list"}`, "MCP-Protocol-Version", v)
 			require.Equal(t, http.StatusBadRequest, rec.Code)
 			r := decodeReply(t, rec)
 			assert.JSONEq(t, `"v-1"`, string(r.ID), "the refusal is matched to its request")
 			require.NotNil(t, r.Error)
-			assert.Equal(t, mcp.CodeRequestRejected, r.Error.Code)
+			assert.Equal(t, mcp.CodeUnsupportedProtocolVersion, r.Error.Code)
 			assert.Contains(t, r.Error.Message, v)
-			assert.JSONEq(t, `{"supported":["2025-11-25","2025-06-18","2025-03-26"],"requested":"`+v+`"}`, string(r.Error.Data))
+			assert.JSONEq(t, `{"supported":["2026-07-28","2025-11-25","2025-06-18","2025-03-26"],"requested":"`+v+`"}`, string(r.Error.Data))
 		})
 	}
-	for _, v := range mcp.SupportedProtocolVersions() {
+	for _, v := range mcp.SupportedProtocolVersions()[1:] {
 		assert.Equal(t, http.StatusOK, post(t, h, pingBody, "MCP-Protocol-Version", v).Code, v)
 	}
 }
@@ -145,10 +145,21 @@ func TestABodyOverTheLimitAnswers413AndTheToolNeverRuns(t *testing.T) {
 	assert.False(t, ran.Load())
 }
 
-func TestTheOriginAllowListIsOffByDefault(t *testing.T) {
-	h := newHandler(t, nil)
-	rec := post(t, h, pingBody, "Origin", "https://evil.example")
-	assert.Equal(t, http.StatusOK, rec.Code)
+func TestByDefaultOnlyTheRequestsOwnBrowserOriginIsServed(t *testing.T) {
+	h := newHandler(t, nil) // httptest requests are for Host example.com
+	for origin, want := range map[string]int{
+		"":                        http.StatusOK,
+		"http://example.com":      http.StatusOK,
+		"https://EXAMPLE.com":     http.StatusOK,
+		"https://evil.example":    http.StatusForbidden,
+		"http://example.com:8080": http.StatusForbidden,
+		"null":                    http.StatusForbidden,
+		"http://example.com.evil": http.StatusForbidden,
+	} {
+		assert.Equal(t, want, post(t, h, pingBody, "Origin", origin).Code, "origin %q", origin)
+	}
+	off := newHandler(t, nil, mcp.WithoutRebindingProtection())
+	assert.Equal(t, http.StatusOK, post(t, off, pingBody, "Origin", "https://evil.example").Code)
 }
 
 func TestTheOriginAllowListRefusesOtherBrowserOriginsWith403(t *testing.T) {

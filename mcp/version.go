@@ -2,8 +2,14 @@ package mcp
 
 // The MCP protocol versions the handler speaks, newest first.
 const (
-	// LatestProtocolVersion is the version an initialize request gets when
-	// it asks for one the handler does not support.
+	// version20260728 is the stateless revision: no initialize, and every
+	// request declares its version in _meta and in MCP-Protocol-Version
+	// (see modern.go).
+	version20260728 = "2026-07-28"
+	// LatestProtocolVersion is the newest version negotiated through
+	// initialize, and the one an initialize request gets when it asks for
+	// one the handler does not support. (2026-07-28, newer, has no
+	// initialize.)
 	LatestProtocolVersion = "2025-11-25"
 	version20250618       = "2025-06-18"
 	version20250326       = "2025-03-26"
@@ -19,12 +25,18 @@ const (
 )
 
 // SupportedProtocolVersions returns the MCP protocol versions the handler
-// negotiates, newest first. The slice is the caller's own.
+// speaks, newest first: 2026-07-28, then the three that initialize
+// negotiates. The slice is the caller's own.
 func SupportedProtocolVersions() []string {
-	return []string{LatestProtocolVersion, version20250618, version20250326}
+	return []string{version20260728, LatestProtocolVersion, version20250618, version20250326}
 }
 
 func supported(v string) bool {
+	return v == version20260728 || legacy(v)
+}
+
+// legacy reports whether v is a version negotiated through initialize.
+func legacy(v string) bool {
 	switch v {
 	case LatestProtocolVersion, version20250618, version20250326:
 		return true
@@ -32,10 +44,11 @@ func supported(v string) bool {
 	return false
 }
 
-// negotiate answers a client's requested version: the same when supported,
-// else the newest supported, as MCP's lifecycle asks.
+// negotiate answers a client's requested version: the same when initialize
+// can negotiate it, else the newest that initialize can, as MCP's lifecycle
+// asks.
 func negotiate(requested string) string {
-	if supported(requested) {
+	if legacy(requested) {
 		return requested
 	}
 	return LatestProtocolVersion

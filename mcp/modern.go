@@ -1,0 +1,437 @@
+package mcp
+
+import (
+	"encoding/json"
+	"net/http"
+	"slices"
+	"strings"
+
+	"github.com/toolexec/toolexec"
+	"github.com/toolexec/toolexec/internal/httpjson"
+)
+
+// MCP 2026-07-28 is stateless: there is no initialize, every request carries
+// its protocol version and the client's capabilities in params._meta, the
+// Streamable HTTP transport mirrors the method and the tool's name into
+// request headers, and every result says what kind of result it is. This
+// file answers a request made at that version; everything before it (the
+// transport checks of serveMCP, the pipeline) is shared with the 2025
+// versions.
+
+// Error codes MCP 2026-07-28 defines, answered with HTTP 400.
+const (
+	// CodeHeaderMismatch: a request header MCP 2026-07-28 requires
+	// (MCP-Protocol-Version, Mcp-Method, Mcp-Name, or an Mcp-Param-* header
+	// a tool declares through x-mcp-header) is missing, malformed, or does
+	// not match the request body.
+	CodeHeaderMismatch = -32020
+	// CodeUnsupportedProtocolVersion: the request asked for a protocol
+	// version the handler does not speak; data.supported lists those it
+	// does and data.requested echoes the one asked for.
+	CodeUnsupportedProtocolVersion = -32022
+)
+
+// The reserved _meta keys of MCP 2026-07-28 that the handler reads or writes.
+const (
+	metaProtocolVersion    = "io.modelcontextprotocol/protocolVersion"
+	metaClientCapabilities = "io.modelcontextprotocol/clientCapabilities"
+	metaClientInfo         = "io.modelcontextprotocol/clientInfo"
+	metaServerInfo         = "io.modelcontextprotocol/serverInfo"
+)
+
+// The request headers MCP 2026-07-28 mirrors from the body, in canonical form.
+const (
+	methodHeader     = "Mcp-Method"
+	nameHeader       = "Mcp-Name"
+	paramHeaderStart = "Mcp-Param-"
+)
+
+// CacheScope says who may cache a result that carries caching hints (MCP
+// 2026-07-28): see WithCacheHints.
+type CacheScope string
+
+const (
+	// CachePrivate: the result may be reused only for the same
+	// authorization context. It is the default.
+	CachePrivate CacheScope = "private"
+	// CachePublic: the result holds nothing user-specific, and shared
+	// caches may serve it to anyone.
+	CachePublic CacheScope = "public"
+)
+
+// requestMeta is what a 2026-07-28 request's params._meta declares.
+type requestMeta struct {
+	raw                []byte // the _meta object as sent; nil when absent
+	protocolVersion    string
+	clientCapabilities []byte // the object as sent
+	trace              traceContext
+}
+
+// readRequestMeta reads params._meta, which MCP 2026-07-28 requires on every
+// request: an object with a protocolVersion string and a clientCapabilities
+// object, and, when present, a clientInfo object. Anything else is
+// -32602.
+func readRequestMeta(params []byte) (requestMeta, *wireError) {
+	var meta requestMeta
+	if werr := checkParamsObject(params); werr != nil {
+		return meta, werr
+	}
+	for it := members(params); it.next(); {
+		if it.is("_meta") {
+			meta.raw = it.val
+		}
+	}
+	if meta.raw == nil || meta.raw[0] != '{' {
+		return meta, newError(CodeInvalidParams, "Invalid params: _meta is required and must be an object carrying %s and %s",
+			metaProtocolVersion, metaClientCapabilities)
+	}
+	var version, caps, info []byte
+	for it := members(meta.raw); it.next(); {
+		switch {
+		case it.is(metaProtocolVersion):
+			version = it.val
+		case it.is(metaClientCapabilities):
+			caps = it.val
+		case it.is(metaClientInfo):
+			info = it.val
+		case it.is("traceparent"):
+			meta.trace.traceparent = it.val
+		case it.is("tracestate"):
+			meta.trace.tracestate = it.val
+		case it.is("baggage"):
+			meta.trace.baggage = it.val
+		}
+	}
+	v, ok := jsonString(version)
+	if !ok {
+		return meta, newError(CodeInvalidParams, "Invalid params: _meta[%q] is required and must be a string", metaProtocolVersion)
+	}
+	meta.protocolVersion = v
+	if len(caps) == 0 || caps[0] != '{' {
+		return meta, newError(CodeInvalidParams, "Invalid params: _meta[%q] is required and must be an object", metaClientCapabilities)
+	}
+	meta.clientCapabilities = caps
+	if info != nil && info[0] != '{' {
+		return meta, newError(CodeInvalidParams, "Invalid params: _meta[%q] must be an object", metaClientInfo)
+	}
+	return meta, nil
+}
+
+// metaProtocolVersionOf returns the protocol version params._meta declares,
+// or "" when it declares none; it reads nothing else.
+func metaProtocolVersionOf(params []byte) string {
+	if len(params) == 0 || params[0] != '{' {
+		return ""
+	}
+	for it := members(params); it.next(); {
+		if !it.is("_meta") || len(it.val) == 0 || it.val[0] != '{' {
+			continue
+		}
+		for mt := members(it.val); mt.next(); {
+			if mt.is(metaProtocolVersion) {
+				v, _ := jsonString(mt.val)
+				return v
+			}
+		}
+	}
+	return ""
+}
+
+// unsupportedVersion is the error for a request at a protocol version the
+// handler does not speak.
+func unsupportedVersion(requested string) *wireError {
+	e := newError(CodeUnsupportedProtocolVersion, "Unsupported protocol version: %q", requested)
+	e.Data = map[string]any{"supported": SupportedProtocolVersions(), "requested": requested}
+	return e
+}
+
+// serveModern answers one message sent at MCP 2026-07-28 (a batch never
+// gets here: serveBatch refuses it, as every version after 2025-03-26 does).
+func (h *handler) serveModern(ex *exchange, body []byte, format responseFormat) {
+	w := ex.w
+	m, perr := parseMessage(body)
+	if perr != nil {
+		httpjson.Write(w, http.StatusBadRequest, errorResponse(m.id, perr))
+		return
+	}
+	if m.kind != kindRequest {
+		// This revision defines no client notification over HTTP; one that
+		// arrives anyway is accepted and ignored, as JSON-RPC lets it be.
+		w.WriteHeader(http.StatusAccepted)
+		return
+	}
+	out := h.answerModern(ex, m)
+	switch {
+	case out.refused:
+		httpjson.WriteUnauthorized(w, "Bearer")
+	case out.status != 0:
+		writeStatus(w, out.status, out.data)
+	default:
+		if out.retryAfter > 0 {
+			w.Header().Set("Retry-After", httpjson.RetryAfter(out.retryAfter))
+		}
+		writeAnswer(w, format, out.data)
+	}
+}
+
+// writeStatus writes an encoded JSON-RPC error response with an HTTP error
+// status.
+func writeStatus(w http.ResponseWriter, status int, data []byte) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_, _ = w.Write(append(data, '\n'))
+}
+
+// answerModern checks a 2026-07-28 request's headers and _meta, then
+// answers it by its method. A panic is an internal error, as in answer.
+func (h *handler) answerModern(ex *exchange, m message) outcome {
+	var out outcome
+	if httpjson.Guard(ex.r.Context(), h.x.Logger(), "mcp: answering a JSON-RPC request", func() { out = h.dispatchModern(ex, m) }) {
+		return outcome{data: encodeError(m.id, newError(CodeInternalError, "Internal error"))}
+	}
+	return out
+}
+
+// failWith is the outcome of a request refused with e and HTTP status.
+func failWith(id json.RawMessage, status int, e *wireError) outcome {
+	return outcome{data: encodeError(id, e), status: status}
+}
+
+// dispatchModern answers one 2026-07-28 request: the Mcp-Method header,
+// then whether the method is served here at all, then _meta, then the
+// method itself (whose own checks, such as Mcp-Name, come first).
+func (h *handler) dispatchModern(ex *exchange, m message) outcome {
+	if werr := checkMethodHeader(ex.r, m.method); werr != nil {
+		return failWith(m.id, http.StatusBadRequest, werr)
+	}
+	switch m.method {
+	case "server/discover", "tools/list", "tools/call":
+	default:
+		// initialize, ping, logging/setLevel, resources/subscribe and
+		// resources/unsubscribe are gone from this revision, and the
+		// handler serves no resources, prompts or completions: 404 with
+		// -32601, which tells a client this is a modern server that lacks
+		// the method, whatever else the request gets wrong.
+		return failWith(m.id, http.StatusNotFound, newError(CodeMethodNotFound, "Method not found: %s", m.method))
+	}
+	meta, werr := readRequestMeta(m.params)
+	if werr != nil {
+		return failWith(m.id, http.StatusBadRequest, werr)
+	}
+	if meta.protocolVersion != ex.version {
+		return failWith(m.id, http.StatusBadRequest, newError(CodeHeaderMismatch,
+			"Header mismatch: %s header value %q does not match body value %q",
+			protocolVersionHeader, ex.version, meta.protocolVersion))
+	}
+	switch m.method {
+	case "server/discover":
+		return outcome{data: h.encodeResult(ex.r, m.id, h.discover())}
+	case "tools/list":
+		res, werr := h.listToolsModern(ex.r, m.params)
+		if werr != nil {
+			return outcome{data: encodeError(m.id, werr)}
+		}
+		return outcome{data: h.encodeResult(ex.r, m.id, res)}
+	default: // "tools/call"
+		return h.callToolModern(ex, m, meta)
+	}
+}
+
+// checkMethodHeader checks Mcp-Method against the body's method. Values
+// are compared exactly (method names are case-sensitive); surrounding white
+// space is not part of a header value.
+func checkMethodHeader(r *http.Request, method string) *wireError {
+	got, ok := headerValue(r, methodHeader)
+	if !ok {
+		return newError(CodeHeaderMismatch, "Header mismatch: the %s header is required", methodHeader)
+	}
+	if got != method {
+		return newError(CodeHeaderMismatch, "Header mismatch: %s header value %q does not match body value %q", methodHeader, got, method)
+	}
+	return nil
+}
+
+// checkNameHeader checks Mcp-Name against the name the body's params give,
+// after decoding its sentinel Base64 form.
+func checkNameHeader(r *http.Request, name string) *wireError {
+	raw, ok := headerValue(r, nameHeader)
+	if !ok {
+		return newError(CodeHeaderMismatch, "Header mismatch: the %s header is required for this method", nameHeader)
+	}
+	got, ok := decodeHeaderValue(raw)
+	if !ok {
+		return newError(CodeHeaderMismatch, "Header mismatch: the %s header value is not valid", nameHeader)
+	}
+	if got != name {
+		return newError(CodeHeaderMismatch, "Header mismatch: %s header value %q does not match body value %q", nameHeader, got, name)
+	}
+	return nil
+}
+
+// headerValue returns the one value of a header, without the white space
+// around it; false when the header is absent.
+func headerValue(r *http.Request, key string) (string, bool) {
+	values := r.Header[key]
+	if len(values) == 0 {
+		return "", false
+	}
+	return strings.Trim(values[0], " \t"), true
+}
+
+// discoverResult is the answer to server/discover.
+type discoverResult struct {
+	ResultType        string         `json:"resultType"`
+	SupportedVersions []string       `json:"supportedVersions"`
+	Capabilities      capabilities   `json:"capabilities"`
+	Instructions      string         `json:"instructions,omitempty"`
+	TTLMs             int64          `json:"ttlMs"`
+	CacheScope        CacheScope     `json:"cacheScope"`
+	Meta              map[string]any `json:"_meta"`
+}
+
+// discover describes the server: the versions it speaks, what it serves,
+// and who it is.
+func (h *handler) discover() discoverResult {
+	return discoverResult{
+		ResultType:        resultComplete,
+		SupportedVersions: SupportedProtocolVersions(),
+		Instructions:      h.instructions,
+		TTLMs:             h.ttl.Milliseconds(),
+		CacheScope:        h.cacheScope,
+		Meta:              h.serverMeta(),
+	}
+}
+
+// resultComplete is the resultType of every final result.
+const resultComplete = "complete"
+
+// serverInfoMember encodes the _meta member naming the server.
+func serverInfoMember(name, version string) []byte {
+	key, _ := json.Marshal(metaServerInfo)
+	value, _ := json.Marshal(implementation{Name: name, Version: version})
+	return append(append(key, ':'), value...)
+}
+
+// serverMeta is the _meta of a 2026-07-28 result: the server's identity.
+func (h *handler) serverMeta() map[string]any {
+	return map[string]any{metaServerInfo: implementation{Name: h.name, Version: h.version}}
+}
+
+// modernListToolsResult is tools/list's answer at 2026-07-28: the page, with
+// the resultType, caching hints and server identity that revision adds.
+type modernListToolsResult struct {
+	ResultType string `json:"resultType"`
+	listToolsResult
+	TTLMs      int64          `json:"ttlMs"`
+	CacheScope CacheScope     `json:"cacheScope"`
+	Meta       map[string]any `json:"_meta"`
+}
+
+// listToolsModern answers one page of the tool list, sorted by name (then
+// version) so that the same tools always list in the same order, whatever
+// order the provider gives them in.
+func (h *handler) listToolsModern(r *http.Request, params json.RawMessage) (any, *wireError) {
+	cursor, err := paramString(params, "cursor")
+	if err != nil {
+		return nil, err
+	}
+	offset, ok := decodeCursor(cursor)
+	if !ok {
+		return nil, newError(CodeInvalidParams, "Invalid params: invalid cursor")
+	}
+	tools := h.x.LatestTools()
+	if !slices.IsSortedFunc(tools, compareTools) {
+		tools = slices.SortedStableFunc(slices.Values(tools), compareTools)
+	}
+	start, end := min(offset, len(tools)), len(tools)
+	if h.pageSize > 0 && end-start > h.pageSize {
+		end = start + h.pageSize
+	}
+	res := modernListToolsResult{
+		ResultType:      resultComplete,
+		listToolsResult: listToolsResult{Tools: h.encodeTools(r, tools[start:end])},
+		TTLMs:           h.ttl.Milliseconds(),
+		CacheScope:      h.cacheScope,
+		Meta:            h.serverMeta(),
+	}
+	if end < len(tools) {
+		res.NextCursor = encodeCursor(end)
+	}
+	return res, nil
+}
+
+func compareTools(a, b toolexec.Tool) int {
+	if c := strings.Compare(a.Name, b.Name); c != 0 {
+		return c
+	}
+	return strings.Compare(a.Version, b.Version)
+}
+
+// callToolModern checks the tool-specific headers of a 2026-07-28
+// tools/call, puts the trace context of _meta under the call, runs it as
+// callTool does, and marks the result complete.
+func (h *handler) callToolModern(ex *exchange, m message, meta requestMeta) outcome {
+	name, args, werr := callParams(m.params)
+	if werr != nil {
+		return outcome{data: encodeError(m.id, werr)}
+	}
+	if werr := checkNameHeader(ex.r, name); werr != nil {
+		return failWith(m.id, http.StatusBadRequest, werr)
+	}
+	if t, ok := h.x.Lookup(name, ""); ok {
+		if werr := checkParamHeaders(ex.r, t.InputSchema, args); werr != nil {
+			return failWith(m.id, http.StatusBadRequest, werr)
+		}
+	}
+	r := ex.r
+	if ctx, ok := withRemoteParent(r.Context(), meta.trace); ok {
+		r = r.WithContext(ctx)
+	}
+	mx := *ex
+	mx.r = r
+	return h.runCall(&mx, m, name, args, true)
+}
+
+// modernToolResponse encodes the response carrying res as MCP 2026-07-28
+// writes it: "resultType":"complete" first, and the server's identity in
+// _meta beside whatever _meta the tool set. res itself is left alone: it
+// may be a cached value shared with other calls. The id is echoed as sent.
+func (h *handler) modernToolResponse(id json.RawMessage, res *toolexec.CallToolResult) ([]byte, error) {
+	bare := *res
+	bare.Meta = nil
+	data, err := bare.MarshalJSON()
+	if err != nil {
+		return nil, err
+	}
+	var meta []byte
+	if len(res.Meta) > 0 {
+		m := res.Meta
+		if _, ok := m[metaServerInfo]; ok { // the server's own identity wins
+			m = make(map[string]any, len(res.Meta))
+			for k, v := range res.Meta {
+				if k != metaServerInfo {
+					m[k] = v
+				}
+			}
+		}
+		if meta, err = json.Marshal(m); err != nil {
+			return nil, err
+		}
+	}
+	out := make([]byte, 0, len(data)+len(meta)+len(h.serverInfoMember)+len(id)+96)
+	out = append(out, `{"jsonrpc":"2.0","id":`...)
+	if id == nil {
+		out = append(out, "null"...)
+	}
+	out = append(out, id...)
+	out = append(out, `,"result":{"resultType":"complete"`...)
+	if inner := data[1 : len(data)-1]; len(inner) > 0 {
+		out = append(append(out, ','), inner...)
+	}
+	out = append(out, `,"_meta":{`...)
+	out = append(out, h.serverInfoMember...)
+	if len(meta) > 2 {
+		out = append(append(out, ','), meta[1:len(meta)-1]...)
+	}
+	return append(out, "}}}"...), nil
+}

@@ -339,7 +339,7 @@ func (h *handler) listToolsModern(r *http.Request, params json.RawMessage) (any,
 	if !ok {
 		return nil, newError(CodeInvalidParams, "Invalid params: invalid cursor")
 	}
-	tools := h.x.LatestTools()
+	tools := h.x.VisibleTools(r, h.x.LatestTools())
 	if !slices.IsSortedFunc(tools, compareTools) {
 		tools = slices.SortedStableFunc(slices.Values(tools), compareTools)
 	}

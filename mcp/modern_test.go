@@ -324,3 +324,35 @@ func TestModernBaggageInMetaReachesTheHandler(t *testing.T) {
 	require.Equal(t, http.StatusOK, rec.Code, rec.Body.String())
 	assert.Contains(t, string(decodeReply(t, rec).Result), `"text":"tenant=acme"`)
 }
+
+// TestToolsListFollowsPerCallerListsAtEveryVersion: with a ToolFilter, the
+// tool list of every protocol version shows a caller only what the filter
+// lets it see.
+func TestToolsListFollowsPerCallerListsAtEveryVersion(t *testing.T) {
+	onlyWhoami := func(_ *http.Request, tools []toolexec.Tool) []toolexec.Tool {
+		var out []toolexec.Tool
+		for _, tool := range tools {
+			if tool.Name == "whoami" {
+				out = append(out, tool)
+			}
+		}
+		return out
+	}
+	h := newHandler(t, []toolexec.Option{toolexec.WithToolFilter(onlyWhoami)})
+	names := func(rec *httptest.ResponseRecorder) []string {
+		t.Helper()
+		require.Equal(t, http.StatusOK, rec.Code, rec.Body.String())
+		var res struct{ Tools []struct{ Name string } }
+		require.NoError(t, json.Unmarshal(decodeReply(t, rec).Result, &res))
+		var out []string
+		for _, tool := range res.Tools {
+			out = append(out, tool.Name)
+		}
+		return out
+	}
+	assert.Equal(t, []string{"whoami"}, names(postModern(t, h, "tools/list", "", modernBody("tools/list", ""))), modern)
+	for _, v := range []string{"2025-11-25", "2025-06-18", "2025-03-26"} {
+		rec := post(t, h, `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`, "MCP-Protocol-Version", v)
+		assert.Equal(t, []string{"whoami"}, names(rec), v)
+	}
+}

@@ -154,7 +154,7 @@ func (h *restHandler) writeCallError(w http.ResponseWriter, err error) {
 	case CodeTooLarge:
 		writeError(w, http.StatusRequestEntityTooLarge, e.Message)
 	case CodeInvalidArguments:
-		if len(e.Failures) > 0 { // from validation, or a transform that refuses the arguments the same way
+		if len(e.Failures) > 0 || e.Omitted > 0 { // from validation, or a transform that refuses the arguments the same way
 			h.writeResult(w, http.StatusUnprocessableEntity, e.Result())
 			return
 		}

@@ -62,15 +62,15 @@ func (noLoader) Load(string) (any, error) {
 func compileError(err error) error {
 	var sve *jsonschema.SchemaValidationError
 	if errors.As(err, &sve) {
-		if fs := validationFailures(sve.Err); len(fs) > 0 {
+		if fs, omitted := validationFailures(sve.Err); len(fs) > 0 {
 			f := fs[0]
 			at := f.Path
 			if at == "" {
 				at = "the root"
 			}
 			msg := fmt.Sprintf("at %s: %s", at, f.Message)
-			if len(fs) > 1 {
-				msg += fmt.Sprintf(" (and %d more)", len(fs)-1)
+			if more := len(fs) - 1 + omitted; more > 0 {
+				msg += fmt.Sprintf(" (and %d more)", more)
 			}
 			return errors.New(msg)
 		}
@@ -79,31 +79,49 @@ func compileError(err error) error {
 }
 
 // validateValue checks v, a value in the validator's JSON model (see
-// jsonValue), against sch and lists every failure; nil means valid.
-func validateValue(sch *jsonschema.Schema, v any) (failures []ValidationFailure) {
+// jsonValue), against sch and lists its failures, bounded as boundFailures
+// says, with the count of those omitted; nil means valid. A number the
+// validator cannot check cheaply (see MaxNumberDigits) fails with keyword
+// "format" and the schema is not checked at all: the answer lists those
+// numbers only.
+func validateValue(sch *jsonschema.Schema, v any) (failures []ValidationFailure, omitted int) {
+	if fs, n := numberFailures(v); len(fs) > 0 {
+		return boundFailures(fs, n)
+	}
 	defer func() {
 		if p := recover(); p != nil {
-			failures = []ValidationFailure{{Message: fmt.Sprintf("the validator failed: %v", p), Keyword: "schema"}}
+			failures, omitted = []ValidationFailure{{Message: fmt.Sprintf("the validator failed: %v", p), Keyword: "schema"}}, 0
 		}
 	}()
 	err := sch.Validate(v)
 	if err == nil {
-		return nil
+		return nil, 0
 	}
-	return validationFailures(err)
+	return boundFailures(validationFailures(err))
+}
+
+// failureLeaf is one failure of the validator's error tree before it is
+// worded: the leaf, and for a leaf that names several properties (required,
+// additionalProperties) the one property it stands for.
+type failureLeaf struct {
+	path    string
+	keyword string
+	e       *jsonschema.ValidationError
+	prop    string
 }
 
 // validationFailures flattens the validator's error tree into its leaves,
 // one ValidationFailure each, sorted by path. A missing required property is
 // reported at the property's own pointer ("/location"), as is a property
 // that additionalProperties forbids, so every failure names the exact field.
-func validationFailures(err error) []ValidationFailure {
+// Only the first MaxValidationFailures (by path) are worded; the count of
+// the others is returned with them.
+func validationFailures(err error) ([]ValidationFailure, int) {
 	var ve *jsonschema.ValidationError
 	if !errors.As(err, &ve) {
-		return []ValidationFailure{{Message: oneLine(err.Error()), Keyword: "schema"}}
+		return []ValidationFailure{{Message: oneLine(err.Error()), Keyword: "schema"}}, 0
 	}
-	p := message.NewPrinter(language.English)
-	var out []ValidationFailure
+	var leaves []failureLeaf
 	var walk func(e *jsonschema.ValidationError)
 	walk = func(e *jsonschema.ValidationError) {
 		if len(e.Causes) > 0 {
@@ -113,29 +131,51 @@ func validationFailures(err error) []ValidationFailure {
 			return
 		}
 		at := jsonPointer(e.InstanceLocation)
+		var names []string
+		kw := ""
 		switch k := e.ErrorKind.(type) {
 		case *kind.Required:
-			for _, name := range k.Missing {
-				out = append(out, ValidationFailure{Path: at + "/" + escapePointer(name),
-					Message: (&kind.Required{Missing: []string{name}}).LocalizedString(p), Keyword: "required"})
-			}
+			names, kw = k.Missing, "required"
 		case *kind.DependentRequired:
-			for _, name := range k.Missing {
-				out = append(out, ValidationFailure{Path: at + "/" + escapePointer(name),
-					Message: (&kind.DependentRequired{Prop: k.Prop, Missing: []string{name}}).LocalizedString(p),
-					Keyword: "dependentRequired"})
-			}
+			names, kw = k.Missing, "dependentRequired"
 		case *kind.AdditionalProperties:
-			for _, name := range k.Properties {
-				out = append(out, ValidationFailure{Path: at + "/" + escapePointer(name),
-					Message: (&kind.AdditionalProperties{Properties: []string{name}}).LocalizedString(p),
-					Keyword: "additionalProperties"})
-			}
+			names, kw = k.Properties, "additionalProperties"
 		default:
-			out = append(out, ValidationFailure{Path: at, Message: e.ErrorKind.LocalizedString(p), Keyword: keywordOf(e.ErrorKind)})
+			leaves = append(leaves, failureLeaf{path: at, keyword: keywordOf(e.ErrorKind), e: e})
+			return
+		}
+		for _, name := range names {
+			leaves = append(leaves, failureLeaf{path: at + "/" + escapePointer(name), keyword: kw, e: e, prop: name})
 		}
 	}
 	walk(ve)
+	slices.SortStableFunc(leaves, func(a, b failureLeaf) int {
+		if c := strings.Compare(a.path, b.path); c != 0 {
+			return c
+		}
+		return strings.Compare(a.keyword, b.keyword)
+	})
+	omitted := 0
+	if len(leaves) > MaxValidationFailures {
+		omitted = len(leaves) - MaxValidationFailures
+		leaves = leaves[:MaxValidationFailures]
+	}
+	p := message.NewPrinter(language.English)
+	out := make([]ValidationFailure, 0, len(leaves))
+	for _, l := range leaves {
+		var msg string
+		switch k := l.e.ErrorKind.(type) {
+		case *kind.Required:
+			msg = (&kind.Required{Missing: []string{l.prop}}).LocalizedString(p)
+		case *kind.DependentRequired:
+			msg = (&kind.DependentRequired{Prop: k.Prop, Missing: []string{l.prop}}).LocalizedString(p)
+		case *kind.AdditionalProperties:
+			msg = (&kind.AdditionalProperties{Properties: []string{l.prop}}).LocalizedString(p)
+		default:
+			msg = l.e.ErrorKind.LocalizedString(p)
+		}
+		out = append(out, ValidationFailure{Path: l.path, Message: msg, Keyword: l.keyword})
+	}
 	slices.SortStableFunc(out, func(a, b ValidationFailure) int {
 		if c := strings.Compare(a.Path, b.Path); c != 0 {
 			return c
@@ -145,7 +185,7 @@ func validationFailures(err error) []ValidationFailure {
 		}
 		return strings.Compare(a.Message, b.Message)
 	})
-	return slices.Compact(out)
+	return slices.Compact(out), omitted
 }
 
 // keywordOf names the schema keyword an error kind stands for.

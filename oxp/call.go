@@ -7,6 +7,7 @@ import (
 	"math"
 	"net/http"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -159,42 +160,61 @@ func executionDisabled() *serverError {
 // with the message prefixed by the rest of the path ("/city: ..."); several
 // failures of one parameter are joined with "; ". Failures at the root (path
 // "") belong to no parameter, such as a property the schema does not allow:
-// they are appended to message.
+// they are appended to message. When validation left failures out (see
+// toolexec.MaxValidationFailures), message ends with how many. The answer
+// is built in one pass, linear in the failures' size.
 func invalidInput(e *toolexec.Error) *validationError {
-	if e.Stage != toolexec.StageValidate && len(e.Failures) == 0 {
+	if e.Stage != toolexec.StageValidate && len(e.Failures) == 0 && e.Omitted == 0 {
 		msg := e.Message
 		if e.Stage == toolexec.StageDecode {
 			msg = "The input must be a JSON object"
 		}
 		return &validationError{Message: msg}
 	}
-	params := make(map[string]string)
-	var root []string
+	builders := make(map[string]*strings.Builder)
+	var root strings.Builder
+	root.WriteString("The input parameters are invalid")
+	sep := ": "
 	for _, f := range e.Failures {
 		name, rest, ok := splitPointer(f)
 		if !ok {
+			root.WriteString(sep)
+			sep = "; "
 			if f.Path != "" {
-				root = append(root, f.Path+": "+f.Message)
-			} else {
-				root = append(root, f.Message)
+				root.WriteString(f.Path)
+				root.WriteString(": ")
 			}
+			root.WriteString(f.Message)
 			continue
 		}
-		msg := f.Message
+		b := builders[name]
+		if b == nil {
+			b = new(strings.Builder)
+			builders[name] = b
+		} else {
+			b.WriteString("; ")
+		}
 		if rest != "" {
-			msg = rest + ": " + msg
+			b.WriteString(rest)
+			b.WriteString(": ")
 		}
-		if prev, seen := params[name]; seen {
-			msg = prev + "; " + msg
+		b.WriteString(f.Message)
+	}
+	if e.Omitted > 0 {
+		root.WriteString(" (")
+		root.WriteString(strconv.Itoa(e.Omitted))
+		if e.Omitted == 1 {
+			root.WriteString(" more failure was omitted)")
+		} else {
+			root.WriteString(" more failures were omitted)")
 		}
-		params[name] = msg
 	}
-	out := &validationError{Message: "The input parameters are invalid"}
-	if len(root) > 0 {
-		out.Message += ": " + strings.Join(root, "; ")
-	}
-	if len(params) > 0 {
-		out.ParameterErrors = params
+	out := &validationError{Message: root.String()}
+	if len(builders) > 0 {
+		out.ParameterErrors = make(map[string]string, len(builders))
+		for name, b := range builders {
+			out.ParameterErrors[name] = b.String()
+		}
 	}
 	return out
 }

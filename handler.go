@@ -175,11 +175,11 @@ func (h *restHandler) writeResult(w http.ResponseWriter, status int, res *CallTo
 	data, err := json.Marshal(res)
 	if err != nil {
 		h.x.logger.Error("toolexec: result could not be encoded", "error", err)
-		data, _ = json.Marshal(ErrorResult("result could not be encoded: " + err.Error()))
+		data, _ = json.Marshal(ErrorResult(encodingFailedMessage))
 		status = http.StatusInternalServerError
 	}
 	w.WriteHeader(status)
-	_, _ = w.Write(append(data, '\n'))
+	_, _ = w.Write(append(httpjson.ValidUTF8(data), '\n'))
 }
 
 func (h *restHandler) jsonHeaders(next http.Handler) http.Handler {

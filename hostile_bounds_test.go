@@ -72,7 +72,9 @@ func TestNumbersTheValidatorCannotCheckCheaplyAreRefused(t *testing.T) {
 	})
 	t.Run("call", func(t *testing.T) {
 		var err error
-		n := allocated(func() { _, err = x.Call(context.Background(), toolexec.CallRequest{Name: "t", Arguments: json.RawMessage(body)}) })
+		n := allocated(func() {
+			_, err = x.Call(context.Background(), toolexec.CallRequest{Name: "t", Arguments: json.RawMessage(body)})
+		})
 		assert.Less(t, n, uint64(256<<10), "bytes allocated")
 		e, ok := toolexec.AsError(err)
 		require.True(t, ok, "%v", err)

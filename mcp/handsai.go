@@ -100,7 +100,7 @@ func (h *handler) handsAICall(w http.ResponseWriter, r *http.Request) {
 	}
 	httpjson.SetHeaders(w.Header())
 	w.WriteHeader(http.StatusOK)
-	_, _ = w.Write(append(data, '\n'))
+	_, _ = w.Write(append(httpjson.ValidUTF8(data), '\n'))
 }
 
 // missingParams is HandsAI's answer to a null body or null params.

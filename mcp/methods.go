@@ -174,7 +174,7 @@ func (h *handler) encodeToolResult(r *http.Request, id json.RawMessage, res *too
 	if err != nil {
 		h.x.Logger().ErrorContext(r.Context(), "mcp: tool result could not be encoded", "error", err)
 		data = mustEncode(&response{JSONRPC: jsonrpcVersion, ID: id,
-			Result: toolexec.ErrorResult("the tool's result could not be encoded: " + err.Error())})
+			Result: toolexec.ErrorResult("The tool's result could not be encoded.")})
 	}
 	return data
 }

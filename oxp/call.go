@@ -85,7 +85,7 @@ func (h *handler) call(w http.ResponseWriter, r *http.Request) {
 		v, verr := valueOf(e.tool, res)
 		if verr != nil {
 			h.x.Logger().ErrorContext(r.Context(), "oxp: result could not be encoded", "tool", e.id(), "error", verr)
-			resp.Error = &callError{Message: "The tool's result could not be encoded", DeveloperMessage: verr.Error()}
+			resp.Error = &callError{Message: "The tool's result could not be encoded"}
 		} else {
 			resp.Success, resp.Value = true, &v
 		}
@@ -257,7 +257,12 @@ func callErrorOf(err error) *callError {
 	case toolexec.CodePanic:
 		// The panic's text may say more than a model should see; it goes
 		// only in developer_message. The stack is only ever logged.
-		return &callError{Message: "The tool failed unexpectedly", DeveloperMessage: "panic: " + e.Message}
+		// With toolexec.WithPanicDetails(true) the message is the panic's.
+		ce := &callError{Message: "The tool failed unexpectedly"}
+		if e.Message != toolexec.PanicMessage {
+			ce.DeveloperMessage = "panic: " + e.Message
+		}
+		return ce
 	case toolexec.CodeUnavailable:
 		return &callError{Message: e.Message, CanRetry: true, RetryAfterMS: ceilMS(e.RetryAfter)}
 	}

@@ -231,9 +231,9 @@ func TestToolFailuresAre200WithSuccessFalse(t *testing.T) {
 		{"isError result without text", func(context.Context, map[string]any) ([]toolexec.Content, bool, string, error) {
 			return nil, true, "", nil
 		}, `{"message": "The tool reported an error"}`},
-		{"panic: a generic message, the panic text for developers, no stack", func(context.Context, map[string]any) ([]toolexec.Content, bool, string, error) {
+		{"panic: a generic message, no panic text by default, no stack", func(context.Context, map[string]any) ([]toolexec.Content, bool, string, error) {
 			panic("nil map in lookupCity")
-		}, `{"message": "The tool failed unexpectedly", "developer_message": "panic: nil map in lookupCity"}`},
+		}, `{"message": "The tool failed unexpectedly"}`},
 	}
 	for _, tc := range cases {
 		p := &probe{fn: tc.fn}

@@ -130,7 +130,10 @@ func (h *handler) refuseFailure(w http.ResponseWriter, req callRequest, err erro
 	case toolexec.CodeNotFound:
 		h.refuse(w, req, http.StatusBadRequest, &serverError{Message: "The tool is not available", DeveloperMessage: e.Message})
 	case toolexec.CodeUnauthorized:
-		httpjson.WriteUnauthorized(w, "")
+		// OXP: a server that requires authentication and did not get
+		// valid credentials answers 400 with a Server Error Response.
+		// Why the hook refused is only logged.
+		h.refuse(w, req, http.StatusBadRequest, unauthenticated())
 	case toolexec.CodeTooLarge:
 		h.refuse(w, req, http.StatusRequestEntityTooLarge, &serverError{Message: "The request is too large", DeveloperMessage: e.Message})
 	case toolexec.CodeInvalidArguments:
@@ -143,6 +146,15 @@ func (h *handler) refuseFailure(w http.ResponseWriter, req callRequest, err erro
 		return false
 	}
 	return true
+}
+
+// unauthenticated is the answer to a call the auth hook refused: fixed
+// words, whatever the hook wrote.
+func unauthenticated() *serverError {
+	return &serverError{
+		Message:          "Authentication is required",
+		DeveloperMessage: "the server did not accept the request's credentials; send valid ones (such as Authorization: Bearer <token>)",
+	}
 }
 
 func executionDisabled() *serverError {

@@ -78,6 +78,10 @@ func (h *restHandler) list(w http.ResponseWriter, _ *http.Request) {
 
 func (h *restHandler) describe(w http.ResponseWriter, r *http.Request) {
 	raw := chi.URLParam(r, "*")
+	if raw == "" {
+		h.list(w, r) // GET /tools/ is the list, as GET /tools
+		return
+	}
 	name, ok := unescapeSegment(r, raw)
 	if !ok {
 		writeError(w, http.StatusNotFound, "Tool not found: "+raw)

@@ -15,7 +15,9 @@ import (
 func TestEmptyToolNamesGetClearAnswers(t *testing.T) {
 	reg := toolexec.NewRegistry()
 	reg.MustAdd(toolexec.Tool{Name: "echo", Version: "1.0.0", Description: "Echoes."}, toolexec.ToolCallHandlerFunc(
-		func(context.Context, string, map[string]any) ([]toolexec.Content, bool, string, error) { return nil, false, "", nil }))
+		func(context.Context, string, map[string]any) ([]toolexec.Content, bool, string, error) {
+			return nil, false, "", nil
+		}))
 	srv := serveAll(t, toolexec.New(reg, reg, toolexec.WithAllowExecute(true), toolexec.WithLogger(quiet())))
 
 	t.Run("GET /tools/ is the list", func(t *testing.T) {

@@ -104,10 +104,51 @@ func validateValue(sch *jsonschema.Schema, v any) (failures []ValidationFailure,
 // worded: the leaf, and for a leaf that names several properties (required,
 // additionalProperties) the one property it stands for.
 type failureLeaf struct {
-	path    string
+	at      []string // the instance location's tokens
+	prop    string   // with hasProp, one more token
+	hasProp bool
 	keyword string
 	e       *jsonschema.ValidationError
-	prop    string
+}
+
+// token returns the leaf's i-th reference token, and false past the last.
+func (l *failureLeaf) token(i int) (string, bool) {
+	if i < len(l.at) {
+		return l.at[i], true
+	}
+	if l.hasProp && i == len(l.at) {
+		return l.prop, true
+	}
+	return "", false
+}
+
+// path is the leaf's JSON Pointer.
+func (l *failureLeaf) path() string {
+	p := jsonPointer(l.at)
+	if l.hasProp {
+		p += "/" + escapePointer(l.prop)
+	}
+	return p
+}
+
+// compareLeaves orders leaves by location, token by token, then keyword,
+// without building their pointers.
+func compareLeaves(a, b *failureLeaf) int {
+	for i := 0; ; i++ {
+		ta, oka := a.token(i)
+		tb, okb := b.token(i)
+		switch {
+		case !oka && !okb:
+			return strings.Compare(a.keyword, b.keyword)
+		case !oka:
+			return -1
+		case !okb:
+			return 1
+		}
+		if c := strings.Compare(ta, tb); c != 0 {
+			return c
+		}
+	}
 }
 
 // validationFailures flattens the validator's error tree into its leaves,
@@ -130,7 +171,6 @@ func validationFailures(err error) ([]ValidationFailure, int) {
 			}
 			return
 		}
-		at := jsonPointer(e.InstanceLocation)
 		var names []string
 		kw := ""
 		switch k := e.ErrorKind.(type) {
@@ -141,28 +181,35 @@ func validationFailures(err error) ([]ValidationFailure, int) {
 		case *kind.AdditionalProperties:
 			names, kw = k.Properties, "additionalProperties"
 		default:
-			leaves = append(leaves, failureLeaf{path: at, keyword: keywordOf(e.ErrorKind), e: e})
+			leaves = append(leaves, failureLeaf{at: e.InstanceLocation, keyword: keywordOf(e.ErrorKind), e: e})
 			return
 		}
 		for _, name := range names {
-			leaves = append(leaves, failureLeaf{path: at + "/" + escapePointer(name), keyword: kw, e: e, prop: name})
+			leaves = append(leaves, failureLeaf{at: e.InstanceLocation, prop: name, hasProp: true, keyword: kw, e: e})
 		}
 	}
 	walk(ve)
-	slices.SortStableFunc(leaves, func(a, b failureLeaf) int {
-		if c := strings.Compare(a.path, b.path); c != 0 {
+	// Sort indexes, not the leaves: cheaper to swap, and the index breaks
+	// ties so the order is the same on every run.
+	order := make([]int32, len(leaves))
+	for i := range order {
+		order[i] = int32(i)
+	}
+	slices.SortFunc(order, func(a, b int32) int {
+		if c := compareLeaves(&leaves[a], &leaves[b]); c != 0 {
 			return c
 		}
-		return strings.Compare(a.keyword, b.keyword)
+		return int(a - b)
 	})
 	omitted := 0
-	if len(leaves) > MaxValidationFailures {
-		omitted = len(leaves) - MaxValidationFailures
-		leaves = leaves[:MaxValidationFailures]
+	if len(order) > MaxValidationFailures {
+		omitted = len(order) - MaxValidationFailures
+		order = order[:MaxValidationFailures]
 	}
 	p := message.NewPrinter(language.English)
-	out := make([]ValidationFailure, 0, len(leaves))
-	for _, l := range leaves {
+	out := make([]ValidationFailure, 0, len(order))
+	for _, i := range order {
+		l := &leaves[i]
 		var msg string
 		switch k := l.e.ErrorKind.(type) {
 		case *kind.Required:
@@ -174,7 +221,7 @@ func validationFailures(err error) ([]ValidationFailure, int) {
 		default:
 			msg = l.e.ErrorKind.LocalizedString(p)
 		}
-		out = append(out, ValidationFailure{Path: l.path, Message: msg, Keyword: l.keyword})
+		out = append(out, ValidationFailure{Path: l.path(), Message: msg, Keyword: l.keyword})
 	}
 	slices.SortStableFunc(out, func(a, b ValidationFailure) int {
 		if c := strings.Compare(a.Path, b.Path); c != 0 {

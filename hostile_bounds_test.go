@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"os"
 	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -290,13 +292,50 @@ func BenchmarkValidateHostile(b *testing.B) {
 	reg.MustAdd(toolexec.Tool{Name: "t", InputSchema: json.RawMessage(`{"type":"object","properties":{"n":{"type":"integer"},"x":{"type":"array","items":{"type":"number","multipleOf":0.5}}},"additionalProperties":false}`)},
 		func(string, map[string]any) ([]toolexec.Content, bool, string, error) { return nil, false, "", nil })
 	x := toolexec.New(reg, reg)
-	for name, body := range map[string]string{"huge exponents 393 B": hugeExponents(), "3000 failures 40 KB": manyFailures(3000)} {
+	for name, body := range map[string]string{
+		"huge exponents 393 B":           hugeExponents(),
+		"3000 failures 40 KB":            manyFailures(3000),
+		"one failure per 3 bytes 256 KB": `{"x":[` + strings.Repeat(`"",`, 87000) + `""]}`,
+		"valid 256 KB":                   `{"x":[` + strings.Repeat(`1.5,`, 65000) + `1]}`,
+	} {
 		b.Run(name, func(b *testing.B) {
 			b.SetBytes(int64(len(body)))
 			b.ReportAllocs()
 			for b.Loop() {
 				_, _ = x.Validate(context.Background(), "t", "", json.RawMessage(body))
 			}
+		})
+	}
+}
+
+// TestAnswersToTheLargestHostileBodyAreBounded sends, on every surface, a
+// body that fails the schema in the most ways per byte (one failure per 3
+// bytes), and holds the answer to a few KiB whatever the body's size: the
+// amplification docs/security.md states. It sends 256 KiB; with
+// TOOLEXEC_SOAK=1 (make soak), as large as the default limit, 1 MiB.
+func TestAnswersToTheLargestHostileBodyAreBounded(t *testing.T) {
+	reg := toolexec.NewRegistry()
+	reg.MustAdd(toolexec.Tool{Name: "ns/t", InputSchema: json.RawMessage(`{"type":"object","properties":{"a":{"type":"array","items":{"type":"integer"}}}}`)},
+		func(string, map[string]any) ([]toolexec.Content, bool, string, error) { return nil, false, "", nil })
+	srv := serveAll(t, toolexec.New(reg, reg, toolexec.WithAllowExecute(true), toolexec.WithLogger(quiet())))
+	size := 256 << 10
+	if os.Getenv("TOOLEXEC_SOAK") != "" {
+		size = int(toolexec.DefaultMaxBodyBytes)
+	}
+	n := (size - 256) / 3
+	args := `{"a":[` + strings.Repeat(`"",`, n-1) + `""]}`
+	const maxAnswer = 16 << 10
+	for _, c := range surfaceCalls(args) {
+		if strings.Contains(c.name, "list") || strings.Contains(c.name, "describe") {
+			continue
+		}
+		t.Run(c.name, func(t *testing.T) {
+			status, body := c.do(t, srv)
+			assert.Less(t, status, 500)
+			assert.Contains(t, body, strconv.Itoa(n-toolexec.MaxValidationFailures), "the omitted count")
+			assert.Contains(t, body, `/99`, "the first items are listed")
+			assert.Less(t, len(body), maxAnswer, "the answer is bounded")
+			t.Logf("%s: %d-byte body, %d failures: %d-byte answer (x%.4f)", c.name, len(c.body), n, len(body), float64(len(body))/float64(len(c.body)))
 		})
 	}
 }

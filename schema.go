@@ -145,10 +145,31 @@ func compareLeaves(a, b *failureLeaf) int {
 		case !okb:
 			return 1
 		}
-		if c := strings.Compare(ta, tb); c != 0 {
+		if c := compareTokens(ta, tb); c != 0 {
 			return c
 		}
 	}
+}
+
+// compareTokens orders two reference tokens, array indexes by their value
+// ("2" before "10"), so that the failures listed are the first items'.
+func compareTokens(a, b string) int {
+	if isIndex(a) && isIndex(b) && len(a) != len(b) {
+		return len(a) - len(b)
+	}
+	return strings.Compare(a, b)
+}
+
+func isIndex(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
 }
 
 // validationFailures flattens the validator's error tree into its leaves,

@@ -50,6 +50,7 @@ func surfaceCalls(args string) []surfaceCall {
 		{"rest list", http.MethodGet, "/api/tools", ""},
 		{"mcp", http.MethodPost, "/mcp", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"ns/t","arguments":` + args + `}}`},
 		{"mcp list", http.MethodPost, "/mcp", `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`},
+		{"handsai list", http.MethodGet, "/mcp/tools/list", ""},
 		{"handsai", http.MethodPost, "/mcp/tools/call", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"ns/t","arguments":` + args + `}}`},
 		{"oxp", http.MethodPost, "/oxp/tools/call", `{"tool_id":"ns.t","input":` + args + `}`},
 		{"oxp list", http.MethodGet, "/oxp/tools", ""},
@@ -102,7 +103,7 @@ func TestEveryBodyIsValidUTF8(t *testing.T) {
 	t.Run("the raw bytes become U+FFFD, one each", func(t *testing.T) {
 		_, body := surfaceCalls(`{}`)[0].do(t, srv)
 		assert.Contains(t, body, "\"bad \uFFFD\uFFFD raw\"")
-		_, body = surfaceCalls(`{}`)[7].do(t, srv)
+		_, body = surfaceCalls(`{}`)[8].do(t, srv)
 		assert.Contains(t, body, "\"bad \uFFFD\uFFFD raw\"", "the OXP value")
 	})
 	t.Run("an id echoed raw", func(t *testing.T) {

@@ -77,6 +77,9 @@ func checkableNumber(s string) bool {
 // (at most MaxValidationFailures of them) and how many more there are. The
 // walk is linear in the size of v; float64 values are always checkable.
 func numberFailures(v any) (fs []ValidationFailure, omitted int) {
+	if !hasUncheckableNumber(v) {
+		return nil, 0 // the common case: one pass, no allocation
+	}
 	var path []string
 	var walk func(v any)
 	walk = func(v any) {
@@ -112,6 +115,28 @@ func numberFailures(v any) (fs []ValidationFailure, omitted int) {
 	}
 	walk(v)
 	return fs, omitted
+}
+
+// hasUncheckableNumber reports whether v holds a json.Number beyond the
+// validator's bounds.
+func hasUncheckableNumber(v any) bool {
+	switch v := v.(type) {
+	case json.Number:
+		return !checkableNumber(string(v))
+	case map[string]any:
+		for _, e := range v {
+			if hasUncheckableNumber(e) {
+				return true
+			}
+		}
+	case []any:
+		for _, e := range v {
+			if hasUncheckableNumber(e) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // boundFailures keeps the failures an answer lists within

@@ -11,7 +11,7 @@ const PanicMessage = "The tool failed unexpectedly."
 // internalPanicMessage is the message of a panic before the auth hook (a
 // tool provider's lookup, a surface's argument reader): always fixed, since
 // the caller is not authenticated yet.
-const internalPanicMessage = "Internal error."
+const internalPanicMessage = "The server failed before running the tool."
 
 // WithPanicDetails makes a panic after the auth hook (in a handler, an
 // interceptor or a transform) answer with the panic's value (fmt.Sprint)

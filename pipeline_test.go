@@ -293,12 +293,12 @@ func TestPanickingProviderFailsTheCallInsteadOfEscaping(t *testing.T) {
 	require.True(t, ok)
 	assert.Equal(t, StageResolve, e.Stage)
 	assert.Equal(t, CodePanic, e.Code)
-	assert.Equal(t, "Internal error.", e.Message, "a panic before the auth hook is never described")
+	assert.Equal(t, "The server failed before running the tool.", e.Message, "a panic before the auth hook is never described")
 	assert.ErrorContains(t, e.Err, "provider bug", "the value is in Err, for in-process callers")
 
 	r := do(t, NewHandler(x), http.MethodPost, "/tools/t/call", `{}`)
 	assert.Equal(t, http.StatusInternalServerError, r.status)
-	assert.JSONEq(t, `{"content":[{"type":"text","text":"Internal error."}],"isError":true}`, r.body)
+	assert.JSONEq(t, `{"content":[{"type":"text","text":"The server failed before running the tool."}],"isError":true}`, r.body)
 }
 
 func TestPanickingReadArgumentsFailsTheDecodeStage(t *testing.T) {

@@ -40,7 +40,13 @@ func WithValidation(enabled bool) Option {
 //     read as {}) fail with one failure, keyword "format", path "";
 //   - a schema that cannot be compiled fails with one failure, keyword
 //     "schema", path "", whose message starts "Invalid schema: ";
-//   - otherwise each way args break the schema is one failure.
+//   - a number beyond MaxNumberDigits or MaxNumberExponent fails with
+//     keyword "format" at its path, and such numbers are then all that is
+//     reported (the schema is not checked: exact arithmetic on them would
+//     cost too much);
+//   - otherwise each way args break the schema is one failure, at most
+//     MaxValidationFailures of them within MaxFailureBytes (the rest are
+//     counted in Omitted).
 func (x *Executor) Validate(ctx context.Context, name, version string, args json.RawMessage) (ValidateResult, error) {
 	tool, ok := x.Lookup(name, version)
 	if !ok {

@@ -339,3 +339,19 @@ func TestAnswersToTheLargestHostileBodyAreBounded(t *testing.T) {
 		})
 	}
 }
+
+func TestACallsFailuresAreBoundedThroughTheGoAPI(t *testing.T) {
+	reg := toolexec.NewRegistry()
+	reg.MustAdd(toolexec.Tool{Name: "t", InputSchema: json.RawMessage(countSchema)},
+		func(string, map[string]any) ([]toolexec.Content, bool, string, error) { return nil, false, "", nil })
+	x := toolexec.New(reg, reg, toolexec.WithAllowExecute(true))
+	_, err := x.Call(context.Background(), toolexec.CallRequest{Name: "t", Arguments: json.RawMessage(manyFailures(500))})
+	e, ok := toolexec.AsError(err)
+	require.True(t, ok, "%v", err)
+	assert.Len(t, e.Failures, toolexec.MaxValidationFailures)
+	assert.Equal(t, 501-toolexec.MaxValidationFailures, e.Omitted)
+	assert.True(t, strings.HasSuffix(e.Message, "; 401 more failures were omitted"), e.Message)
+	res := e.Result()
+	assert.True(t, strings.HasSuffix(res.Text(), "\n401 more failures were omitted"))
+	assert.Equal(t, 401, res.StructuredContent.(map[string]any)["omitted"])
+}

@@ -48,6 +48,9 @@ fuzz:
 		done; done); done
 
 # The load and leak test of examples/server in its long form: 200 clients,
-# 100,000 calls (the short form runs in `make test`).
+# 100,000 calls, and the hostile mix for a minute; then the densest hostile
+# body at the full 1 MiB limit on every surface (the short forms run in
+# `make test`).
 soak:
 	cd examples && TOOLEXEC_SOAK=1 $(GO) test -race -count=1 -run '^TestLoad' -timeout 20m -v ./server
+	TOOLEXEC_SOAK=1 $(GO) test -race -count=1 -run '^TestAnswersToTheLargestHostileBodyAreBounded$$' -v .

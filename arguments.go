@@ -83,6 +83,9 @@ func exactFloat(n json.Number) (float64, bool) {
 	if digits <= 15 && math.Abs(f) >= 0x1p-1022 {
 		return f, true // a normal float64 keeps 15 significant digits
 	}
+	if !checkableNumber(s) {
+		return 0, false // exact arithmetic on it would cost too much: kept as sent
+	}
 	sent, ok1 := new(big.Rat).SetString(s)
 	held, ok2 := new(big.Rat).SetString(strconv.FormatFloat(f, 'g', -1, 64))
 	return f, ok1 && ok2 && sent.Cmp(held) == 0

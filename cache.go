@@ -49,15 +49,20 @@ func WithCacheTTL(d time.Duration) Option {
 
 // cacheKey derives the key of a call from the tool's name and version and
 // the canonical JSON of its arguments (object keys sorted, as
-// encoding/json writes maps, and numbers as the float64 they decode to). It
-// reports false when the arguments cannot be encoded, which an input
-// transform can cause: such a call is not cached.
-func cacheKey(call *Call) (string, bool) {
+// encoding/json writes maps, and numbers as the float64 they decode to), and
+// the caller's identity and the call's variants (see cacheScope). It
+// reports false when the call must not be cached: its arguments cannot be
+// encoded, which an input transform can cause, or it has no identity and
+// its tool's results are not shared.
+func cacheKey(ctx context.Context, call *Call) (string, bool) {
+	h := sha256.New()
+	if !cacheScope(ctx, &call.Tool, h) {
+		return "", false
+	}
 	args, err := json.Marshal(call.Arguments)
 	if err != nil {
 		return "", false
 	}
-	h := sha256.New()
 	h.Write([]byte(call.Tool.Name))
 	h.Write([]byte{0})
 	h.Write([]byte(call.Tool.Version))
@@ -75,9 +80,9 @@ func (x *Executor) cacheInterceptor(next CallFunc) CallFunc {
 		if !call.Tool.Options.Cache {
 			return next(ctx, call)
 		}
-		key, ok := cacheKey(call)
+		key, ok := cacheKey(ctx, call)
 		if !ok {
-			x.logger.DebugContext(ctx, "toolexec: arguments cannot be encoded; call not cached", "tool", call.Tool.Name)
+			x.logger.DebugContext(ctx, "toolexec: call not cached: no identity (and results not shared), or arguments that cannot be encoded", "tool", call.Tool.Name)
 			return next(ctx, call)
 		}
 		sctx, span := x.telemetry.startStage(ctx, StageCache)

@@ -95,7 +95,7 @@ func TestExpiredCacheEntryMakesTheNextCallAMiss(t *testing.T) {
 		return []Content{Text(fmt.Sprint("call ", n))}, false, "", nil
 	}
 	reg := NewRegistry()
-	reg.MustAdd(Tool{Name: "c", Options: ToolOptions{Cache: true, CacheTTL: time.Minute}}, h)
+	reg.MustAdd(Tool{Name: "c", Options: ToolOptions{Cache: true, CacheShared: true, CacheTTL: time.Minute}}, h)
 	x := New(reg, reg, WithAllowExecute(true), WithCache(mem))
 	run := func() string {
 		res, err := x.Call(context.Background(), CallRequest{Name: "c"})

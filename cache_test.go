@@ -26,7 +26,7 @@ func (c *counting) handle(ctx context.Context, name string, args map[string]any)
 }
 
 func cachedTool(name string) toolexec.Tool {
-	return toolexec.Tool{Name: name, Options: toolexec.ToolOptions{Cache: true}}
+	return toolexec.Tool{Name: name, Options: toolexec.ToolOptions{Cache: true, CacheShared: true}}
 }
 
 func TestCacheHitDoesNotCallTheHandler(t *testing.T) {

@@ -61,6 +61,9 @@ type Error struct {
 	// Failures lists what failed validation (Code CodeInvalidArguments from
 	// StageValidate).
 	Failures []ValidationFailure
+	// Omitted counts the failures left out of Failures: validation lists at
+	// most MaxValidationFailures, within MaxFailureBytes.
+	Omitted int
 	// RetryAfter, when positive, says how long the caller should wait before
 	// trying again (Code CodeUnavailable).
 	RetryAfter time.Duration

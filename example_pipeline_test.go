@@ -86,7 +86,7 @@ func ExampleWithInputTransforms() {
 func ExampleToolOptions_cache() {
 	runs := 0
 	reg := toolexec.NewRegistry()
-	reg.MustAdd(toolexec.Tool{Name: "rate", Options: toolexec.ToolOptions{Cache: true, CacheTTL: time.Minute}},
+	reg.MustAdd(toolexec.Tool{Name: "rate", Options: toolexec.ToolOptions{Cache: true, CacheShared: true, CacheTTL: time.Minute}},
 		func(_ string, args map[string]any) ([]toolexec.Content, bool, string, error) {
 			runs++
 			return []toolexec.Content{toolexec.Text(fmt.Sprintf("%v/EUR: 1.08", args["from"]))}, false, "", nil
@@ -111,7 +111,7 @@ func ExampleWithTracerProvider() {
 	spans := tracetest.NewSpanRecorder()
 	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(spans))
 	reg := toolexec.NewRegistry()
-	reg.MustAdd(toolexec.Tool{Name: "greet", Options: toolexec.ToolOptions{Cache: true}},
+	reg.MustAdd(toolexec.Tool{Name: "greet", Options: toolexec.ToolOptions{Cache: true, CacheShared: true}},
 		func(string, map[string]any) ([]toolexec.Content, bool, string, error) {
 			return []toolexec.Content{toolexec.Text("Hello!")}, false, "", nil
 		})

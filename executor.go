@@ -30,6 +30,7 @@ type Executor struct {
 
 	pipelineConfig // timeout, limit, transforms, cache, telemetry (pipeline_config.go)
 
+	panicDetails bool        // WithPanicDetails(true) (panic.go)
 	noValidation bool        // WithValidation(false)
 	schemas      schemaCache // each tool's compiled schemas (validate.go)
 }

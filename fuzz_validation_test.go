@@ -69,10 +69,21 @@ func FuzzArgumentValidation(f *testing.F) {
 		if res.Valid == (len(res.Errors) > 0) {
 			t.Fatalf("valid=%v with %d failures", res.Valid, len(res.Errors))
 		}
+		if len(res.Errors) > toolexec.MaxValidationFailures {
+			t.Fatalf("%d failures listed, over the bound", len(res.Errors))
+		}
+		listed := 0
 		for _, fl := range res.Errors {
 			if fl.Path != "" && !strings.HasPrefix(fl.Path, "/") || fl.Keyword == "" || fl.Message == "" {
 				t.Fatalf("malformed failure %+v", fl)
 			}
+			if len(fl.Message) > toolexec.MaxFailureMessageBytes {
+				t.Fatalf("a message of %d bytes, over the bound", len(fl.Message))
+			}
+			listed += len(fl.Path) + len(fl.Message) + len(fl.Keyword)
+		}
+		if listed > toolexec.MaxFailureBytes {
+			t.Fatalf("%d bytes of failures, over the bound", listed)
 		}
 
 		_, err = x.Call(t.Context(), toolexec.CallRequest{Name: "t", Arguments: json.RawMessage(args)})

@@ -78,6 +78,10 @@ func (h *restHandler) list(w http.ResponseWriter, r *http.Request) {
 
 func (h *restHandler) describe(w http.ResponseWriter, r *http.Request) {
 	raw := chi.URLParam(r, "*")
+	if raw == "" {
+		h.list(w, r) // GET /tools/ is the list, as GET /tools
+		return
+	}
 	name, ok := unescapeSegment(r, raw)
 	if !ok {
 		writeError(w, http.StatusNotFound, "Tool not found: "+raw)
@@ -154,7 +158,7 @@ func (h *restHandler) writeCallError(w http.ResponseWriter, err error) {
 	case CodeTooLarge:
 		writeError(w, http.StatusRequestEntityTooLarge, e.Message)
 	case CodeInvalidArguments:
-		if len(e.Failures) > 0 { // from validation, or a transform that refuses the arguments the same way
+		if len(e.Failures) > 0 || e.Omitted > 0 { // from validation, or a transform that refuses the arguments the same way
 			h.writeResult(w, http.StatusUnprocessableEntity, e.Result())
 			return
 		}
@@ -175,11 +179,11 @@ func (h *restHandler) writeResult(w http.ResponseWriter, status int, res *CallTo
 	data, err := json.Marshal(res)
 	if err != nil {
 		h.x.logger.Error("toolexec: result could not be encoded", "error", err)
-		data, _ = json.Marshal(ErrorResult("result could not be encoded: " + err.Error()))
+		data, _ = json.Marshal(ErrorResult(encodingFailedMessage))
 		status = http.StatusInternalServerError
 	}
 	w.WriteHeader(status)
-	_, _ = w.Write(append(data, '\n'))
+	_, _ = w.Write(append(httpjson.ValidUTF8(data), '\n'))
 }
 
 func (h *restHandler) jsonHeaders(next http.Handler) http.Handler {

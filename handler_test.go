@@ -185,7 +185,7 @@ func TestCallHandlerErrorReturns500WithMessage(t *testing.T) { // criterion 6
 
 	r = do(t, h, http.MethodPost, "/tools/panic/call", `{}`)
 	assert.Equal(t, http.StatusInternalServerError, r.status)
-	assert.JSONEq(t, `{"content":[{"type":"text","text":"boom"}],"isError":true}`, r.body)
+	assert.JSONEq(t, `{"content":[{"type":"text","text":"The tool failed unexpectedly."}],"isError":true}`, r.body, "a panic's value is not sent by default")
 	assert.NotContains(t, r.body, "goroutine", "no stack on the wire")
 }
 

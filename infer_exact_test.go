@@ -79,14 +79,16 @@ func TestOutputValidationSkipsOnlyWhatConformsByConstruction(t *testing.T) {
 		tool, _ := reg.LookupTool("exact", "")
 		v, err := jsonValue(res.StructuredContent)
 		require.NoError(t, err)
-		assert.Empty(t, validateValue(x.compiled(&tool, true).schema, v))
+		fs, _ := validateValue(x.compiled(&tool, true).schema, v)
+		assert.Empty(t, fs)
 		p := 2.5
 		full := exactOut{N: -3, S: "s", P: &p, L: []string{"a"}, B: []byte{1}, T: time.Now(), Raw: json.RawMessage(`[1]`), Any: map[string]any{"k": 1}}
 		data, err := json.Marshal(full)
 		require.NoError(t, err)
 		v, err = jsonValue(json.RawMessage(data))
 		require.NoError(t, err)
-		assert.Empty(t, validateValue(x.compiled(&tool, true).schema, v))
+		fs, _ = validateValue(x.compiled(&tool, true).schema, v)
+		assert.Empty(t, fs)
 	})
 
 	t.Run("a nil map is caught: maps are always checked", func(t *testing.T) {

@@ -92,44 +92,36 @@ func (l *limiter) refusal(call *Call, cause error) *Error {
 }
 
 // limiterFor returns the limiter that applies to t, or nil when none does.
-// A tool's own limiter is created on its first call and kept; it is
-// replaced if the tool's limit changes.
-func (x *Executor) limiterFor(t *Tool) *limiter {
+// A tool's own limiter comes from the Executor's set, held until done is
+// called (done is nil for the Executor's limiter); it is created on the
+// tool's first call, replaced if the tool's limit changes, and dropped when
+// idle once the set is over maxIdleLimiters.
+func (x *Executor) limiterFor(t *Tool) (l *limiter, done func()) {
 	own := t.Options.ConcurrencyLimit
 	if own == nil {
-		return x.limiter
+		return x.limiter, nil
 	}
 	if own.Max <= 0 {
-		return nil
+		return nil, nil
 	}
 	key := toolKey{t.Name, t.Version}
 	want := *own
 	if want.RetryAfter <= 0 {
 		want.RetryAfter = DefaultRetryAfter
 	}
-	if v, ok := x.toolLimiters.Load(key); ok && v.(*limiter).cfg == want {
-		return v.(*limiter)
-	}
-	l := newLimiter(want)
-	for {
-		v, loaded := x.toolLimiters.LoadOrStore(key, l)
-		if !loaded {
-			return l
-		}
-		if old := v.(*limiter); old.cfg == want {
-			return old
-		} else if x.toolLimiters.CompareAndSwap(key, old, l) {
-			return l
-		}
-	}
+	c := x.toolLimiters.get(key, want)
+	return c.limiter, func() { x.toolLimiters.put(key, c) }
 }
 
 // limitInterceptor is the concurrency-limit stage.
 func (x *Executor) limitInterceptor(next CallFunc) CallFunc {
 	return func(ctx context.Context, call *Call) (*CallToolResult, error) {
-		l := x.limiterFor(&call.Tool)
+		l, done := x.limiterFor(&call.Tool)
 		if l == nil {
 			return next(ctx, call)
+		}
+		if done != nil {
+			defer done()
 		}
 		sctx, span := x.telemetry.startStage(ctx, StageLimit, attrLimitMax.Int(l.cfg.Max))
 		err := l.acquire(sctx, call)

@@ -96,7 +96,7 @@ func (x *Executor) call(ob *observation, req CallRequest) (_ *CallToolResult, er
 		if p := recover(); p != nil {
 			x.logger.ErrorContext(ctx, "toolexec: call panicked", "stage", stage, "tool", req.Name,
 				"surface", ob.surface, "panic", fmt.Sprint(p), "stack", string(debug.Stack()))
-			err = &Error{Stage: stage, Code: CodePanic, Message: fmt.Sprint(p)}
+			err = x.panicError(stage, p, "")
 		}
 	}()
 	if !x.allowExecute {
@@ -212,7 +212,7 @@ func (x *Executor) guard(ctx context.Context, call *Call, next CallFunc) (res *C
 		if p := recover(); p != nil {
 			x.logger.ErrorContext(ctx, "toolexec: interceptor panicked",
 				"tool", call.Tool.Name, "surface", call.Surface, "panic", fmt.Sprint(p), "stack", string(debug.Stack()))
-			res, err = nil, &Error{Stage: StageIntercept, Code: CodePanic, Message: fmt.Sprint(p)}
+			res, err = nil, x.panicError(StageIntercept, p, "")
 		}
 	}()
 	return next(ctx, call)
@@ -225,7 +225,7 @@ func (x *Executor) execute(ctx context.Context, call *Call) (res *CallToolResult
 		if p := recover(); p != nil {
 			x.logger.ErrorContext(ctx, "toolexec: tool panicked",
 				"tool", call.Tool.Name, "surface", call.Surface, "panic", fmt.Sprint(p), "stack", string(debug.Stack()))
-			res, err = nil, &Error{Stage: StageExecute, Code: CodePanic, Message: fmt.Sprint(p)}
+			res, err = nil, x.panicError(StageExecute, p, "")
 		}
 		endStage(span, res, err)
 	}()

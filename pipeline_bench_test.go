@@ -45,5 +45,5 @@ func BenchmarkCallTimeout(b *testing.B) {
 
 // BenchmarkCallCacheHit answers from the in-memory cache.
 func BenchmarkCallCacheHit(b *testing.B) {
-	benchCall(b, toolexec.Tool{Name: "t", Options: toolexec.ToolOptions{Cache: true}})
+	benchCall(b, toolexec.Tool{Name: "t", Options: toolexec.ToolOptions{Cache: true, CacheShared: true}})
 }

@@ -1,7 +1,6 @@
 package toolexec
 
 import (
-	"sync"
 	"time"
 
 	"go.opentelemetry.io/otel/metric"
@@ -16,7 +15,7 @@ type pipelineConfig struct {
 
 	limit        ConcurrencyLimit // WithConcurrencyLimit
 	limiter      *limiter         // built from limit; nil when unlimited
-	toolLimiters sync.Map         // toolKey -> *limiter, for ToolOptions.ConcurrencyLimit
+	toolLimiters limiterSet       // for ToolOptions.ConcurrencyLimit (limit_set.go)
 
 	inputTransforms  []InputTransform  // WithInputTransforms
 	outputTransforms []OutputTransform // WithOutputTransforms

@@ -132,7 +132,7 @@ func TestInterceptorErrorsNameTheirStage(t *testing.T) {
 		}, toolexec.StageLimit, toolexec.CodeUnavailable, "rate limited"},
 		{"panic", func(toolexec.CallFunc) toolexec.CallFunc {
 			return func(context.Context, *toolexec.Call) (*toolexec.CallToolResult, error) { panic("interceptor bug") }
-		}, toolexec.StageIntercept, toolexec.CodePanic, "interceptor bug"},
+		}, toolexec.StageIntercept, toolexec.CodePanic, toolexec.PanicMessage},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -157,7 +157,7 @@ func TestInterceptorPanicOverRESTIsAToolError(t *testing.T) {
 	r := restCall(t, x, "t", `{}`)
 
 	assert.Equal(t, http.StatusInternalServerError, r.status)
-	assert.Equal(t, "interceptor bug", resultText(t, r.body))
+	assert.Equal(t, toolexec.PanicMessage, resultText(t, r.body))
 	assert.NotContains(t, r.raw, "goroutine", "no stack on the wire")
 	logged := findLogs(t, logs, "interceptor panicked")
 	require.Len(t, logged, 1)

@@ -37,7 +37,8 @@ func TestCallFailuresNameTheirStage(t *testing.T) {
 		{"auth", New(f.reg, f.reg, WithAllowExecute(true), WithAuthHook(deny), WithLogger(discardLogger())),
 			CallRequest{Name: "echo", Request: httptest.NewRequest(http.MethodPost, "/", nil)}, StageAuth, CodeUnauthorized, "Unauthorized"},
 		{"handler error", New(f.reg, f.reg, WithAllowExecute(true)), CallRequest{Name: "raise"}, StageExecute, CodeToolError, "database exploded"},
-		{"panic", New(f.reg, f.reg, WithAllowExecute(true), WithLogger(discardLogger())), CallRequest{Name: "panic"}, StageExecute, CodePanic, "boom"},
+		{"panic", New(f.reg, f.reg, WithAllowExecute(true), WithLogger(discardLogger())), CallRequest{Name: "panic"}, StageExecute, CodePanic, PanicMessage},
+		{"panic with details", New(f.reg, f.reg, WithAllowExecute(true), WithPanicDetails(true), WithLogger(discardLogger())), CallRequest{Name: "panic"}, StageExecute, CodePanic, "boom"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -51,7 +52,7 @@ func TestCallFailuresNameTheirStage(t *testing.T) {
 			assert.Equal(t, "toolexec: "+string(tc.stage)+": "+tc.msg, e.Error())
 		})
 	}
-	assert.EqualValues(t, 2, f.calls.Load(), "only the handler-error and panic cases reached a handler")
+	assert.EqualValues(t, 3, f.calls.Load(), "only the handler-error and panic cases reached a handler")
 }
 
 func TestCallInProcessSkipsAuthHookAndHasNoRequest(t *testing.T) {
@@ -292,11 +293,12 @@ func TestPanickingProviderFailsTheCallInsteadOfEscaping(t *testing.T) {
 	require.True(t, ok)
 	assert.Equal(t, StageResolve, e.Stage)
 	assert.Equal(t, CodePanic, e.Code)
-	assert.Equal(t, "provider bug", e.Message)
+	assert.Equal(t, "The server failed before running the tool.", e.Message, "a panic before the auth hook is never described")
+	assert.ErrorContains(t, e.Err, "provider bug", "the value is in Err, for in-process callers")
 
 	r := do(t, NewHandler(x), http.MethodPost, "/tools/t/call", `{}`)
 	assert.Equal(t, http.StatusInternalServerError, r.status)
-	assert.JSONEq(t, `{"content":[{"type":"text","text":"provider bug"}],"isError":true}`, r.body)
+	assert.JSONEq(t, `{"content":[{"type":"text","text":"The server failed before running the tool."}],"isError":true}`, r.body)
 }
 
 func TestPanickingReadArgumentsFailsTheDecodeStage(t *testing.T) {

@@ -126,14 +126,21 @@ func ErrorResult(msg string) *CallToolResult {
 // Result returns the isError result that stands for e on the surfaces that
 // answer failed calls as tool results (REST, MCP): e.Message as text, or,
 // for validation failures, one line per failure ("/city: ...") with the
-// failures themselves in StructuredContent as {"errors": [...]}.
+// failures themselves in StructuredContent as {"errors": [...]}; when some
+// failures were omitted (Error.Omitted), the text ends with a line saying
+// how many ("3 more failures were omitted") and StructuredContent holds
+// {"errors": [...], "omitted": 3}.
 func (e *Error) Result() *CallToolResult {
-	if len(e.Failures) == 0 {
+	if len(e.Failures) == 0 && e.Omitted == 0 {
 		return ErrorResult(e.Message)
 	}
+	structured := map[string]any{"errors": nonNilFailures(e.Failures)}
+	if e.Omitted > 0 {
+		structured["omitted"] = e.Omitted
+	}
 	return &CallToolResult{
-		Content:           []Content{Text(failureLines(e.Failures, "\n"))},
-		StructuredContent: map[string]any{"errors": e.Failures},
+		Content:           []Content{Text(failureLines(e.Failures, "\n", e.Omitted))},
+		StructuredContent: structured,
 		IsError:           true,
 	}
 }

@@ -62,15 +62,15 @@ func (noLoader) Load(string) (any, error) {
 func compileError(err error) error {
 	var sve *jsonschema.SchemaValidationError
 	if errors.As(err, &sve) {
-		if fs := validationFailures(sve.Err); len(fs) > 0 {
+		if fs, omitted := validationFailures(sve.Err); len(fs) > 0 {
 			f := fs[0]
 			at := f.Path
 			if at == "" {
 				at = "the root"
 			}
 			msg := fmt.Sprintf("at %s: %s", at, f.Message)
-			if len(fs) > 1 {
-				msg += fmt.Sprintf(" (and %d more)", len(fs)-1)
+			if more := len(fs) - 1 + omitted; more > 0 {
+				msg += fmt.Sprintf(" (and %d more)", more)
 			}
 			return errors.New(msg)
 		}
@@ -79,31 +79,111 @@ func compileError(err error) error {
 }
 
 // validateValue checks v, a value in the validator's JSON model (see
-// jsonValue), against sch and lists every failure; nil means valid.
-func validateValue(sch *jsonschema.Schema, v any) (failures []ValidationFailure) {
+// jsonValue), against sch and lists its failures, bounded as boundFailures
+// says, with the count of those omitted; nil means valid. A number the
+// validator cannot check cheaply (see MaxNumberDigits) fails with keyword
+// "format" and the schema is not checked at all: the answer lists those
+// numbers only.
+func validateValue(sch *jsonschema.Schema, v any) (failures []ValidationFailure, omitted int) {
+	if fs, n := numberFailures(v); len(fs) > 0 {
+		return boundFailures(fs, n)
+	}
 	defer func() {
 		if p := recover(); p != nil {
-			failures = []ValidationFailure{{Message: fmt.Sprintf("the validator failed: %v", p), Keyword: "schema"}}
+			failures, omitted = []ValidationFailure{{Message: fmt.Sprintf("the validator failed: %v", p), Keyword: "schema"}}, 0
 		}
 	}()
 	err := sch.Validate(v)
 	if err == nil {
-		return nil
+		return nil, 0
 	}
-	return validationFailures(err)
+	return boundFailures(validationFailures(err))
+}
+
+// failureLeaf is one failure of the validator's error tree before it is
+// worded: the leaf, and for a leaf that names several properties (required,
+// additionalProperties) the one property it stands for.
+type failureLeaf struct {
+	at      []string // the instance location's tokens
+	prop    string   // with hasProp, one more token
+	hasProp bool
+	keyword string
+	e       *jsonschema.ValidationError
+}
+
+// token returns the leaf's i-th reference token, and false past the last.
+func (l *failureLeaf) token(i int) (string, bool) {
+	if i < len(l.at) {
+		return l.at[i], true
+	}
+	if l.hasProp && i == len(l.at) {
+		return l.prop, true
+	}
+	return "", false
+}
+
+// path is the leaf's JSON Pointer.
+func (l *failureLeaf) path() string {
+	p := jsonPointer(l.at)
+	if l.hasProp {
+		p += "/" + escapePointer(l.prop)
+	}
+	return p
+}
+
+// compareLeaves orders leaves by location, token by token, then keyword,
+// without building their pointers.
+func compareLeaves(a, b *failureLeaf) int {
+	for i := 0; ; i++ {
+		ta, oka := a.token(i)
+		tb, okb := b.token(i)
+		switch {
+		case !oka && !okb:
+			return strings.Compare(a.keyword, b.keyword)
+		case !oka:
+			return -1
+		case !okb:
+			return 1
+		}
+		if c := compareTokens(ta, tb); c != 0 {
+			return c
+		}
+	}
+}
+
+// compareTokens orders two reference tokens, array indexes by their value
+// ("2" before "10"), so that the failures listed are the first items'.
+func compareTokens(a, b string) int {
+	if isIndex(a) && isIndex(b) && len(a) != len(b) {
+		return len(a) - len(b)
+	}
+	return strings.Compare(a, b)
+}
+
+func isIndex(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
 }
 
 // validationFailures flattens the validator's error tree into its leaves,
 // one ValidationFailure each, sorted by path. A missing required property is
 // reported at the property's own pointer ("/location"), as is a property
 // that additionalProperties forbids, so every failure names the exact field.
-func validationFailures(err error) []ValidationFailure {
+// Only the first MaxValidationFailures (by path) are worded; the count of
+// the others is returned with them.
+func validationFailures(err error) ([]ValidationFailure, int) {
 	var ve *jsonschema.ValidationError
 	if !errors.As(err, &ve) {
-		return []ValidationFailure{{Message: oneLine(err.Error()), Keyword: "schema"}}
+		return []ValidationFailure{{Message: oneLine(err.Error()), Keyword: "schema"}}, 0
 	}
-	p := message.NewPrinter(language.English)
-	var out []ValidationFailure
+	var leaves []failureLeaf
 	var walk func(e *jsonschema.ValidationError)
 	walk = func(e *jsonschema.ValidationError) {
 		if len(e.Causes) > 0 {
@@ -112,30 +192,58 @@ func validationFailures(err error) []ValidationFailure {
 			}
 			return
 		}
-		at := jsonPointer(e.InstanceLocation)
+		var names []string
+		kw := ""
 		switch k := e.ErrorKind.(type) {
 		case *kind.Required:
-			for _, name := range k.Missing {
-				out = append(out, ValidationFailure{Path: at + "/" + escapePointer(name),
-					Message: (&kind.Required{Missing: []string{name}}).LocalizedString(p), Keyword: "required"})
-			}
+			names, kw = k.Missing, "required"
 		case *kind.DependentRequired:
-			for _, name := range k.Missing {
-				out = append(out, ValidationFailure{Path: at + "/" + escapePointer(name),
-					Message: (&kind.DependentRequired{Prop: k.Prop, Missing: []string{name}}).LocalizedString(p),
-					Keyword: "dependentRequired"})
-			}
+			names, kw = k.Missing, "dependentRequired"
 		case *kind.AdditionalProperties:
-			for _, name := range k.Properties {
-				out = append(out, ValidationFailure{Path: at + "/" + escapePointer(name),
-					Message: (&kind.AdditionalProperties{Properties: []string{name}}).LocalizedString(p),
-					Keyword: "additionalProperties"})
-			}
+			names, kw = k.Properties, "additionalProperties"
 		default:
-			out = append(out, ValidationFailure{Path: at, Message: e.ErrorKind.LocalizedString(p), Keyword: keywordOf(e.ErrorKind)})
+			leaves = append(leaves, failureLeaf{at: e.InstanceLocation, keyword: keywordOf(e.ErrorKind), e: e})
+			return
+		}
+		for _, name := range names {
+			leaves = append(leaves, failureLeaf{at: e.InstanceLocation, prop: name, hasProp: true, keyword: kw, e: e})
 		}
 	}
 	walk(ve)
+	// Sort indexes, not the leaves: cheaper to swap, and the index breaks
+	// ties so the order is the same on every run.
+	order := make([]int32, len(leaves))
+	for i := range order {
+		order[i] = int32(i)
+	}
+	slices.SortFunc(order, func(a, b int32) int {
+		if c := compareLeaves(&leaves[a], &leaves[b]); c != 0 {
+			return c
+		}
+		return int(a - b)
+	})
+	omitted := 0
+	if len(order) > MaxValidationFailures {
+		omitted = len(order) - MaxValidationFailures
+		order = order[:MaxValidationFailures]
+	}
+	p := message.NewPrinter(language.English)
+	out := make([]ValidationFailure, 0, len(order))
+	for _, i := range order {
+		l := &leaves[i]
+		var msg string
+		switch k := l.e.ErrorKind.(type) {
+		case *kind.Required:
+			msg = (&kind.Required{Missing: []string{l.prop}}).LocalizedString(p)
+		case *kind.DependentRequired:
+			msg = (&kind.DependentRequired{Prop: k.Prop, Missing: []string{l.prop}}).LocalizedString(p)
+		case *kind.AdditionalProperties:
+			msg = (&kind.AdditionalProperties{Properties: []string{l.prop}}).LocalizedString(p)
+		default:
+			msg = l.e.ErrorKind.LocalizedString(p)
+		}
+		out = append(out, ValidationFailure{Path: l.path(), Message: msg, Keyword: l.keyword})
+	}
 	slices.SortStableFunc(out, func(a, b ValidationFailure) int {
 		if c := strings.Compare(a.Path, b.Path); c != 0 {
 			return c
@@ -145,7 +253,7 @@ func validationFailures(err error) []ValidationFailure {
 		}
 		return strings.Compare(a.Message, b.Message)
 	})
-	return slices.Compact(out)
+	return slices.Compact(out), omitted
 }
 
 // keywordOf names the schema keyword an error kind stands for.

@@ -98,7 +98,17 @@ type ToolOptions struct {
 	// a call whose tool name, version and arguments match an earlier
 	// successful call gets that call's result without running the handler.
 	// Only tools whose results depend on their arguments alone should opt in.
+	//
+	// A cached result is only served to a call with the same identity (see
+	// WithIdentity) and the same variants (see WithCacheVariant) as the call
+	// that stored it; a call without an identity is not cached at all,
+	// unless CacheShared says the results are the same for everyone.
 	Cache bool
+	// CacheShared declares that this tool's results depend on its arguments
+	// alone, whoever calls: cached results are then shared between callers,
+	// and calls without an identity are cached too. Leave it off for
+	// anything that depends on the caller.
+	CacheShared bool
 	// CacheTTL is how long this tool's results stay cached: 0 uses the
 	// Executor's (WithCacheTTL).
 	CacheTTL time.Duration

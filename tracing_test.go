@@ -65,7 +65,7 @@ func TestTracingRecordsACallSpanWithAChildPerStage(t *testing.T) {
 		return res, nil
 	}
 	tool := toolexec.Tool{Name: "weather/get", Version: "1.2.0", Options: toolexec.ToolOptions{
-		Cache: true, ConcurrencyLimit: &toolexec.ConcurrencyLimit{Max: 4},
+		Cache: true, CacheShared: true, ConcurrencyLimit: &toolexec.ConcurrencyLimit{Max: 4},
 		InputTransforms: []toolexec.InputTransform{upper}, OutputTransforms: []toolexec.OutputTransform{mark},
 	}}
 	x := newExec(t, tool, echoArgs, toolexec.WithTracerProvider(tp), toolexec.WithAuthHook(allowAll))

@@ -128,7 +128,7 @@ func runTransform[T any](ctx context.Context, x *Executor, call *Call, dir strin
 			x.logger.ErrorContext(ctx, "toolexec: "+dir+" transform panicked",
 				"tool", call.Tool.Name, "surface", call.Surface, "panic", fmt.Sprint(p), "stack", string(debug.Stack()))
 			var zero T
-			out, err = zero, &Error{Stage: StageTransform, Code: CodePanic, Message: fmt.Sprintf("%s transform panicked: %v", dir, p)}
+			out, err = zero, x.panicError(StageTransform, p, dir+" transform panicked: ")
 		}
 	}()
 	out, err = f()

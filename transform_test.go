@@ -119,7 +119,7 @@ func TestTransformFailureEndsTheCallAsTransformError(t *testing.T) {
 		{"input error", toolexec.WithInputTransforms(failIn), toolexec.CodeInternal, "input transform: no such unit", false},
 		{"output error", toolexec.WithOutputTransforms(failOut), toolexec.CodeInternal, "output transform: no such unit", true},
 		{"input *Error keeps its code", toolexec.WithInputTransforms(rejectIn), toolexec.CodeInvalidArguments, "city is required", false},
-		{"input panic", toolexec.WithInputTransforms(panicIn), toolexec.CodePanic, "input transform panicked: transform boom", false},
+		{"input panic", toolexec.WithInputTransforms(panicIn), toolexec.CodePanic, toolexec.PanicMessage, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -40,7 +40,13 @@ func WithValidation(enabled bool) Option {
 //     read as {}) fail with one failure, keyword "format", path "";
 //   - a schema that cannot be compiled fails with one failure, keyword
 //     "schema", path "", whose message starts "Invalid schema: ";
-//   - otherwise each way args break the schema is one failure.
+//   - a number beyond MaxNumberDigits or MaxNumberExponent fails with
+//     keyword "format" at its path, and such numbers are then all that is
+//     reported (the schema is not checked: exact arithmetic on them would
+//     cost too much);
+//   - otherwise each way args break the schema is one failure, at most
+//     MaxValidationFailures of them within MaxFailureBytes (the rest are
+//     counted in Omitted).
 func (x *Executor) Validate(ctx context.Context, name, version string, args json.RawMessage) (ValidateResult, error) {
 	tool, ok := x.Lookup(name, version)
 	if !ok {
@@ -74,8 +80,8 @@ func (x *Executor) validateInput(t *Tool, v any) ValidateResult {
 	if cs.err != nil {
 		return ValidateResult{Errors: []ValidationFailure{{Path: "", Message: "Invalid schema: " + cs.err.Error(), Keyword: "schema"}}}
 	}
-	if fs := validateValue(cs.schema, v); len(fs) > 0 {
-		return ValidateResult{Errors: fs}
+	if fs, omitted := validateValue(cs.schema, v); len(fs) > 0 || omitted > 0 {
+		return ValidateResult{Errors: fs, Omitted: omitted}
 	}
 	return ValidateResult{Valid: true}
 }
@@ -150,8 +156,8 @@ func (x *Executor) validateArguments(ctx context.Context, call *Call) (err error
 	if verr != nil {
 		return &Error{Stage: StageValidate, Code: CodeInvalidArguments, Message: "arguments are not JSON: " + verr.Error(), Err: verr}
 	}
-	if fs := validateValue(in.schema, v); len(fs) > 0 {
-		return &Error{Stage: StageValidate, Code: CodeInvalidArguments, Message: failureSummary(fs), Failures: fs}
+	if fs, omitted := validateValue(in.schema, v); len(fs) > 0 || omitted > 0 {
+		return &Error{Stage: StageValidate, Code: CodeInvalidArguments, Message: failureSummary(fs, omitted), Failures: fs, Omitted: omitted}
 	}
 	return nil
 }
@@ -162,15 +168,16 @@ func (x *Executor) validateArguments(ctx context.Context, call *Call) (err error
 func (x *Executor) checkOutput(ctx context.Context, t *Tool, out *compiledSchema, structured any) error {
 	v, err := jsonValue(structured)
 	var fs []ValidationFailure
+	omitted := 0
 	if err != nil {
 		fs = []ValidationFailure{{Message: "structuredContent is not JSON: " + err.Error(), Keyword: "format"}}
 	} else {
-		fs = validateValue(out.schema, v)
+		fs, omitted = validateValue(out.schema, v)
 	}
-	if len(fs) == 0 {
+	if len(fs) == 0 && omitted == 0 {
 		return nil
 	}
-	detail := failureLines(fs, "; ")
+	detail := failureLines(fs, "; ", omitted)
 	x.logger.ErrorContext(ctx, "toolexec: tool output does not match its outputSchema",
 		"tool", t.Name, "version", t.Version, "failures", detail)
 	msg := "The tool's output does not match its output schema."
@@ -188,13 +195,14 @@ func (x *Executor) brokenSchema(ctx context.Context, t *Tool, which string, err 
 }
 
 // failureSummary is the one-line message of a failed validation.
-func failureSummary(fs []ValidationFailure) string {
-	return "Invalid arguments: " + failureLines(fs, "; ")
+func failureSummary(fs []ValidationFailure, omitted int) string {
+	return "Invalid arguments: " + failureLines(fs, "; ", omitted)
 }
 
 // failureLines writes each failure as "path: message", the root as
-// "(root)", joined by sep.
-func failureLines(fs []ValidationFailure, sep string) string {
+// "(root)", joined by sep, and ends with a line saying how many more were
+// omitted, when any were.
+func failureLines(fs []ValidationFailure, sep string, omitted int) string {
 	var b strings.Builder
 	for i, f := range fs {
 		if i > 0 {
@@ -207,6 +215,12 @@ func failureLines(fs []ValidationFailure, sep string) string {
 		}
 		b.WriteString(": ")
 		b.WriteString(f.Message)
+	}
+	if omitted > 0 {
+		if len(fs) > 0 {
+			b.WriteString(sep)
+		}
+		b.WriteString(omittedNote(omitted))
 	}
 	return b.String()
 }

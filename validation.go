@@ -20,8 +20,12 @@ type ValidationFailure struct {
 type ValidateResult struct {
 	// Valid reports whether the value passes the schema.
 	Valid bool `json:"valid"`
-	// Errors lists every failure when Valid is false.
+	// Errors lists the failures when Valid is false: every one, up to
+	// MaxValidationFailures and MaxFailureBytes.
 	Errors []ValidationFailure `json:"errors,omitempty"`
+	// Omitted counts the failures left out of Errors; omitted from the
+	// JSON when none were.
+	Omitted int `json:"omitted,omitempty"`
 }
 
 // Tokens returns the reference tokens of f.Path, unescaped as JSON Pointer

@@ -511,7 +511,7 @@ func TestValidationChecksWhatTheInputTransformsProduced(t *testing.T) {
 
 func TestInvalidCallsAreNeverCached(t *testing.T) {
 	reg := NewRegistry()
-	ran := countingTool(t, reg, "forecast", forecastSchema, ToolOptions{Cache: true})
+	ran := countingTool(t, reg, "forecast", forecastSchema, ToolOptions{Cache: true, CacheShared: true})
 	x := newValidatingExecutor(reg)
 	for i := 0; i < 3; i++ {
 		_, err := callJSON(x, "forecast", `{"days": "x"}`)

@@ -162,7 +162,7 @@ func TestGoSDKClientSeesFailuresAsToolResults(t *testing.T) {
 			want       string
 		}{
 			{"failing tool", "fail", nil, "upstream unavailable"},
-			{"panicking tool", "explode", nil, "kaboom"},
+			{"panicking tool", "explode", nil, "The tool failed unexpectedly."}, // the value only with WithPanicDetails(true),
 			{"validation failure", "forecast", map[string]any{"days": 2}, forecastValidationText},
 		}
 		for _, c := range cases {

@@ -176,7 +176,7 @@ func TestMCPGoClientSeesFailuresAsToolResults(t *testing.T) {
 			want       string
 		}{
 			{"failing tool", "fail", nil, "upstream unavailable"},
-			{"panicking tool", "explode", nil, "kaboom"},
+			{"panicking tool", "explode", nil, "The tool failed unexpectedly."}, // the value only with WithPanicDetails(true),
 			{"validation failure", "forecast", map[string]any{"days": 2}, forecastValidationText},
 		}
 		for _, tc := range cases {

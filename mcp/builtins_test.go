@@ -171,7 +171,7 @@ func TestTransformFailuresOverMCPAndHandsAI(t *testing.T) {
 func TestCacheHitSkipsTheHandlerOverMCPAndHandsAI(t *testing.T) {
 	var runs atomic.Int64
 	reg := toolexec.NewRegistry()
-	reg.MustAdd(toolexec.Tool{Name: "lookup", Options: toolexec.ToolOptions{Cache: true}},
+	reg.MustAdd(toolexec.Tool{Name: "lookup", Options: toolexec.ToolOptions{Cache: true, CacheShared: true}},
 		func(_ context.Context, _ string, args map[string]any) ([]toolexec.Content, bool, string, error) {
 			runs.Add(1)
 			return []toolexec.Content{toolexec.Text("value for " + args["k"].(string))}, false, "", nil

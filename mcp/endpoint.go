@@ -129,6 +129,10 @@ func (h *handler) serveMCP(w http.ResponseWriter, r *http.Request) {
 //
 // When calls were refused for now, Retry-After carries the longest wait any
 // of them asked for.
+//
+// Once the client has gone (the request's context is done), no further
+// message of the batch is handled; calls running see their context
+// cancelled.
 func (h *handler) serveBatch(ex *exchange, body []byte, format responseFormat) {
 	w := ex.w
 	if !batchesAllowed(ex.version) {
@@ -153,6 +157,9 @@ func (h *handler) serveBatch(ex *exchange, body []byte, format responseFormat) {
 	refused, pastAuth := false, false
 	var refusal outcome // the first refusal, for its status and challenge
 	for it := elements(body); it.next(); {
+		if ex.r.Context().Err() != nil {
+			return // the client has gone: start nothing more, and answer no one
+		}
 		m, perr := parseMessage(it.val)
 		if perr != nil {
 			answers = append(answers, encodeError(m.id, perr))

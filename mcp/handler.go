@@ -213,6 +213,7 @@ func acceptedFormat(part string) responseFormat {
 // them) with status 200 in the negotiated format. data is the handler's own
 // and may be appended to.
 func writeAnswer(w http.ResponseWriter, format responseFormat, data []byte) {
+	data = httpjson.ValidUTF8(data)
 	if format == formatSSE {
 		w.Header().Set("Content-Type", "text/event-stream")
 		w.Header().Set("Cache-Control", "no-cache")

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"net/http"
+	"strconv"
 	"strings"
 
 	"github.com/toolexec/toolexec"
@@ -99,7 +100,7 @@ func (h *handler) handsAICall(w http.ResponseWriter, r *http.Request) {
 	}
 	httpjson.SetHeaders(w.Header())
 	w.WriteHeader(http.StatusOK)
-	_, _ = w.Write(append(data, '\n'))
+	_, _ = w.Write(append(httpjson.ValidUTF8(data), '\n'))
 }
 
 // missingParams is HandsAI's answer to a null body or null params.
@@ -154,8 +155,8 @@ func handsAIError(e *toolexec.Error) *wireError {
 	case toolexec.CodeNotFound:
 		return newError(CodeInvalidParams, "Invalid params: tool not found")
 	case toolexec.CodeInvalidArguments:
-		if len(e.Failures) > 0 {
-			return newError(CodeInvalidParams, "Invalid params: %s", describeFailures(e.Failures))
+		if len(e.Failures) > 0 || e.Omitted > 0 {
+			return newError(CodeInvalidParams, "Invalid params: %s", describeFailures(e.Failures, e.Omitted))
 		}
 		return newError(CodeInvalidParams, "Invalid params: %s", e.Message)
 	}
@@ -167,9 +168,10 @@ func handsAIError(e *toolexec.Error) *wireError {
 // one), "<pointer>: <message>" for any other failure of a field
 // ("/units: value must be one of 'celsius', 'fahrenheit'"), the bare message
 // for a failure of the arguments object itself, joined by "; " when there
-// are several.
-func describeFailures(fs []toolexec.ValidationFailure) string {
-	parts := make([]string, 0, len(fs))
+// are several, and "N more failures were omitted" last when validation left
+// some out (see toolexec.MaxValidationFailures).
+func describeFailures(fs []toolexec.ValidationFailure, omitted int) string {
+	parts := make([]string, 0, len(fs)+1)
 	for _, f := range fs {
 		switch {
 		case f.Keyword == "required" && f.Path != "":
@@ -179,6 +181,11 @@ func describeFailures(fs []toolexec.ValidationFailure) string {
 		default:
 			parts = append(parts, f.Path+": "+f.Message)
 		}
+	}
+	if omitted == 1 {
+		parts = append(parts, "1 more failure was omitted")
+	} else if omitted > 1 {
+		parts = append(parts, strconv.Itoa(omitted)+" more failures were omitted")
 	}
 	return strings.Join(parts, "; ")
 }

@@ -144,7 +144,7 @@ func TestHandsAIErrorsUseItsTwoCodes(t *testing.T) {
 		},
 		"panic": {
 			`{"jsonrpc":"2.0","method":"tools/call","params":{"name":"explode"},"id":1}`,
-			`{"jsonrpc":"2.0","error":{"code":-32603,"message":"Internal error: kaboom"},"id":1}`,
+			`{"jsonrpc":"2.0","error":{"code":-32603,"message":"Internal error: The tool failed unexpectedly."},"id":1}`,
 		},
 		"tool reports isError": {
 			`{"jsonrpc":"2.0","method":"tools/call","params":{"name":"soft_fail"},"id":1}`,
@@ -271,5 +271,5 @@ func TestHandsAIAPanicOutsideTheHandlerIsAnInternalError(t *testing.T) {
 	h := newHandler(t, []toolexec.Option{toolexec.WithInterceptors(panicky)})
 	status, body := handsAICall(t, h, `{"jsonrpc":"2.0","method":"tools/call","params":{"name":"weather_get","arguments":{"location":"x"}},"id":1}`)
 	assert.Equal(t, http.StatusOK, status)
-	assert.JSONEq(t, `{"jsonrpc":"2.0","error":{"code":-32603,"message":"Internal error: interceptor bug"},"id":1}`, body)
+	assert.JSONEq(t, `{"jsonrpc":"2.0","error":{"code":-32603,"message":"Internal error: The tool failed unexpectedly."},"id":1}`, body)
 }

@@ -183,7 +183,7 @@ func (h *handler) encodeToolResult(r *http.Request, id json.RawMessage, res *too
 	}
 	if err != nil {
 		h.x.Logger().ErrorContext(r.Context(), "mcp: tool result could not be encoded", "error", err)
-		fallback := toolexec.ErrorResult("the tool's result could not be encoded: " + err.Error())
+		fallback := toolexec.ErrorResult("The tool's result could not be encoded.")
 		if modern {
 			if data, err = h.modernToolResponse(id, fallback); err == nil {
 				return data

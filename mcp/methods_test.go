@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -238,7 +237,7 @@ func TestToolFailuresAreResultsWithIsError(t *testing.T) {
 	h := newHandler(t, nil)
 	cases := map[string]struct{ tool, wantText string }{
 		"handler error":     {"database_query", "Connection timeout"},
-		"panic":             {"explode", "kaboom"},
+		"panic":             {"explode", toolexec.PanicMessage},
 		"logical isError":   {"soft_fail", "city not found"},
 		"validation failed": {"weather_get", "/location: missing property 'location'"},
 	}
@@ -382,7 +381,7 @@ func TestAResultThatCannotBeEncodedBecomesAnIsErrorResult(t *testing.T) {
 	h := mcp.NewHandler(toolexec.New(reg, reg, toolexec.WithAllowExecute(true), toolexec.WithLogger(quietLogger())))
 	res := callResult(t, post(t, h, callBody("chan", `{}`)))
 	assert.True(t, res.IsError)
-	assert.True(t, strings.HasPrefix(res.Text(), "the tool's result could not be encoded"), res.Text())
+	assert.Equal(t, "The tool's result could not be encoded.", res.Text(), "no Go type names, no encoder error")
 }
 
 func TestToolCallsSeeTheMCPSurfaceAndTheRequest(t *testing.T) {
@@ -412,6 +411,6 @@ func TestAPanicOutsideTheHandlerIsAnIsErrorResultToo(t *testing.T) {
 	rec := post(t, h, callBody("weather_get", `{"location":"x"}`))
 	res := callResult(t, rec)
 	assert.True(t, res.IsError)
-	assert.Equal(t, "interceptor bug", res.Text())
+	assert.Equal(t, toolexec.PanicMessage, res.Text())
 	assert.NotContains(t, rec.Body.String(), "goroutine")
 }

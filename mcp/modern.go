@@ -163,7 +163,7 @@ func (h *handler) serveModern(ex *exchange, body []byte, format responseFormat) 
 	out := h.answerModern(ex, m)
 	switch {
 	case out.refused:
-		httpjson.WriteUnauthorized(w, "Bearer")
+		writeRefusal(w, out)
 	case out.status != 0:
 		writeStatus(w, out.status, out.data)
 	default:

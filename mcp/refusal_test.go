@@ -84,3 +84,24 @@ func TestBatchRefusals(t *testing.T) {
 	assert.Equal(t, `Bearer error="insufficient_scope", scope="admin"`, w.Header().Get("WWW-Authenticate"))
 	assert.Contains(t, w.Body.String(), `{"jsonrpc":"2.0","id":2,"error":{"code":-32012,"message":"Forbidden"}}`)
 }
+
+// TestModernRefusalsCarryTheHooksChallenge: at 2026-07-28, as at the 2025
+// versions, a refused tools/call answers the hook's status and challenge.
+func TestModernRefusalsCarryTheHooksChallenge(t *testing.T) {
+	h := refusalServer()
+	call := func(tool string) *httptest.ResponseRecorder {
+		body := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"` + tool + `","_meta":` + validMeta + `}}`
+		return refusalPost(h, "/mcp", body, "Host", "localhost", "MCP-Protocol-Version", modern,
+			"Mcp-Method", "tools/call", "Mcp-Name", tool)
+	}
+	w := call("closed")
+	assert.Equal(t, http.StatusUnauthorized, w.Code, w.Body.String())
+	assert.Equal(t, `Bearer resource_metadata="https://x/.well-known/oauth-protected-resource"`, w.Header().Get("WWW-Authenticate"))
+
+	w = call("admin")
+	assert.Equal(t, http.StatusForbidden, w.Code, w.Body.String())
+	assert.Equal(t, `Bearer error="insufficient_scope", scope="admin"`, w.Header().Get("WWW-Authenticate"))
+
+	w = call("open")
+	assert.Equal(t, http.StatusOK, w.Code, w.Body.String())
+}

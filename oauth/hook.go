@@ -1,9 +1,11 @@
 package oauth
 
 import (
+	"context"
 	"errors"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 
 	"go.opentelemetry.io/otel/attribute"
@@ -77,8 +79,20 @@ func (v *Verifier) AuthHook(next http.Handler) http.Handler {
 			return
 		}
 		trace.SpanFromContext(r.Context()).SetAttributes(attribute.String("enduser.id", id.Subject))
-		next.ServeHTTP(w, r.WithContext(NewContext(r.Context(), id)))
+		next.ServeHTTP(w, r.WithContext(callerContext(r.Context(), id)))
 	})
+}
+
+// callerContext is ctx carrying id for handlers (FromContext) and naming
+// the caller for the pipeline: the read-through cache keys a result on the
+// token's issuer and subject, and on the scopes it granted, so a result is
+// only ever served to the same caller holding the same scopes.
+func callerContext(ctx context.Context, id *Identity) context.Context {
+	ctx = NewContext(ctx, id)
+	ctx = toolexec.WithIdentity(ctx, id.Issuer+" "+id.Subject)
+	scopes := slices.Clone(id.Scopes)
+	slices.Sort(scopes)
+	return toolexec.WithCacheVariant(ctx, "scope="+strings.Join(scopes, " "))
 }
 
 var errNoToken = errors.New("oauth: no bearer token")

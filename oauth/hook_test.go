@@ -90,14 +90,25 @@ func TestAuthHookChallengesOnEverySurface(t *testing.T) {
 		t.Run(res, func(t *testing.T) {
 			path := func(tool string) string { return strings.Replace(c.path, "%s", tool, 1) }
 			meta := `resource_metadata="` + s.base + "/.well-known/oauth-protected-resource" + res + `"`
+			// OXP answers missing or refused credentials with 400 and its
+			// Server Error Response, as its specification requires; the
+			// challenge still tells the client where to authenticate.
+			unauthorized := http.StatusUnauthorized
+			if res == "/oxp" {
+				unauthorized = http.StatusBadRequest
+			}
 
 			w := s.do(http.MethodPost, path("echo"), "", c.body("echo"))
-			require.Equal(t, http.StatusUnauthorized, w.Code, w.Body.String())
+			require.Equal(t, unauthorized, w.Code, w.Body.String())
 			assert.Equal(t, `Bearer scope="tools.call", `+meta, w.Header().Get("WWW-Authenticate"))
-			assert.JSONEq(t, `{"error":"Unauthorized"}`, w.Body.String())
+			if res == "/oxp" {
+				assert.Contains(t, w.Body.String(), `"message":"Authentication is required"`)
+			} else {
+				assert.JSONEq(t, `{"error":"Unauthorized"}`, w.Body.String())
+			}
 
 			w = s.do(http.MethodPost, path("echo"), tokenFor("/other", "tools.call"), c.body("echo"))
-			require.Equal(t, http.StatusUnauthorized, w.Code, "a token for another resource")
+			require.Equal(t, unauthorized, w.Code, "a token for another resource")
 			assert.Equal(t, `Bearer error="invalid_token", scope="tools.call", `+meta, w.Header().Get("WWW-Authenticate"))
 
 			w = s.do(http.MethodPost, path("secret"), tokenFor(res, "tools.call"), c.body("secret"))
@@ -204,4 +215,45 @@ func TestMetadataServesEveryResource(t *testing.T) {
 		"no resource at the origin")
 	assert.Equal(t, http.StatusNotFound, s.do(http.MethodGet, "/.well-known/oauth-protected-resource/nope", "", "").Code)
 	assert.Equal(t, http.StatusMethodNotAllowed, s.do(http.MethodPost, "/.well-known/oauth-protected-resource/mcp", "", "").Code)
+}
+
+// TestCachedResultsStayWithTheirCaller: the read-through cache keys on the
+// verified caller, so a result cached for one subject is never served to
+// another, even for the same tool and arguments.
+func TestCachedResultsStayWithTheirCaller(t *testing.T) {
+	is := newTestIssuer(t)
+	k := newRSASigner(t, "k1")
+	is.publish(k)
+	v, err := oauth.NewVerifier(oauth.Config{Issuer: is.srv.URL, Resources: []string{"https://tools.example.com/api"}})
+	require.NoError(t, err)
+	runs := 0
+	reg := &toolexec.Registry{}
+	reg.MustAdd(toolexec.Tool{Name: "whoami", Options: toolexec.ToolOptions{Cache: true}},
+		toolexec.ToolCallHandlerFunc(func(ctx context.Context, _ string, _ map[string]any) ([]toolexec.Content, bool, string, error) {
+			runs++
+			id, _ := oauth.FromContext(ctx)
+			return []toolexec.Content{toolexec.Text(id.Subject)}, false, "", nil
+		}))
+	x := toolexec.New(reg, reg, toolexec.WithAllowExecute(true), toolexec.WithAuthHook(v.AuthHook),
+		toolexec.WithCache(toolexec.NewMemoryCache(16)))
+	h := toolexec.NewHandler(x)
+	call := func(sub string) string {
+		claims := is.claimsFor("https://tools.example.com/api", "tools.call")
+		claims["sub"] = sub
+		r := httptest.NewRequest(http.MethodPost, "https://tools.example.com/api/tools/whoami/call", strings.NewReader(`{}`))
+		r.URL.Path = "/tools/whoami/call"
+		r.Header.Set("Authorization", "Bearer "+k.sign(t, claims))
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, r)
+		require.Equal(t, http.StatusOK, w.Code, w.Body.String())
+		var res struct{ Content []struct{ Text string } }
+		require.NoError(t, json.Unmarshal(w.Body.Bytes(), &res))
+		require.Len(t, res.Content, 1)
+		return res.Content[0].Text
+	}
+	assert.Equal(t, "alice", call("alice"))
+	assert.Equal(t, "alice", call("alice"))
+	assert.Equal(t, 1, runs, "the same caller is served from the cache")
+	assert.Equal(t, "bob", call("bob"), "another caller never gets alice's result")
+	assert.Equal(t, 2, runs)
 }

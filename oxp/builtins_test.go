@@ -75,7 +75,7 @@ func TestTransformFailureIsAToolFailureOverOXP(t *testing.T) {
 func TestCacheHitSkipsTheHandlerOverOXP(t *testing.T) {
 	var runs atomic.Int64
 	reg := &toolexec.Registry{}
-	require.NoError(t, reg.Add(toolexec.Tool{Name: "lookup", Options: toolexec.ToolOptions{Cache: true}},
+	require.NoError(t, reg.Add(toolexec.Tool{Name: "lookup", Options: toolexec.ToolOptions{Cache: true, CacheShared: true}},
 		func(_ context.Context, _ string, args map[string]any) ([]toolexec.Content, bool, string, error) {
 			runs.Add(1)
 			return []toolexec.Content{toolexec.Text("value for " + args["k"].(string))}, false, "", nil

@@ -7,6 +7,7 @@ import (
 	"math"
 	"net/http"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -84,7 +85,7 @@ func (h *handler) call(w http.ResponseWriter, r *http.Request) {
 		v, verr := valueOf(e.tool, res)
 		if verr != nil {
 			h.x.Logger().ErrorContext(r.Context(), "oxp: result could not be encoded", "tool", e.id(), "error", verr)
-			resp.Error = &callError{Message: "The tool's result could not be encoded", DeveloperMessage: verr.Error()}
+			resp.Error = &callError{Message: "The tool's result could not be encoded"}
 		} else {
 			resp.Success, resp.Value = true, &v
 		}
@@ -129,7 +130,14 @@ func (h *handler) refuseFailure(w http.ResponseWriter, req callRequest, err erro
 	case toolexec.CodeNotFound:
 		h.refuse(w, req, http.StatusBadRequest, &serverError{Message: "The tool is not available", DeveloperMessage: e.Message})
 	case toolexec.CodeUnauthorized:
-		httpjson.WriteUnauthorized(w, e.Challenge)
+		// OXP: a server that requires authentication and did not get
+		// valid credentials answers 400 with a Server Error Response.
+		// Why the hook refused is only logged; the hook's challenge, when
+		// it gave one, tells the client how to authenticate.
+		if e.Challenge != "" {
+			w.Header().Set("WWW-Authenticate", e.Challenge)
+		}
+		h.refuse(w, req, http.StatusBadRequest, unauthenticated())
 	case toolexec.CodeForbidden:
 		h.refuseForbidden(w, req, e)
 	case toolexec.CodeTooLarge:
@@ -144,6 +152,15 @@ func (h *handler) refuseFailure(w http.ResponseWriter, req callRequest, err erro
 		return false
 	}
 	return true
+}
+
+// unauthenticated is the answer to a call the auth hook refused: fixed
+// words, whatever the hook wrote.
+func unauthenticated() *serverError {
+	return &serverError{
+		Message:          "Authentication is required",
+		DeveloperMessage: "the server did not accept the request's credentials; send valid ones (such as Authorization: Bearer <token>)",
+	}
 }
 
 func executionDisabled() *serverError {
@@ -161,42 +178,61 @@ func executionDisabled() *serverError {
 // with the message prefixed by the rest of the path ("/city: ..."); several
 // failures of one parameter are joined with "; ". Failures at the root (path
 // "") belong to no parameter, such as a property the schema does not allow:
-// they are appended to message.
+// they are appended to message. When validation left failures out (see
+// toolexec.MaxValidationFailures), message ends with how many. The answer
+// is built in one pass, linear in the failures' size.
 func invalidInput(e *toolexec.Error) *validationError {
-	if e.Stage != toolexec.StageValidate && len(e.Failures) == 0 {
+	if e.Stage != toolexec.StageValidate && len(e.Failures) == 0 && e.Omitted == 0 {
 		msg := e.Message
 		if e.Stage == toolexec.StageDecode {
 			msg = "The input must be a JSON object"
 		}
 		return &validationError{Message: msg}
 	}
-	params := make(map[string]string)
-	var root []string
+	builders := make(map[string]*strings.Builder)
+	var root strings.Builder
+	root.WriteString("The input parameters are invalid")
+	sep := ": "
 	for _, f := range e.Failures {
 		name, rest, ok := splitPointer(f)
 		if !ok {
+			root.WriteString(sep)
+			sep = "; "
 			if f.Path != "" {
-				root = append(root, f.Path+": "+f.Message)
-			} else {
-				root = append(root, f.Message)
+				root.WriteString(f.Path)
+				root.WriteString(": ")
 			}
+			root.WriteString(f.Message)
 			continue
 		}
-		msg := f.Message
+		b := builders[name]
+		if b == nil {
+			b = new(strings.Builder)
+			builders[name] = b
+		} else {
+			b.WriteString("; ")
+		}
 		if rest != "" {
-			msg = rest + ": " + msg
+			b.WriteString(rest)
+			b.WriteString(": ")
 		}
-		if prev, seen := params[name]; seen {
-			msg = prev + "; " + msg
+		b.WriteString(f.Message)
+	}
+	if e.Omitted > 0 {
+		root.WriteString(" (")
+		root.WriteString(strconv.Itoa(e.Omitted))
+		if e.Omitted == 1 {
+			root.WriteString(" more failure was omitted)")
+		} else {
+			root.WriteString(" more failures were omitted)")
 		}
-		params[name] = msg
 	}
-	out := &validationError{Message: "The input parameters are invalid"}
-	if len(root) > 0 {
-		out.Message += ": " + strings.Join(root, "; ")
-	}
-	if len(params) > 0 {
-		out.ParameterErrors = params
+	out := &validationError{Message: root.String()}
+	if len(builders) > 0 {
+		out.ParameterErrors = make(map[string]string, len(builders))
+		for name, b := range builders {
+			out.ParameterErrors[name] = b.String()
+		}
 	}
 	return out
 }
@@ -239,7 +275,12 @@ func callErrorOf(err error) *callError {
 	case toolexec.CodePanic:
 		// The panic's text may say more than a model should see; it goes
 		// only in developer_message. The stack is only ever logged.
-		return &callError{Message: "The tool failed unexpectedly", DeveloperMessage: "panic: " + e.Message}
+		// With toolexec.WithPanicDetails(true) the message is the panic's.
+		ce := &callError{Message: "The tool failed unexpectedly"}
+		if e.Message != toolexec.PanicMessage {
+			ce.DeveloperMessage = "panic: " + e.Message
+		}
+		return ce
 	case toolexec.CodeUnavailable:
 		return &callError{Message: e.Message, CanRetry: true, RetryAfterMS: ceilMS(e.RetryAfter)}
 	}

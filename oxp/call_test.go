@@ -231,9 +231,9 @@ func TestToolFailuresAre200WithSuccessFalse(t *testing.T) {
 		{"isError result without text", func(context.Context, map[string]any) ([]toolexec.Content, bool, string, error) {
 			return nil, true, "", nil
 		}, `{"message": "The tool reported an error"}`},
-		{"panic: a generic message, the panic text for developers, no stack", func(context.Context, map[string]any) ([]toolexec.Content, bool, string, error) {
+		{"panic: a generic message, no panic text by default, no stack", func(context.Context, map[string]any) ([]toolexec.Content, bool, string, error) {
 			panic("nil map in lookupCity")
-		}, `{"message": "The tool failed unexpectedly", "developer_message": "panic: nil map in lookupCity"}`},
+		}, `{"message": "The tool failed unexpectedly"}`},
 	}
 	for _, tc := range cases {
 		p := &probe{fn: tc.fn}
@@ -398,16 +398,20 @@ func TestExecutionDisabledIs400ForKnownAndUnknownTools(t *testing.T) {
 	}
 }
 
-func TestAuthHookRejectionIs401WithTheFixedBody(t *testing.T) {
+func TestAuthHookRejectionIs400WithAServerErrorResponse(t *testing.T) {
 	logs := &logBuffer{}
 	p := &probe{}
 	h := probeHandler(t, p, toolexec.Tool{}, toolexec.WithAuthHook(refuseAll), toolexec.WithLogger(logs.Logger()))
-	for _, body := range []string{`{"tool_id": "Kit.Probe"}`, `{"request": {"tool_id": "Kit.Probe"}}`} {
-		w := call(h, body)
-		require.Equal(t, http.StatusUnauthorized, w.Code)
-		assert.Equal(t, `{"error":"Unauthorized"}`+"\n", w.Body.String())
-		assert.Equal(t, "1.0", w.Header().Get("OXP-Version"))
-	}
+	const want = `{"message": "Authentication is required",
+		"developer_message": "the server did not accept the request's credentials; send valid ones (such as Authorization: Bearer <token>)"}`
+	w := call(h, `{"tool_id": "Kit.Probe"}`)
+	require.Equal(t, http.StatusBadRequest, w.Code, "OXP: invalid credentials are a Server Error, 400")
+	jsonEq(t, want, w)
+	assert.Equal(t, "1.0", w.Header().Get("OXP-Version"))
+	assert.NotContains(t, w.Body.String(), "secret detail")
+	w = call(h, `{"request": {"tool_id": "Kit.Probe"}}`)
+	require.Equal(t, http.StatusBadRequest, w.Code)
+	assert.Contains(t, w.Body.String(), "Authentication is required")
 	assert.Zero(t, p.ran.Load())
 	assert.Contains(t, logs.String(), "bad token: secret detail", "the reason is logged, never sent")
 	assert.Contains(t, logs.String(), "surface=oxp")

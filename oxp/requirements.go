@@ -86,7 +86,7 @@ func (h *handler) requirementsInterceptor(next toolexec.CallFunc) toolexec.CallF
 		if miss := h.missingRequirements(ctx, call); miss != nil {
 			return nil, &toolexec.Error{Stage: toolexec.StageIntercept, Code: toolexec.CodeInvalidArguments, Message: miss.Error(), Err: miss}
 		}
-		return next(ctx, call)
+		return next(withRequirementVariants(ctx, call), call)
 	}
 }
 
@@ -156,4 +156,28 @@ func (h *handler) missingRequirements(ctx context.Context, call *toolexec.Call) 
 		return nil
 	}
 	return miss
+}
+
+// withRequirementVariants adds to ctx, as cache variants, the values the
+// call supplied for what its tool requires (tokens, secrets, the user id),
+// so that a cached result of a tool with requirements is only served to a
+// call that supplied the same values (see toolexec.WithCacheVariant).
+func withRequirementVariants(ctx context.Context, call *toolexec.Call) context.Context {
+	need := call.Tool.Requirements
+	if need.IsZero() || !call.Tool.Options.Cache {
+		return ctx
+	}
+	c := FromContext(ctx)
+	for _, a := range need.Authorization {
+		tok, _ := c.Token(a.ID)
+		ctx = toolexec.WithCacheVariant(ctx, "oxp:authorization:"+a.ID+"\x00"+tok)
+	}
+	for _, id := range need.Secrets {
+		v, _ := c.Secret(id)
+		ctx = toolexec.WithCacheVariant(ctx, "oxp:secret:"+id+"\x00"+v)
+	}
+	if need.UserID && c != nil {
+		ctx = toolexec.WithCacheVariant(ctx, "oxp:user_id\x00"+c.UserID)
+	}
+	return ctx
 }

@@ -144,8 +144,9 @@ func TestARefusedCallLearnsNothingOfRequirements(t *testing.T) {
 		`{"request": {"tool_id": "Gmail.GetEmails", "context": {"user_id": "victim"}}}`,
 	} {
 		w := call(h, body)
-		require.Equal(t, http.StatusUnauthorized, w.Code, body)
-		assert.Equal(t, `{"error":"Unauthorized"}`+"\n", w.Body.String(), body)
+		require.Equal(t, http.StatusBadRequest, w.Code, body)
+		assert.Contains(t, w.Body.String(), `"message":"Authentication is required"`, body)
+		assert.NotContains(t, w.Body.String(), "missing_requirements", body)
 	}
 	assert.Zero(t, ch.runs.Load(), "the challenge hook never runs for a refused caller")
 	assert.Zero(t, p.ran.Load())

@@ -32,20 +32,20 @@ func (h *handler) resolve(toolID string) (*entry, *serverError) {
 	target, byBase := key, false
 	if kit, tool, ok := strings.Cut(key, "."); ok {
 		if !validSegment(kit) || !validSegment(tool) {
-			return nil, noSuchTool(toolID, key)
+			return nil, h.noSuchTool(toolID, key)
 		}
 		target, byBase = kit+"_"+tool, true
 	}
 	if !validName(target) {
-		return nil, noSuchTool(toolID, key)
+		return nil, h.noSuchTool(toolID, key)
 	}
 	name, found, unique := h.nameFor(target)
 	if !found || !unique {
-		return nil, noSuchTool(toolID, key) // none, or two names with one OXP name: neither is served
+		return nil, h.noSuchTool(toolID, key) // none, or two names with one OXP name: neither is served
 	}
 	base, oxpName, _ := mapName(name, h.toolkit)
 	if byBase && base != key {
-		return nil, noSuchTool(toolID, key) // "a_b.c" is not the base of "a.b_c"
+		return nil, h.noSuchTool(toolID, key) // "a_b.c" is not the base of "a.b_c"
 	}
 	if hasVersion && version == "" {
 		return nil, &serverError{
@@ -167,10 +167,19 @@ func (h *handler) versions(name string) []string {
 }
 
 // noSuchTool is the answer to a tool_id whose id base or OXP name, key,
-// names no tool this surface serves.
-func noSuchTool(toolID, key string) *serverError {
-	return &serverError{
-		Message:          "Tool " + quote(toolID) + " is not available",
-		DeveloperMessage: "no tool has the id or name " + quote(key) + "; GET /tools lists them",
+// names no tool this surface serves. When key is the plain name of a tool
+// (a caller sent "echo" for "Tools.echo"), the developer message gives that
+// tool's id; otherwise it says what an id looks like.
+func (h *handler) noSuchTool(toolID, key string) *serverError {
+	dev := "no tool has the id or name " + quote(key) + "; tool ids look like Toolkit.Tool@x.y.z (GET /tools lists them)"
+	if t, ok := h.x.Lookup(key, ""); ok {
+		if base, _, mapped := mapName(t.Name, h.toolkit); mapped {
+			version := t.Version
+			if version == "" {
+				version = unversioned
+			}
+			dev = quote(key) + " is a tool name, not a tool id: its id is " + base + "@" + version + " (or " + base + " for the latest version)"
+		}
 	}
+	return &serverError{Message: "Tool " + quote(toolID) + " is not available", DeveloperMessage: dev}
 }

@@ -57,9 +57,9 @@ func TestCallRefusesVersionsThatDoNotExist(t *testing.T) {
 		"Kit.Tool@v1":     "Kit.Tool has no version v1 (available: 1.2.0, 10.0.0-rc.1, 1.0.0, 2.0.0, 1.10.0)",
 		"Kit.Tool@01":     "Kit.Tool has no version 01 (available: 1.2.0, 10.0.0-rc.1, 1.0.0, 2.0.0, 1.10.0)",
 		"Kit.Tool@":       "the tool id ends in '@' without a version; use Toolkit.Tool@x.y.z, @x, or no version for the latest",
-		"Kit.Other@1.0.0": `no tool has the id or name 'Kit.Other'; GET /tools lists them`,
-		"kit.tool":        `no tool has the id or name 'kit.tool'; GET /tools lists them`, // ids are case-sensitive
-		"Tool":            `no tool has the id or name 'Tool'; GET /tools lists them`,
+		"Kit.Other@1.0.0": `no tool has the id or name 'Kit.Other'; tool ids look like Toolkit.Tool@x.y.z (GET /tools lists them)`,
+		"kit.tool":        `no tool has the id or name 'kit.tool'; tool ids look like Toolkit.Tool@x.y.z (GET /tools lists them)`, // ids are case-sensitive
+		"Tool":            `no tool has the id or name 'Tool'; tool ids look like Toolkit.Tool@x.y.z (GET /tools lists them)`,
 	}
 	for toolID, dev := range cases {
 		w := call(h, toJSON(t, map[string]any{"tool_id": toolID}))

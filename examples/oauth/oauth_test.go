@@ -202,7 +202,10 @@ func TestRESTAndOXPWithRealTokens(t *testing.T) {
 	assert.Contains(t, body, `"success":true`)
 
 	resp, _ = send(t, http.MethodPost, r.base+"/oxp/tools/call", apiTok, "application/json", `{"tool_id":"Tools.echo","input":{"text":"oxp"}}`)
-	require.Equal(t, http.StatusUnauthorized, resp.StatusCode, "a token for /api is not one for /oxp")
+	// OXP answers refused credentials with 400, as its specification says,
+	// and still names where to authenticate.
+	require.Equal(t, http.StatusBadRequest, resp.StatusCode, "a token for /api is not one for /oxp")
+	assert.Equal(t, "invalid_token", challengeParams(t, resp.Header.Get("WWW-Authenticate"))["error"])
 }
 
 // mint signs claims with key, as the provider would, for the tokens the

@@ -150,7 +150,7 @@ func tools() toolexec.StaticTools {
 			InputSchema: []byte(`{"type":"object","properties":{"city":{"type":"string"}},"required":["city"]}`),
 			Options: toolexec.ToolOptions{
 				InputTransforms: []toolexec.InputTransform{tidyCity},
-				Cache:           true, CacheTTL: 30 * time.Second,
+				Cache:           true, CacheShared: true, CacheTTL: 30 * time.Second,
 			},
 		},
 		{

@@ -222,7 +222,7 @@ func expectOXP(status int, body []byte, callID string, success bool, text string
 		}
 		return nil
 	}
-	if resp.Error == nil || resp.Error.Message != "The tool failed unexpectedly" || resp.Error.DeveloperMessage != "panic: "+text {
+	if resp.Error == nil || resp.Error.Message != "The tool failed unexpectedly" || resp.Error.DeveloperMessage != text {
 		return fmt.Errorf("error %s", body)
 	}
 	return nil
@@ -274,7 +274,7 @@ func (c *loadClient) do(ctx context.Context, kind, id string, n int) error {
 		if err != nil {
 			return err
 		}
-		return expectResult(status, body, http.StatusInternalServerError, true, loadPanicMessage)
+		return expectResult(status, body, http.StatusInternalServerError, true, toolexec.PanicMessage) // the value is only logged
 	case "oxp fast":
 		status, body, err := c.post(ctx, "/oxp/tools/call", `{"tool_id":"Tools.echo","call_id":"`+id+`","input":{"text":"`+id+`"}}`, testToken)
 		if err != nil {
@@ -286,14 +286,14 @@ func (c *loadClient) do(ctx context.Context, kind, id string, n int) error {
 		if err != nil {
 			return err
 		}
-		return expectOXP(status, body, id, false, loadPanicMessage)
+		return expectOXP(status, body, id, false, "") // no developer_message: the value is only logged
 	case "mcp fast", "mcp failing", "mcp panicking":
 		name, args, isError, text := "echo", `{"text":"`+id+`"}`, false, id
 		switch kind {
 		case "mcp failing":
 			name, args, isError, text = "fail", `{}`, true, "fail always fails: this is how a handler error is answered"
 		case "mcp panicking":
-			name, args, isError, text = "load/panic", `{}`, true, loadPanicMessage
+			name, args, isError, text = "load/panic", `{}`, true, toolexec.PanicMessage
 		}
 		body := fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":%q,"arguments":%s}}`, n, name, args)
 		status, data, err := c.post(ctx, "/mcp", body, testToken, "Accept", "application/json, text/event-stream", "MCP-Protocol-Version", "2025-11-25")

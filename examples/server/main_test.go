@@ -296,6 +296,6 @@ func TestOXPSurfaceServesTheSameTools(t *testing.T) {
 	assert.Equal(t, "over oxp", res.Value)
 
 	status, body = do(t, t.Context(), http.MethodPost, srv.URL+"/oxp/tools/call", "", `{"tool_id":"Tools.echo","input":{"text":"x"}}`)
-	assert.Equal(t, http.StatusUnauthorized, status, "the same auth hook guards OXP calls")
-	assert.JSONEq(t, `{"error":"Unauthorized"}`, string(body))
+	assert.Equal(t, http.StatusBadRequest, status, "the same auth hook guards OXP calls; OXP answers a Server Error")
+	assert.Contains(t, string(body), `"message":"Authentication is required"`)
 }

@@ -30,7 +30,7 @@ type AddManyInput struct {
 // latest (2.0.0); OXP can also reach 1.0.0 as "math.add@1". Results are
 // cached for a minute: the same arguments never run the handler twice.
 func addTypedTools(reg *toolexec.Registry) {
-	cached := toolexec.ToolOptions{Cache: true, CacheTTL: time.Minute}
+	cached := toolexec.ToolOptions{Cache: true, CacheShared: true, CacheTTL: time.Minute}
 	toolexec.MustAddTool(reg, toolexec.Tool{
 		Name:        "math/add",
 		Version:     "1.0.0",

@@ -30,7 +30,7 @@ func Write(w http.ResponseWriter, status int, v any) {
 	}
 	SetHeaders(w.Header())
 	w.WriteHeader(status)
-	_, _ = w.Write(append(data, '\n'))
+	_, _ = w.Write(append(ValidUTF8(data), '\n'))
 }
 
 // unauthorizedBody is the one answer to a call the auth hook refused, on

@@ -162,8 +162,9 @@ func (h *handler) serveModern(ex *exchange, body []byte, format responseFormat) 
 	}
 	out := h.answerModern(ex, m)
 	switch {
+	case out.streamed:
 	case out.refused:
-		httpjson.WriteUnauthorized(w, "Bearer")
+		writeRefusal(w, out)
 	case out.status != 0:
 		writeStatus(w, out.status, out.data)
 	default:
@@ -205,7 +206,7 @@ func (h *handler) dispatchModern(ex *exchange, m message) outcome {
 		return failWith(m.id, http.StatusBadRequest, werr)
 	}
 	switch m.method {
-	case "server/discover", "tools/list", "tools/call":
+	case "server/discover", "tools/list", "tools/call", "subscriptions/listen":
 	default:
 		// initialize, ping, logging/setLevel, resources/subscribe and
 		// resources/unsubscribe are gone from this revision, and the
@@ -232,6 +233,8 @@ func (h *handler) dispatchModern(ex *exchange, m message) outcome {
 			return outcome{data: encodeError(m.id, werr)}
 		}
 		return outcome{data: h.encodeResult(ex.r, m.id, res)}
+	case "subscriptions/listen":
+		return h.listen(ex, m)
 	default: // "tools/call"
 		return h.callToolModern(ex, m, meta)
 	}
@@ -292,7 +295,7 @@ type discoverResult struct {
 // discover describes the server: the versions it speaks, what it serves,
 // and who it is.
 func (h *handler) discover() discoverResult {
-	return discoverResult{
+	res := discoverResult{
 		ResultType:        resultComplete,
 		SupportedVersions: SupportedProtocolVersions(),
 		Instructions:      h.instructions,
@@ -300,6 +303,10 @@ func (h *handler) discover() discoverResult {
 		CacheScope:        h.cacheScope,
 		Meta:              h.serverMeta(),
 	}
+	// subscriptions/listen delivers notifications/tools/list_changed only
+	// when the provider reports changes.
+	res.Capabilities.Tools.ListChanged = h.x.NotifiesToolsChanged()
+	return res
 }
 
 // resultComplete is the resultType of every final result.

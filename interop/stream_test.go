@@ -141,10 +141,19 @@ func TestMCPGoClientAnswersSamplingAndReceivesLogs(t *testing.T) {
 		ClientInfo: mcpgo.Implementation{Name: "interop-mcpgo", Version: "1.0.0"},
 	}})
 	require.NoError(t, err)
+	// At 2026-07-28, the client's default, log messages are sent only to a
+	// request whose _meta names a level; SetLevel makes every later
+	// request carry it.
+	require.NoError(t, c.SetLevel(mcpgoCtx(t), mcpgo.SetLevelRequest{Params: mcpgo.SetLevelParams{Level: mcpgo.LoggingLevelInfo}}))
 	res, err := mcpgoCall(t, c, "capital", map[string]any{})
 	require.NoError(t, err)
 	require.False(t, res.IsError, "%+v", res.Content)
 	assert.Equal(t, "model says Paris", mcpgoText(t, res))
-	require.Eventually(t, func() bool { mu.Lock(); defer mu.Unlock(); return len(logs) == 1 }, 5*time.Second, time.Millisecond)
-	assert.Equal(t, []string{"sampling"}, logs)
+	// At 2026-07-28 the sampling request is an input-required result, and
+	// the tool runs again from the start with the answer: it logs once per
+	// round, and each round's stream carries its message.
+	require.Eventually(t, func() bool { mu.Lock(); defer mu.Unlock(); return len(logs) == 2 }, 5*time.Second, time.Millisecond)
+	mu.Lock()
+	defer mu.Unlock()
+	assert.Equal(t, []string{"sampling", "sampling"}, logs)
 }

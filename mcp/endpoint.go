@@ -258,9 +258,7 @@ func (h *handler) dispatch(ex *exchange, m message) outcome {
 	case "tools/call":
 		return h.callTool(ex, m)
 	case "logging/setLevel":
-		result, err = h.setLogLevel(ex, m)
-	case "subscriptions/listen":
-		return h.listen(ex, m)
+		result, err = h.setLogLevel(m)
 	default:
 		err = newError(CodeMethodNotFound, "Method not found: %s", m.method)
 	}

@@ -24,17 +24,9 @@ const metaSubscriptionID = "io.modelcontextprotocol/subscriptionId"
 // or resources. Changes that come faster than the client reads are
 // coalesced into one notification.
 //
-// The method is 2026-07-28's: on earlier versions it is not found.
+// The method is 2026-07-28's (dispatchModern, which checked the headers
+// and _meta): on earlier versions it is not found.
 func (h *handler) listen(ex *exchange, m message) outcome {
-	if !is2026(ex, m.params) {
-		return outcome{data: encodeError(m.id, newError(CodeMethodNotFound, "Method not found: %s", m.method))}
-	}
-	if ex.batch {
-		return outcome{data: encodeError(m.id, newError(CodeInvalidRequest, "Invalid Request: subscriptions/listen must not be part of a batch"))}
-	}
-	if werr := checkParamsObject(m.params); werr != nil {
-		return outcome{data: encodeError(m.id, werr)}
-	}
 	if ex.r.Context().Done() == nil {
 		// A context that can never end (a hand-made request, not one a
 		// server received) would hold the stream open forever.

@@ -17,8 +17,10 @@ type initializeResult struct {
 	Instructions    string         `json:"instructions,omitempty"`
 }
 
-// capabilities announce tools only. listChanged is false: a stateless server
-// has no stream to send the notification on.
+// capabilities announce tools and log messages. tools.listChanged is false
+// on 2025 versions (initialize): a stateless server has no stream to send the
+// notification on. On 2026-07-28 (server/discover) it is true when the
+// Executor reports tool changes, which subscriptions/listen then delivers.
 type capabilities struct {
 	Tools struct {
 		ListChanged bool `json:"listChanged"`
@@ -102,15 +104,16 @@ func (h *handler) callTool(ex *exchange, m message) outcome {
 	if werr != nil {
 		return outcome{data: encodeError(m.id, werr)}
 	}
-	return h.runCall(ex, m, name, args, false)
+	return h.runCall(ex, m, name, args, nil)
 }
 
 // runCall runs a tools/call whose params were read, streaming its progress,
 // log messages and input requests when the client can take them (see
-// openStream); modern answers in the shape of MCP 2026-07-28 (see
-// modernToolResponse).
-func (h *handler) runCall(ex *exchange, m message, name string, args json.RawMessage, modern bool) outcome {
-	ctx, s, werr := h.openStream(ex, m, name, args)
+// openStream). meta is the _meta of a 2026-07-28 request, which is answered
+// in that version's shape (see modernToolResponse); nil on 2025 versions.
+func (h *handler) runCall(ex *exchange, m message, name string, args json.RawMessage, meta *requestMeta) outcome {
+	modern := meta != nil
+	ctx, s, werr := h.openStream(ex, m, name, args, meta)
 	if werr != nil {
 		out := outcome{data: encodeError(m.id, werr)}
 		if modern {

@@ -65,6 +65,9 @@ type requestMeta struct {
 	protocolVersion    string
 	clientCapabilities []byte // the object as sent
 	trace              traceContext
+	// progressToken and logLevel: the members as sent (nil when absent),
+	// which only tools/call reads (see modernCallMeta).
+	progressToken, logLevel []byte
 }
 
 // readRequestMeta reads params._meta, which MCP 2026-07-28 requires on every
@@ -100,6 +103,10 @@ func readRequestMeta(params []byte) (requestMeta, *wireError) {
 			meta.trace.tracestate = it.val
 		case it.is("baggage"):
 			meta.trace.baggage = it.val
+		case it.is("progressToken"):
+			meta.progressToken = it.val
+		case it.is(metaLogLevel):
+			meta.logLevel = it.val
 		}
 	}
 	v, ok := jsonString(version)
@@ -396,7 +403,7 @@ func (h *handler) callToolModern(ex *exchange, m message, meta requestMeta) outc
 	}
 	mx := *ex
 	mx.r = r
-	return h.runCall(&mx, m, name, args, true)
+	return h.runCall(&mx, m, name, args, &meta)
 }
 
 // modernToolResponse encodes the response carrying res as MCP 2026-07-28

@@ -44,22 +44,19 @@ type callStream struct {
 }
 
 // callMeta is what tools/call's params carry beside the name and the
-// arguments: _meta's progress token, log level and client capabilities, and
-// 2026-07-28's inputResponses and requestState.
+// arguments: _meta's progress token and log level, the client's
+// capabilities, and 2026-07-28's inputResponses and requestState.
 type callMeta struct {
 	progressToken  json.RawMessage // nil: no progress wanted
 	logLevel       int             // severity of the lowest level to send; -1: none
 	caps           clientCaps
-	capsDeclared   bool // _meta carried clientCapabilities
 	inputResponses json.RawMessage
 	requestState   string
 }
 
-// The _meta keys of MCP 2026-07-28 this file reads.
-const (
-	metaLogLevel     = "io.modelcontextprotocol/logLevel"
-	metaCapabilities = "io.modelcontextprotocol/clientCapabilities"
-)
+// metaLogLevel is the _meta key naming the lowest level of log messages a
+// request wants (MCP 2026-07-28; the handler reads it on 2025 versions too).
+const metaLogLevel = "io.modelcontextprotocol/logLevel"
 
 // clientCaps is what a client declared it answers.
 type clientCaps struct {
@@ -160,40 +157,64 @@ func (c clientCaps) supports(kind toolexec.InputKind) bool {
 	return false
 }
 
-// readCallMeta reads the streaming and input members of tools/call's params
-// (an object, or nil; callParams checked it). A log level that is not one
-// of MCP's eight, or a progress token that is neither a string nor a
-// number, is invalid params. defaultLevel is the severity sent when _meta
-// names no level (-1: none).
-func readCallMeta(params []byte, defaultLevel int) (callMeta, *wireError) {
+// readStreamMeta sets the progress token and the log level from the _meta
+// members as sent (nil when absent). A progress token that is neither a
+// string nor a number, or a log level that is not one of MCP's eight, is
+// invalid params.
+func (m *callMeta) readStreamMeta(token, level []byte) *wireError {
+	if token != nil && string(token) != "null" {
+		if !validID(token) {
+			return newError(CodeInvalidParams, "Invalid params: progressToken must be a string or a number")
+		}
+		m.progressToken = token
+	}
+	if level != nil {
+		s, _ := jsonString(level)
+		sev := toolexec.LogLevel(s).Severity()
+		if sev < 0 {
+			return newError(CodeInvalidParams, "Invalid params: %s must be one of debug, info, notice, warning, error, critical, alert, emergency", metaLogLevel)
+		}
+		m.logLevel = sev
+	}
+	return nil
+}
+
+// legacyCallMeta reads the _meta of a 2025 tools/call (params is an object,
+// or nil; callParams checked it): its progress token and log level.
+// defaultLevel is the severity sent when _meta names no level (-1: none).
+// The client's capabilities come from its session token (see
+// capsFromSession), as 2025 versions declare them in initialize.
+func legacyCallMeta(params []byte, defaultLevel int) (callMeta, *wireError) {
 	m := callMeta{logLevel: defaultLevel}
 	for it := members(params); it.next(); {
+		if !it.is("_meta") || !isObject(it.val) {
+			continue
+		}
+		var token, level []byte
+		for mt := members(it.val); mt.next(); {
+			switch {
+			case mt.is("progressToken"):
+				token = mt.val
+			case mt.is(metaLogLevel):
+				level = mt.val
+			}
+		}
+		return m, m.readStreamMeta(token, level)
+	}
+	return m, nil
+}
+
+// modernCallMeta reads a 2026-07-28 tools/call: the progress token, log
+// level and client capabilities of its _meta, which readRequestMeta read
+// already, and the inputResponses and requestState of its params. Log
+// messages are sent only when _meta names a level.
+func modernCallMeta(params []byte, meta *requestMeta) (callMeta, *wireError) {
+	m := callMeta{logLevel: -1, caps: readCaps(meta.clientCapabilities)}
+	if werr := m.readStreamMeta(meta.progressToken, meta.logLevel); werr != nil {
+		return m, werr
+	}
+	for it := members(params); it.next(); {
 		switch {
-		case it.is("_meta"):
-			if !isObject(it.val) {
-				continue
-			}
-			for mt := members(it.val); mt.next(); {
-				switch {
-				case mt.is("progressToken"):
-					if string(mt.val) == "null" {
-						continue
-					}
-					if !validID(mt.val) {
-						return m, newError(CodeInvalidParams, "Invalid params: progressToken must be a string or a number")
-					}
-					m.progressToken = mt.val
-				case mt.is(metaLogLevel):
-					s, _ := jsonString(mt.val)
-					sev := toolexec.LogLevel(s).Severity()
-					if sev < 0 {
-						return m, newError(CodeInvalidParams, "Invalid params: %s must be one of debug, info, notice, warning, error, critical, alert, emergency", metaLogLevel)
-					}
-					m.logLevel = sev
-				case mt.is(metaCapabilities):
-					m.caps, m.capsDeclared = readCaps(mt.val), true
-				}
-			}
 		case it.is("inputResponses"):
 			if string(it.val) != "null" {
 				m.inputResponses = it.val

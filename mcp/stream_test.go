@@ -210,7 +210,11 @@ func TestLogMessagesAreFilteredByLevel(t *testing.T) {
 		{"2026 with a level", nil, `{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/logLevel":"error"}`, []string{"error"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			rec := post(t, streamHandler(t, tc.opts...), callWithMeta("logs", tc.meta))
+			var hdr []string
+			if strings.Contains(tc.meta, "2026-07-28") {
+				hdr = headers2026("tools/call", "logs")
+			}
+			rec := post(t, streamHandler(t, tc.opts...), callWithMeta("logs", tc.meta), hdr...)
 			require.Equal(t, http.StatusOK, rec.Code)
 			if tc.want == nil {
 				assert.Equal(t, "application/json", rec.Header().Get("Content-Type"))
@@ -236,9 +240,21 @@ func TestAnInvalidLogLevelIsInvalidParams(t *testing.T) {
 
 func TestEachVersionHasItsOwnMethods(t *testing.T) {
 	h := streamHandler(t)
-	rec := post(t, h, `{"jsonrpc":"2.0","id":1,"method":"logging/setLevel","params":{"level":"debug","_meta":`+meta2026+`}}`)
+	// 2026-07-28 removed logging/setLevel: 404 with method not found.
+	rec := post(t, h, `{"jsonrpc":"2.0","id":1,"method":"logging/setLevel","params":{"level":"debug","_meta":`+meta2026+`}}`,
+		headers2026("logging/setLevel", "")...)
+	assert.Equal(t, http.StatusNotFound, rec.Code)
 	assertCode(t, mcp.CodeMethodNotFound, decodeReply(t, rec))
-	rec = post(t, h, `{"jsonrpc":"2.0","id":1,"method":"subscriptions/listen","params":{"notifications":{"toolsListChanged":true}}}`)
+	// subscriptions/listen is 2026-07-28's only.
+	for _, v := range []string{"", "2025-11-25", "2025-06-18", "2025-03-26"} {
+		rec = post(t, h, `{"jsonrpc":"2.0","id":1,"method":"subscriptions/listen","params":{"notifications":{"toolsListChanged":true}}}`,
+			"MCP-Protocol-Version", v)
+		assertCode(t, mcp.CodeMethodNotFound, decodeReply(t, rec))
+	}
+	// The version is the header's: a 2025 request whose _meta says
+	// 2026-07-28 is still a 2025 request, without 2026-07-28's methods.
+	rec = post(t, h, `{"jsonrpc":"2.0","id":1,"method":"subscriptions/listen","params":{"_meta":`+meta2026+`,"notifications":{"toolsListChanged":true}}}`,
+		"MCP-Protocol-Version", "2025-11-25")
 	assertCode(t, mcp.CodeMethodNotFound, decodeReply(t, rec))
 }
 
@@ -341,6 +357,22 @@ func TestAClientIsNotAskedWhatItDidNotDeclare(t *testing.T) {
 
 const meta2026 = `{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"elicitation":{}}}`
 
+// headers2026 are the headers a 2026-07-28 client sends with a request for
+// method (and, when not "", the tool name).
+func headers2026(method, name string) []string {
+	hdr := []string{"MCP-Protocol-Version", "2026-07-28", "Mcp-Method", method}
+	if name != "" {
+		hdr = append(hdr, "Mcp-Name", name)
+	}
+	return hdr
+}
+
+// post2026 posts a 2026-07-28 tools/call of tool with its headers, and hdr.
+func post2026(t *testing.T, h http.Handler, tool, body string, hdr ...string) *httptest.ResponseRecorder {
+	t.Helper()
+	return post(t, h, body, append(headers2026("tools/call", tool), hdr...)...)
+}
+
 func call2026(tool, extra string) string {
 	return fmt.Sprintf(`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":%q,"arguments":{"x":1},"_meta":%s%s}}`, tool, meta2026, extra)
 }
@@ -366,7 +398,7 @@ func readInputRequired(t *testing.T, rec *httptest.ResponseRecorder) inputRequir
 func TestInputRequiredResultOn2026WithSignedState(t *testing.T) {
 	key := []byte("0123456789abcdef0123456789abcdef")
 	h := streamHandler(t, mcp.WithInputStateKey(key))
-	rec := post(t, h, call2026("hello", ""))
+	rec := post2026(t, h, "hello", call2026("hello", ""))
 	require.Equal(t, http.StatusOK, rec.Code)
 	first := readInputRequired(t, rec)
 	assert.Equal(t, "input_required", first.ResultType)
@@ -377,7 +409,7 @@ func TestInputRequiredResultOn2026WithSignedState(t *testing.T) {
 
 	answers := `,"inputResponses":{"user_name":{"action":"accept","content":{"name":"Alice"}}}`
 	retry := func(h http.Handler, state string) *httptest.ResponseRecorder {
-		return post(t, h, call2026("hello", answers+fmt.Sprintf(`,"requestState":%q`, state)))
+		return post2026(t, h, "hello", call2026("hello", answers+fmt.Sprintf(`,"requestState":%q`, state)))
 	}
 
 	t.Run("any replica with the key resumes the call", func(t *testing.T) {
@@ -398,20 +430,20 @@ func TestInputRequiredResultOn2026WithSignedState(t *testing.T) {
 	})
 	t.Run("the state is bound to its arguments", func(t *testing.T) {
 		body := strings.Replace(call2026("hello", answers+fmt.Sprintf(`,"requestState":%q`, first.RequestState)), `{"x":1}`, `{"x":2}`, 1)
-		assertCode(t, mcp.CodeInvalidParams, decodeReply(t, post(t, h, body)))
+		assertCode(t, mcp.CodeInvalidParams, decodeReply(t, post2026(t, h, "hello", body)))
 	})
 	t.Run("the state is bound to the caller's credentials", func(t *testing.T) {
-		rec := post(t, h, call2026("hello", answers+fmt.Sprintf(`,"requestState":%q`, first.RequestState)), "Authorization", "Bearer other")
+		rec := post2026(t, h, "hello", call2026("hello", answers+fmt.Sprintf(`,"requestState":%q`, first.RequestState)), "Authorization", "Bearer other")
 		assertCode(t, mcp.CodeInvalidParams, decodeReply(t, rec))
 	})
 	t.Run("a missing answer is asked again", func(t *testing.T) {
-		rec := post(t, h, call2026("hello", `,"inputResponses":{"other":{"action":"accept"}}`))
+		rec := post2026(t, h, "hello", call2026("hello", `,"inputResponses":{"other":{"action":"accept"}}`))
 		again := readInputRequired(t, rec)
 		assert.Equal(t, "input_required", again.ResultType)
 		assert.Contains(t, again.InputRequests, "user_name")
 	})
 	t.Run("inputResponses that are not results are invalid params", func(t *testing.T) {
-		rec := post(t, h, call2026("hello", `,"inputResponses":["nope"]`))
+		rec := post2026(t, h, "hello", call2026("hello", `,"inputResponses":["nope"]`))
 		assertCode(t, mcp.CodeInvalidParams, decodeReply(t, rec))
 	})
 }
@@ -420,7 +452,7 @@ func TestMultiRoundStateCarriesEarlierAnswers(t *testing.T) {
 	h := streamHandler(t)
 	meta := `{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"sampling":{},"roots":{}}}`
 	call := func(extra string) *httptest.ResponseRecorder {
-		return post(t, h, fmt.Sprintf(`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"two_rounds","_meta":%s%s}}`, meta, extra))
+		return post2026(t, h, "two_rounds", fmt.Sprintf(`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"two_rounds","_meta":%s%s}}`, meta, extra))
 	}
 	r1 := readInputRequired(t, call(""))
 	require.Contains(t, r1.InputRequests, "roots")
@@ -435,7 +467,7 @@ func TestMultiRoundStateCarriesEarlierAnswers(t *testing.T) {
 func TestA2026ClientIsNotAskedWhatItDidNotDeclare(t *testing.T) {
 	h := streamHandler(t)
 	body := `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"hello","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"sampling":{}}}}}`
-	rec := post(t, h, body)
+	rec := post2026(t, h, "hello", body)
 	assert.NotContains(t, rec.Body.String(), "input_required")
 	assert.Equal(t, http.StatusBadRequest, rec.Code)
 	assert.JSONEq(t, `{"jsonrpc":"2.0","id":3,"error":{"code":-32021,`+
@@ -453,7 +485,7 @@ func TestA2026ToolThatDoesWithoutTheInputIsNotRefused(t *testing.T) {
 			return nil, false, "", errors.New("not reached")
 		})
 	h := mcp.NewHandler(toolexec.New(reg, reg, toolexec.WithAllowExecute(true), toolexec.WithLogger(quietLogger())))
-	res := callResult(t, post(t, h, call2026("maybe", "")))
+	res := callResult(t, post2026(t, h, "maybe", call2026("maybe", "")))
 	assert.False(t, res.IsError)
 	assert.Equal(t, "did without", res.Content[0].(*toolexec.TextContent).Text)
 }
@@ -462,7 +494,8 @@ func TestListenAcknowledgesThenSendsListChanged(t *testing.T) {
 	srv, reg := streamServer(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	resp := rpc(t, ctx, srv.URL, `{"jsonrpc":"2.0","id":"sub-1","method":"subscriptions/listen","params":{"_meta":`+meta2026+`,"notifications":{"toolsListChanged":true,"promptsListChanged":true}}}`)
+	resp := rpc(t, ctx, srv.URL, `{"jsonrpc":"2.0","id":"sub-1","method":"subscriptions/listen","params":{"_meta":`+meta2026+`,"notifications":{"toolsListChanged":true,"promptsListChanged":true}}}`,
+		headers2026("subscriptions/listen", "")...)
 	defer resp.Body.Close()
 	require.Equal(t, "text/event-stream", resp.Header.Get("Content-Type"))
 	ev := newEvents(t, resp.Body)
@@ -483,7 +516,7 @@ func TestListenWithoutToolsListChangedAcknowledgesNothing(t *testing.T) {
 	srv, _ := streamServer(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	resp := rpc(t, ctx, srv.URL, `{"jsonrpc":"2.0","id":1,"method":"subscriptions/listen","params":{"_meta":`+meta2026+`,"notifications":{}}}`)
+	resp := rpc(t, ctx, srv.URL, `{"jsonrpc":"2.0","id":1,"method":"subscriptions/listen","params":{"_meta":`+meta2026+`,"notifications":{}}}`, headers2026("subscriptions/listen", "")...)
 	defer resp.Body.Close()
 	ack := newEvents(t, resp.Body).next()
 	assert.Equal(t, map[string]any{}, ack["params"].(map[string]any)["notifications"])
@@ -596,12 +629,12 @@ func TestURLElicitationNeedsTheURLCapability(t *testing.T) {
 	body := func(caps string) string {
 		return `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"login","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":` + caps + `}}}`
 	}
-	rec := post(t, h, body(`{"elicitation":{}}`))
+	rec := post2026(t, h, "login", body(`{"elicitation":{}}`))
 	assert.Equal(t, http.StatusBadRequest, rec.Code, "form-only elicitation does not admit URL mode")
 	assertCode(t, mcp.CodeMissingClientCapability, decodeReply(t, rec))
 	assert.Contains(t, rec.Body.String(), `"requiredCapabilities":{"elicitation":{"url":{}}}`)
 
-	asked := readInputRequired(t, post(t, h, body(`{"elicitation":{"url":{}}}`)))
+	asked := readInputRequired(t, post2026(t, h, "login", body(`{"elicitation":{"url":{}}}`)))
 	require.Contains(t, asked.InputRequests, "login")
 	assert.Equal(t, map[string]any{"mode": "url", "message": "Sign in", "url": "https://example.com/login", "elicitationId": "e-1"},
 		asked.InputRequests["login"].Params)

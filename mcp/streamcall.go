@@ -56,39 +56,40 @@ func (h *handler) initStreaming() {
 }
 
 // openStream prepares the Peer of a tools/call: the context the call runs
-// in, and the stream, its Peer (nil when nothing can stream and no input can be
-// asked: a batch, or a 2025 client that does not accept text/event-stream;
-// the call then runs exactly as it did before streaming existed).
-func (h *handler) openStream(ex *exchange, m message, name string, args json.RawMessage) (context.Context, *callStream, *wireError) {
+// in, and the stream, its Peer. meta is the _meta of a 2026-07-28 request,
+// nil on 2025 versions. The stream is nil when nothing can stream and no
+// input can be asked (a batch, or a 2025 client that does not accept
+// text/event-stream): the call then runs exactly as it did before streaming
+// existed, at no cost.
+func (h *handler) openStream(ex *exchange, m message, name string, args json.RawMessage, meta *requestMeta) (context.Context, *callStream, *wireError) {
 	ctx := ex.r.Context()
 	if ex.batch {
 		return ctx, nil, nil
 	}
-	v2026 := is2026(ex, m.params)
 	sse := acceptsEventStream(ex.r)
-	if !v2026 && !sse {
+	if meta == nil && !sse {
 		return ctx, nil, nil
 	}
-	level := h.defaultSev
-	if v2026 {
-		level = -1 // 2026-07-28: log messages only when _meta names a level
+	var cm callMeta
+	var werr *wireError
+	if meta != nil {
+		cm, werr = modernCallMeta(m.params, meta)
+	} else {
+		cm, werr = legacyCallMeta(m.params, h.defaultSev)
 	}
-	meta, werr := readCallMeta(m.params, level)
 	if werr != nil {
 		return ctx, nil, werr
 	}
 	// The one allocation streaming adds to a call, and only to a call that
 	// could stream.
-	s := &callStream{h: h, w: ex.w, sse: sse, meta: meta}
-	if v2026 {
+	s := &callStream{h: h, w: ex.w, sse: sse, meta: cm}
+	if meta != nil {
 		if s.mrtr, werr = h.openMRTR(ex.r, name, args, &s.meta); werr != nil {
 			return ctx, nil, werr
 		}
 	} else {
 		token := ex.r.Header.Get(sessionHeaderKey)
-		if !meta.capsDeclared {
-			s.meta.caps = capsFromSession(token)
-		}
+		s.meta.caps = capsFromSession(token)
 		if strings.HasPrefix(token, sessionPrefix) {
 			ctx, s.untrack = h.running.track(ctx, token, m.id)
 		}
@@ -127,25 +128,6 @@ func (h *handler) closeStream(ex *exchange, m message, name string, args json.Ra
 		out.streamed = true
 	}
 	return out
-}
-
-// is2026 reports whether a request speaks 2026-07-28: by its
-// MCP-Protocol-Version header, or by the protocol version in its params'
-// _meta.
-func is2026(ex *exchange, params []byte) bool {
-	if ex.version == version20260728 {
-		return true
-	}
-	for it := members(params); it.next(); {
-		if it.is("_meta") && isObject(it.val) {
-			for mt := members(it.val); mt.next(); {
-				if mt.is("io.modelcontextprotocol/protocolVersion") {
-					return isString(mt.val, version20260728)
-				}
-			}
-		}
-	}
-	return false
 }
 
 // The Mcp-Session-Id header of 2025 versions. The handler keeps no
@@ -212,11 +194,8 @@ func capsFromSession(token string) clientCaps {
 // together; calls send log messages at the level their own _meta names, or
 // at the handler's default level (WithLogLevel).
 //
-// 2026-07-28 removed the method: there it is not found.
-func (h *handler) setLogLevel(ex *exchange, m message) (any, *wireError) {
-	if is2026(ex, m.params) {
-		return nil, newError(CodeMethodNotFound, "Method not found: %s", m.method)
-	}
+// 2026-07-28 removed the method: there it is not found (dispatchModern).
+func (h *handler) setLogLevel(m message) (any, *wireError) {
 	level, werr := paramString(m.params, "level")
 	if werr != nil {
 		return nil, werr

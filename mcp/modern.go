@@ -397,13 +397,10 @@ func (h *handler) callToolModern(ex *exchange, m message, meta requestMeta) outc
 			return failWith(m.id, http.StatusBadRequest, werr)
 		}
 	}
-	r := ex.r
-	if ctx, ok := withRemoteParent(r.Context(), meta.trace); ok {
-		r = r.WithContext(ctx)
+	if ctx, ok := withRemoteParent(ex.r.Context(), meta.trace); ok {
+		ex.r = ex.r.WithContext(ctx)
 	}
-	mx := *ex
-	mx.r = r
-	return h.runCall(&mx, m, name, args, &meta)
+	return h.runCall(ex, m, name, args, &meta)
 }
 
 // modernToolResponse encodes the response carrying res as MCP 2026-07-28

@@ -92,21 +92,21 @@ type requestState struct {
 	Answers   map[string]json.RawMessage `json:"r,omitempty"`
 }
 
-// openMRTR reads the retried request's inputs: the requestState, which must
-// verify, and the inputResponses, which must be an object of objects.
-func (h *handler) openMRTR(r *http.Request, name string, args json.RawMessage, meta *callMeta) (*mrtrCall, *wireError) {
-	c := &mrtrCall{}
+// openMRTR reads the retried request's inputs into c: the requestState,
+// which must verify, and the inputResponses, which must be an object of
+// objects.
+func (h *handler) openMRTR(c *mrtrCall, r *http.Request, name string, args json.RawMessage, meta *callMeta) *wireError {
 	if meta.requestState != "" {
 		st, ok := h.verifyState(meta.requestState)
 		if !ok || st.Tool != name || st.Args != argsDigest(args) || st.Principal != principalDigest(r) ||
 			time.Now().Unix() > st.Expires {
-			return nil, newError(CodeInvalidParams, "Invalid params: requestState is invalid, expired, or not for this request")
+			return newError(CodeInvalidParams, "Invalid params: requestState is invalid, expired, or not for this request")
 		}
 		c.answers = st.Answers
 	}
 	if meta.inputResponses != nil {
 		if !isObject(meta.inputResponses) {
-			return nil, newError(CodeInvalidParams, "Invalid params: inputResponses must be an object")
+			return newError(CodeInvalidParams, "Invalid params: inputResponses must be an object")
 		}
 		for it := members(meta.inputResponses); it.next(); {
 			var key string
@@ -114,7 +114,7 @@ func (h *handler) openMRTR(r *http.Request, name string, args json.RawMessage, m
 				continue
 			}
 			if !isObject(it.val) {
-				return nil, newError(CodeInvalidParams, "Invalid params: inputResponses[%q] must be an object", key)
+				return newError(CodeInvalidParams, "Invalid params: inputResponses[%q] must be an object", key)
 			}
 			if c.answers == nil {
 				c.answers = make(map[string]json.RawMessage)
@@ -122,7 +122,7 @@ func (h *handler) openMRTR(r *http.Request, name string, args json.RawMessage, m
 			c.answers[key] = it.val
 		}
 	}
-	return c, nil
+	return nil
 }
 
 // inputRequired builds the input-required result of a call whose handler

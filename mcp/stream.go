@@ -29,8 +29,9 @@ type callStream struct {
 	sse  bool // the client accepts text/event-stream
 	meta callMeta
 
-	mrtr    *mrtrCall // 2026-07-28: the call's input state; nil on 2025 versions
-	untrack func()    // ends the call's registration for notifications/cancelled
+	mrtr      *mrtrCall // 2026-07-28: the call's input state (mrtrState); nil on 2025 versions
+	mrtrState mrtrCall
+	untrack   func() // ends the call's registration for notifications/cancelled
 
 	mu      sync.Mutex
 	missing clientCaps // capabilities the tool asked for that the client did not declare

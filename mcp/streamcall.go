@@ -80,11 +80,12 @@ func (h *handler) openStream(ex *exchange, m message, name string, args json.Raw
 	if werr != nil {
 		return ctx, nil, werr
 	}
-	// The one allocation streaming adds to a call, and only to a call that
-	// could stream.
+	// The one allocation streaming adds to a call (its 2026-07-28 input
+	// state included), and only to a call that could stream.
 	s := &callStream{h: h, w: ex.w, sse: sse, meta: cm}
 	if meta != nil {
-		if s.mrtr, werr = h.openMRTR(ex.r, name, args, &s.meta); werr != nil {
+		s.mrtr = &s.mrtrState
+		if werr = h.openMRTR(s.mrtr, ex.r, name, args, &s.meta); werr != nil {
 			return ctx, nil, werr
 		}
 	} else {

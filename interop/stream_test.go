@@ -103,8 +103,10 @@ func (mcpgoSampler) CreateMessage(_ context.Context, req mcpgo.CreateMessageRequ
 	}, nil
 }
 
-// mark3labs/mcp-go's client answers a sampling request on the call's
-// stream and receives the call's log messages.
+// mark3labs/mcp-go's client, at its default version (2026-07-28), answers
+// a sampling request given as an input-required result by retrying the
+// call with its answer and the signed requestState, and receives the call's
+// log messages on each round's stream once it declared a level.
 func TestMCPGoClientAnswersSamplingAndReceivesLogs(t *testing.T) {
 	reg := toolexec.NewRegistry()
 	reg.MustAdd(toolexec.Tool{Name: "capital", Description: "asks the client's model", InputSchema: json.RawMessage(`{"type":"object"}`)},

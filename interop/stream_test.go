@@ -93,6 +93,66 @@ func TestGoSDKClientReceivesProgressLogsAndAnswersElicitation(t *testing.T) {
 	}
 }
 
+// The official Go SDK's client at 2026-07-28 (its default) answers an
+// elicitation given as an input-required result: it retries the call with
+// the answer and the signed requestState, and the tool, run again, finishes.
+// Progress comes on each round's stream.
+func TestGoSDKClientAnswersAnInputRequiredResultAt2026(t *testing.T) {
+	reg := toolexec.NewRegistry()
+	var rounds int
+	var roundsMu sync.Mutex
+	reg.MustAdd(toolexec.Tool{Name: "signup", Description: "asks the user's name",
+		InputSchema: json.RawMessage(`{"type":"object"}`)},
+		func(ctx context.Context, _ string, _ map[string]any) ([]toolexec.Content, bool, string, error) {
+			roundsMu.Lock()
+			rounds++
+			roundsMu.Unlock()
+			_ = toolexec.ReportProgress(ctx, toolexec.Progress{Progress: 1, Total: 2, Message: "asking"})
+			res, err := toolexec.Elicit(ctx, "name", toolexec.ElicitRequest{Message: "Your name?",
+				RequestedSchema: json.RawMessage(`{"type":"object","properties":{"name":{"type":"string"}},"required":["name"]}`)})
+			if err != nil {
+				return nil, false, "", err
+			}
+			_ = toolexec.ReportProgress(ctx, toolexec.Progress{Progress: 2, Total: 2, Message: "done"})
+			name, _ := res.Content["name"].(string)
+			return []toolexec.Content{toolexec.Text("welcome " + name)}, false, "", nil
+		})
+	x := toolexec.New(reg, reg, toolexec.WithAllowExecute(true), toolexec.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil))))
+	srv := httptest.NewServer(mcp.NewHandler(x))
+	t.Cleanup(srv.Close)
+
+	var mu sync.Mutex
+	var progress []float64
+	c := sdk.NewClient(&sdk.Implementation{Name: "interop-gosdk", Version: "1.0.0"}, &sdk.ClientOptions{
+		ElicitationHandler: func(_ context.Context, req *sdk.ElicitRequest) (*sdk.ElicitResult, error) {
+			assert.Equal(t, "Your name?", req.Params.Message)
+			return &sdk.ElicitResult{Action: "accept", Content: map[string]any{"name": "Ada"}}, nil
+		},
+		ProgressNotificationHandler: func(_ context.Context, req *sdk.ProgressNotificationClientRequest) {
+			mu.Lock()
+			progress = append(progress, req.Params.Progress)
+			mu.Unlock()
+		},
+	})
+	session, err := c.Connect(sdkCtx(t), &sdk.StreamableClientTransport{Endpoint: srv.URL}, &sdk.ClientSessionOptions{ProtocolVersion: "2026-07-28"})
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = session.Close() })
+
+	params := &sdk.CallToolParams{Name: "signup", Arguments: map[string]any{}}
+	params.SetProgressToken("signup-1")
+	res, err := session.CallTool(sdkCtx(t), params)
+	require.NoError(t, err)
+	require.False(t, res.IsError, "%+v", res.Content)
+	assert.Equal(t, "welcome Ada", res.Content[0].(*sdk.TextContent).Text)
+	roundsMu.Lock()
+	assert.Equal(t, 2, rounds, "one round to ask, one to finish")
+	roundsMu.Unlock()
+	require.Eventually(t, func() bool { mu.Lock(); defer mu.Unlock(); return len(progress) == 3 }, 5*time.Second, time.Millisecond)
+	mu.Lock()
+	defer mu.Unlock()
+	assert.ElementsMatch(t, []float64{1, 1, 2}, progress, "each round reports its own progress")
+}
+
 // mcpSampler answers sampling requests for mark3labs/mcp-go's client.
 type mcpgoSampler struct{}
 

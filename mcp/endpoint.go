@@ -115,9 +115,7 @@ func (h *handler) serveMCP(w http.ResponseWriter, r *http.Request) {
 	case out.data == nil:
 		w.WriteHeader(http.StatusAccepted)
 	case out.status != 0:
-		w.Header().Set("Content-Type", "application/json")
-		w.WriteHeader(out.status)
-		_, _ = w.Write(append(out.data, '\n'))
+		writeStatus(w, out.status, out.data)
 	default:
 		if out.retryAfter > 0 {
 			w.Header().Set("Retry-After", httpjson.RetryAfter(out.retryAfter))

@@ -64,11 +64,7 @@ func (h *handler) listen(ex *exchange, m message) outcome {
 		ToolsListChanged bool `json:"toolsListChanged,omitempty"`
 	}
 	notification := func(method string, params any) []byte {
-		data, _ := json.Marshal(struct {
-			JSONRPC string `json:"jsonrpc"`
-			Method  string `json:"method"`
-			Params  any    `json:"params"`
-		}{jsonrpcVersion, method, params})
+		data, _ := encodeNotification(method, params) // fixed shapes: they always encode
 		return data
 	}
 	w := ex.w

@@ -313,15 +313,20 @@ func (s *callStream) RequestInput(ctx context.Context, reqs []toolexec.InputRequ
 
 // notify sends one notification on the stream.
 func (s *callStream) notify(method string, params any) error {
-	data, err := json.Marshal(struct {
-		JSONRPC string `json:"jsonrpc"`
-		Method  string `json:"method"`
-		Params  any    `json:"params"`
-	}{jsonrpcVersion, method, params})
+	data, err := encodeNotification(method, params)
 	if err != nil {
 		return err
 	}
 	return s.send(data, false)
+}
+
+// encodeNotification encodes a JSON-RPC notification.
+func encodeNotification(method string, params any) ([]byte, error) {
+	return json.Marshal(struct {
+		JSONRPC string `json:"jsonrpc"`
+		Method  string `json:"method"`
+		Params  any    `json:"params"`
+	}{jsonrpcVersion, method, params})
 }
 
 // errStreamClosed is what a message sent after the call's response, or

@@ -658,3 +658,15 @@ func TestProgressThatDoesNotIncreaseIsDropped(t *testing.T) {
 	}
 	assert.Equal(t, []float64{1, 3, 4}, got)
 }
+
+// The version is the MCP-Protocol-Version header's: a 2025 tools/call whose
+// _meta declares 2026-07-28 and its capabilities is still a 2025 call,
+// whose client declared nothing in initialize, so it is not asked.
+func TestA2025CallIsNotServedAs2026ByItsMeta(t *testing.T) {
+	rec := post(t, streamHandler(t), call2026("hello", ""), "MCP-Protocol-Version", "2025-11-25")
+	require.Equal(t, http.StatusOK, rec.Code)
+	assert.NotContains(t, rec.Body.String(), "input_required")
+	res := callResult(t, rec)
+	assert.True(t, res.IsError)
+	assert.Contains(t, res.Content[0].(*toolexec.TextContent).Text, toolexec.ErrInputUnsupported.Error())
+}

@@ -73,8 +73,8 @@ func cacheKey(ctx context.Context, call *Call) (string, bool) {
 
 // cacheInterceptor is the read-through cache stage, for tools that opt in.
 // A hit returns a fresh copy of the stored result without calling next; a
-// miss calls next and stores its result, unless the call failed or the
-// result is an isError one.
+// miss calls next and stores its result, unless the call failed, the
+// result is an isError one, or the handler asked its caller for input.
 func (x *Executor) cacheInterceptor(next CallFunc) CallFunc {
 	return func(ctx context.Context, call *Call) (*CallToolResult, error) {
 		if !call.Tool.Options.Cache {
@@ -96,7 +96,9 @@ func (x *Executor) cacheInterceptor(next CallFunc) CallFunc {
 		}
 
 		res, err := next(ctx, call)
-		if err != nil || res == nil || res.IsError {
+		if err != nil || res == nil || res.IsError || call.askedInput {
+			// A result that took the caller's answers (RequestInput) is
+			// theirs alone: a hit would skip asking the next caller.
 			return res, err
 		}
 		x.cacheSet(ctx, call, key, res)

@@ -47,6 +47,12 @@ type Call struct {
 	// while the call's tool declares that very schema: the validation stage
 	// skips a result whose StructuredContent is still these bytes.
 	conforming json.RawMessage
+
+	// peer is CallRequest.Peer (see PeerFromContext).
+	peer Peer
+	// askedInput: the handler called RequestInput, so its result depends on
+	// answers the arguments do not hold, and is never cached.
+	askedInput bool
 }
 
 // CallFunc runs a call and returns its result. A failed call returns a nil

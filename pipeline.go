@@ -33,6 +33,11 @@ type CallRequest struct {
 	Request *http.Request
 	// Surface names the protocol; "" is SurfaceGo.
 	Surface Surface
+	// Peer, when set, is the caller's end of the call: where the handler's
+	// progress and log messages go and whom its input requests ask (see
+	// Peer). It takes precedence over a Peer installed with WithPeer, and
+	// costs the call no allocation.
+	Peer Peer
 	// Interceptors run for this call only, after the auth hook and before
 	// every other interceptor: the place for a surface's own checks that
 	// need an authenticated call (OXP's tool requirements, say). An error
@@ -127,7 +132,7 @@ func (x *Executor) call(ob *observation, req CallRequest) (_ *CallToolResult, er
 		ob.recordArguments(args)
 	}
 	httpReq := req.Request
-	call := &Call{Tool: tool, Arguments: args, Request: httpReq, Surface: ob.surface}
+	call := &Call{Tool: tool, Arguments: args, Request: httpReq, Surface: ob.surface, peer: req.Peer}
 	if httpReq != nil && x.authHook != nil {
 		// The hook sees the call it authorizes (CallFromContext), so it can
 		// decide per tool.

@@ -6,7 +6,8 @@
 // NewHandler returns one http.Handler. Mounted at /mcp it answers:
 //
 //	POST /mcp             MCP JSON-RPC: tools/list, tools/call, and server/discover
-//	                      (2026-07-28) or initialize and ping (2025 versions)
+//	                      and subscriptions/listen (2026-07-28) or initialize,
+//	                      ping and logging/setLevel (2025 versions)
 //	GET  /mcp/tools/list  HandsAI: the tool list in a JSON-RPC envelope
 //	POST /mcp/tools/call  HandsAI: one tool call in a JSON-RPC envelope
 //
@@ -19,11 +20,19 @@
 // results carry resultType and the server's identity. It is protected
 // against DNS rebinding by default (see WithAllowedHosts).
 //
-// The handler keeps no state between requests: it issues no session id,
-// ignores one sent to it, opens no event stream (GET and DELETE on the MCP
-// endpoint answer 405) and answers each request with one application/json
-// body, even to clients that also accept text/event-stream. A host scales it
-// by running more replicas behind any load balancer.
+// The handler keeps no state between requests: GET and DELETE on the MCP
+// endpoint answer 405, and each request is answered with one
+// application/json body, even to clients that also accept
+// text/event-stream, unless the call streams: a tool that reports progress
+// (toolexec.ReportProgress), logs (toolexec.Log) or asks for input
+// (toolexec.Elicit, Sample, ListRoots) answers a client that accepts
+// text/event-stream with an SSE stream carrying those messages before the
+// response. On protocol 2026-07-28 input requests become an input-required
+// result whose signed requestState lets any replica resume the call
+// (WithInputStateKey), and subscriptions/listen streams
+// notifications/tools/list_changed. A host scales the handler by running
+// more replicas behind any load balancer; on 2025 versions the answer to an
+// input request must reach the replica running the call.
 //
 // Every tools/call, on either route, runs through (*toolexec.Executor).Call,
 // so the execution gate, the auth hook, validation, interceptors and panic

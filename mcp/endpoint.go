@@ -37,6 +37,11 @@ type outcome struct {
 	// status: the HTTP status of a refusal MCP 2026-07-28 answers with one
 	// (400, 404); 0 is 200.
 	status int
+	// streamed: the answer went out on an SSE stream already (stream.go).
+	streamed bool
+	// inputUnsupported: the call failed because its tool asked for input
+	// the client cannot give (toolexec.ErrInputUnsupported).
+	inputUnsupported bool
 }
 
 // serveMCP answers a request to the MCP endpoint: the transport checks, then
@@ -104,10 +109,13 @@ func (h *handler) serveMCP(w http.ResponseWriter, r *http.Request) {
 	}
 	out := h.answer(ex, m)
 	switch {
+	case out.streamed:
 	case out.refused:
 		writeRefusal(w, out)
 	case out.data == nil:
 		w.WriteHeader(http.StatusAccepted)
+	case out.status != 0:
+		writeStatus(w, out.status, out.data)
 	default:
 		if out.retryAfter > 0 {
 			w.Header().Set("Retry-After", httpjson.RetryAfter(out.retryAfter))
@@ -218,6 +226,12 @@ func joinArray(values [][]byte) []byte {
 // is logged with its stack by the shared recoverer and becomes an internal
 // error for that request alone.
 func (h *handler) answer(ex *exchange, m message) outcome {
+	switch {
+	case m.kind == kindResponse:
+		h.inputs.deliver(m) // an answer to an input request (input.go), or nothing
+	case m.kind == kindNotification && m.method == "notifications/cancelled":
+		h.running.cancel(ex.r.Header.Get(sessionHeaderKey), m.params) // cancel.go
+	}
 	if m.kind != kindRequest {
 		return outcome{} // notifications and client responses: accepted, nothing to say
 	}
@@ -239,12 +253,17 @@ func (h *handler) dispatch(ex *exchange, m message) outcome {
 			break
 		}
 		result, err = h.initialize(m.params)
+		if err == nil {
+			h.rememberCapabilities(ex, m.params)
+		}
 	case "ping":
 		result = struct{}{}
 	case "tools/list":
 		result, err = h.listTools(ex.r, m.params)
 	case "tools/call":
 		return h.callTool(ex, m)
+	case "logging/setLevel":
+		result, err = h.setLogLevel(m)
 	default:
 		err = newError(CodeMethodNotFound, "Method not found: %s", m.method)
 	}

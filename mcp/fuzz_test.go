@@ -22,6 +22,12 @@ func FuzzMCPEndpoint(f *testing.F) {
 		`{"jsonrpc":"2.0","id":{"a":[1,{"b":null}]},"method":7,"params":"x"}`,
 		`{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"cursor":"dG9vbGV4ZWMvb2Zmc2V0Lzk5OTk5OTk5OTk5OTk5OTk5OTk5"}}`,
 		`[[]]`, `[null]`, `null`, `"`, `{}`, `[]`, "\x00",
+		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"weather_get","arguments":{"location":"x"},` +
+			`"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"elicitation":{}},` +
+			`"io.modelcontextprotocol/logLevel":"info","progressToken":1},"inputResponses":{"a":{"action":"accept"}},"requestState":"e30.AAAA"}}`,
+		`{"jsonrpc":"2.0","id":1,"method":"subscriptions/listen","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"},"notifications":{"toolsListChanged":true}}}`,
+		`{"jsonrpc":"2.0","id":"toolexec-00","result":{"action":"accept"}}`,
+		`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}`,
 	} {
 		f.Add(seed)
 	}

@@ -24,8 +24,10 @@ import (
 //	POST /mcp/tools/call  HandsAI's tool call
 //
 // Every response body is JSON (a client that accepts only
-// text/event-stream gets its JSON-RPC answer as one server-sent event), sent
-// with X-Content-Type-Options: nosniff; docs/mcp.md lists every status and
+// text/event-stream gets its JSON-RPC answer as one server-sent event),
+// except for a call that streams progress, log messages or input requests
+// and subscriptions/listen, which answer with an SSE stream; all are sent
+// with X-Content-Type-Options: nosniff. docs/mcp.md lists every status and
 // error. NewHandler panics if x is nil, as toolexec.New panics on a nil
 // provider.
 func NewHandler(x *toolexec.Executor, opts ...Option) http.Handler {
@@ -40,6 +42,7 @@ func NewHandler(x *toolexec.Executor, opts ...Option) http.Handler {
 		h.version = moduleVersion()
 	}
 	h.serverInfoMember = serverInfoMember(h.name, h.version)
+	h.initStreaming()
 	// A bug in the surface itself (or a panic in the host's code it calls
 	// outside the pipeline, such as the tool provider while listing) must
 	// not reach the client as a dropped connection or a stack trace: the
@@ -80,6 +83,7 @@ type handler struct {
 	serverInfoMember []byte
 	ttl              time.Duration // WithCacheHints
 	cacheScope       CacheScope    // WithCacheHints
+	streaming                      // streamed calls and input requests: streamcall.go
 
 	endpoint         http.Handler // POST: MCP JSON-RPC
 	handsAIListRoute http.Handler // GET .../tools/list

@@ -92,6 +92,8 @@ type message struct {
 	id     json.RawMessage // as sent; nil when absent or unusable
 	method string
 	params json.RawMessage // nil when absent or null
+	// result and errObj: a client's response, its members as sent
+	result, errObj json.RawMessage
 }
 
 // envelope holds the members of a JSON-RPC message that the handler reads,
@@ -147,6 +149,7 @@ func parseMessage(raw []byte) (m message, _ *wireError) {
 	if env.method == nil {
 		if (hasResult || hasError) && env.id != nil && !(hasResult && hasError) {
 			m.kind = kindResponse
+			m.result, m.errObj = env.result, env.error
 			return m, nil
 		}
 		return m, newError(CodeInvalidRequest, "Invalid Request: method is required")

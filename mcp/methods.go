@@ -1,7 +1,9 @@
 package mcp
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
 	"net/http"
 
 	"github.com/toolexec/toolexec"
@@ -15,12 +17,16 @@ type initializeResult struct {
 	Instructions    string         `json:"instructions,omitempty"`
 }
 
-// capabilities announce tools only. listChanged is false: a stateless server
-// has no stream to send the notification on.
+// capabilities announce tools and log messages. tools.listChanged is false
+// on 2025 versions (initialize): a stateless server has no stream to send the
+// notification on. On 2026-07-28 (server/discover) it is true when the
+// Executor reports tool changes, which subscriptions/listen then delivers.
 type capabilities struct {
 	Tools struct {
 		ListChanged bool `json:"listChanged"`
 	} `json:"tools"`
+	// Logging: tools send notifications/message (toolexec.Log).
+	Logging struct{} `json:"logging"`
 }
 
 type implementation struct {
@@ -98,27 +104,52 @@ func (h *handler) callTool(ex *exchange, m message) outcome {
 	if werr != nil {
 		return outcome{data: encodeError(m.id, werr)}
 	}
-	return h.runCall(ex, m, name, args, false)
+	return h.runCall(ex, m, name, args, nil)
 }
 
-// runCall runs a tools/call whose params were read; modern answers in the
-// shape of MCP 2026-07-28 (see modernToolResponse).
-func (h *handler) runCall(ex *exchange, m message, name string, args json.RawMessage, modern bool) outcome {
+// runCall runs a tools/call whose params were read, streaming its progress,
+// log messages and input requests when the client can take them (see
+// openStream). meta is the _meta of a 2026-07-28 request, which is answered
+// in that version's shape (see modernToolResponse); nil on 2025 versions.
+func (h *handler) runCall(ex *exchange, m message, name string, args json.RawMessage, meta *requestMeta) outcome {
+	modern := meta != nil
+	ctx, s, werr := h.openStream(ex, m, name, args, meta)
+	if werr != nil {
+		out := outcome{data: encodeError(m.id, werr)}
+		if modern {
+			out.status = http.StatusBadRequest
+		}
+		return out
+	}
+	var peer toolexec.Peer
+	if s != nil {
+		peer = s
+	}
+	out := h.callToolIn(ctx, ex, m, name, args, peer, modern)
+	if s != nil {
+		out = h.closeStream(ex, m, name, args, s, out)
+	}
+	return out
+}
+
+// callToolIn runs the call with its Peer, when it has one.
+func (h *handler) callToolIn(ctx context.Context, ex *exchange, m message, name string, args json.RawMessage, peer toolexec.Peer, modern bool) outcome {
 	if ex.batch {
 		// The auth hook may read the body; each call of a batch sees all of
 		// it. (A single message's body is still unread: ReadBody left it so.)
 		ex.r.Body = newBody(ex.raw)
 	}
-	res, e := h.call(ex.r.Context(), toolexec.CallRequest{
+	res, e := h.call(ctx, toolexec.CallRequest{
 		Name:      name,
 		Arguments: args,
 		Request:   ex.r,
 		Surface:   toolexec.SurfaceMCP,
+		Peer:      peer,
 	})
 	if e == nil {
 		return outcome{data: h.encodeToolResult(ex.r, m.id, res, modern), pastAuth: true}
 	}
-	out := outcome{pastAuth: gotPastAuth(e)}
+	out := outcome{pastAuth: gotPastAuth(e), inputUnsupported: errors.Is(e, toolexec.ErrInputUnsupported)}
 	switch e.Code {
 	case toolexec.CodeUnauthorized, toolexec.CodeForbidden:
 		return refusedOutcome(m.id, e)

@@ -50,7 +50,7 @@ func TestInitializeDescribesTheServer(t *testing.T) {
 	require.Equal(t, http.StatusOK, rec.Code)
 	assert.JSONEq(t, `{"jsonrpc":"2.0","id":0,"result":{
 		"protocolVersion":"2025-06-18",
-		"capabilities":{"tools":{"listChanged":false}},
+		"capabilities":{"tools":{"listChanged":false},"logging":{}},
 		"serverInfo":{"name":"weather-service","version":"2.3.1"},
 		"instructions":"Ask for the weather."}}`, rec.Body.String())
 }

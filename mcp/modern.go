@@ -65,6 +65,9 @@ type requestMeta struct {
 	protocolVersion    string
 	clientCapabilities []byte // the object as sent
 	trace              traceContext
+	// progressToken and logLevel: the members as sent (nil when absent),
+	// which only tools/call reads (see modernCallMeta).
+	progressToken, logLevel []byte
 }
 
 // readRequestMeta reads params._meta, which MCP 2026-07-28 requires on every
@@ -100,6 +103,10 @@ func readRequestMeta(params []byte) (requestMeta, *wireError) {
 			meta.trace.tracestate = it.val
 		case it.is("baggage"):
 			meta.trace.baggage = it.val
+		case it.is("progressToken"):
+			meta.progressToken = it.val
+		case it.is(metaLogLevel):
+			meta.logLevel = it.val
 		}
 	}
 	v, ok := jsonString(version)
@@ -162,6 +169,7 @@ func (h *handler) serveModern(ex *exchange, body []byte, format responseFormat) 
 	}
 	out := h.answerModern(ex, m)
 	switch {
+	case out.streamed:
 	case out.refused:
 		writeRefusal(w, out)
 	case out.status != 0:
@@ -205,7 +213,7 @@ func (h *handler) dispatchModern(ex *exchange, m message) outcome {
 		return failWith(m.id, http.StatusBadRequest, werr)
 	}
 	switch m.method {
-	case "server/discover", "tools/list", "tools/call":
+	case "server/discover", "tools/list", "tools/call", "subscriptions/listen":
 	default:
 		// initialize, ping, logging/setLevel, resources/subscribe and
 		// resources/unsubscribe are gone from this revision, and the
@@ -232,6 +240,8 @@ func (h *handler) dispatchModern(ex *exchange, m message) outcome {
 			return outcome{data: encodeError(m.id, werr)}
 		}
 		return outcome{data: h.encodeResult(ex.r, m.id, res)}
+	case "subscriptions/listen":
+		return h.listen(ex, m)
 	default: // "tools/call"
 		return h.callToolModern(ex, m, meta)
 	}
@@ -292,7 +302,7 @@ type discoverResult struct {
 // discover describes the server: the versions it speaks, what it serves,
 // and who it is.
 func (h *handler) discover() discoverResult {
-	return discoverResult{
+	res := discoverResult{
 		ResultType:        resultComplete,
 		SupportedVersions: SupportedProtocolVersions(),
 		Instructions:      h.instructions,
@@ -300,6 +310,10 @@ func (h *handler) discover() discoverResult {
 		CacheScope:        h.cacheScope,
 		Meta:              h.serverMeta(),
 	}
+	// subscriptions/listen delivers notifications/tools/list_changed only
+	// when the provider reports changes.
+	res.Capabilities.Tools.ListChanged = h.x.NotifiesToolsChanged()
+	return res
 }
 
 // resultComplete is the resultType of every final result.
@@ -383,13 +397,10 @@ func (h *handler) callToolModern(ex *exchange, m message, meta requestMeta) outc
 			return failWith(m.id, http.StatusBadRequest, werr)
 		}
 	}
-	r := ex.r
-	if ctx, ok := withRemoteParent(r.Context(), meta.trace); ok {
-		r = r.WithContext(ctx)
+	if ctx, ok := withRemoteParent(ex.r.Context(), meta.trace); ok {
+		ex.r = ex.r.WithContext(ctx)
 	}
-	mx := *ex
-	mx.r = r
-	return h.runCall(&mx, m, name, args, true)
+	return h.runCall(ex, m, name, args, &meta)
 }
 
 // modernToolResponse encodes the response carrying res as MCP 2026-07-28

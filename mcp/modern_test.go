@@ -45,12 +45,13 @@ func postModern(t *testing.T, h http.Handler, method, name, body string, hdr ...
 	return post(t, h, body, append(base, hdr...)...)
 }
 
+// The test's Registry reports tool changes, so tools.listChanged is true.
 func TestModernServerDiscoverDescribesTheServer(t *testing.T) {
 	h := newHandler(t, nil, mcp.WithServerInfo("srv", "9.9"), mcp.WithInstructions("be nice"))
 	rec := postModern(t, h, "server/discover", "", modernBody("server/discover", ""))
 	require.Equal(t, http.StatusOK, rec.Code, rec.Body.String())
 	assert.JSONEq(t, `{"resultType":"complete","supportedVersions":["2026-07-28","2025-11-25","2025-06-18","2025-03-26"],
-		"capabilities":{"tools":{"listChanged":false}},"instructions":"be nice","ttlMs":0,"cacheScope":"private",
+		"capabilities":{"tools":{"listChanged":true},"logging":{}},"instructions":"be nice","ttlMs":0,"cacheScope":"private",
 		"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"srv","version":"9.9"}}}`, string(decodeReply(t, rec).Result))
 }
 

@@ -30,11 +30,10 @@ func main() {
 
 	reg := toolexec.NewRegistry()
 	addTools(reg)
-	// STREAMING TOOLS: the tools that report progress and log messages or
-	// ask the client for input mid-call (logging, progress, sampling,
-	// elicitation, input_required) come from the streaming branch; uncomment
-	// the next line when it is merged.
-	// addStreamingTools(reg)
+	// The tools that report progress and log messages or ask the client
+	// for input mid-call (logging, progress, sampling, elicitation,
+	// input_required, tool-set changes).
+	addStreamingTools(reg)
 
 	x := toolexec.New(reg, reg, toolexec.WithAllowExecute(true))
 	h := mcp.NewHandler(x,

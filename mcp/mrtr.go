@@ -1,0 +1,206 @@
+package mcp
+
+import (
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/json"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/toolexec/toolexec"
+)
+
+// mrtrCall is the input state of one tools/call on 2026-07-28 (multi
+// round-trip requests): the answers the client has given so far, from the
+// retried request's inputResponses and from the requestState the server
+// signed in an earlier round, and the questions the handler asked this time
+// that have no answer yet.
+//
+// The handler runs again from the start on every round: RequestInput
+// returns the answers it finds, or records what is missing and fails with
+// toolexec.ErrInputRequired. The call is then answered with an
+// input-required result whose requestState carries, signed, every answer
+// the handler used, so that the next round, on any replica sharing the key,
+// has them all.
+type mrtrCall struct {
+	answers map[string]json.RawMessage
+
+	mu    sync.Mutex
+	used  map[string]json.RawMessage
+	asked []toolexec.InputRequest
+}
+
+// request answers reqs from the answers given, or records the missing ones.
+func (c *mrtrCall) request(reqs []toolexec.InputRequest) ([]toolexec.InputResponse, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	out := make([]toolexec.InputResponse, len(reqs))
+	missing := false
+	for i := range reqs {
+		if raw, ok := c.answers[reqs[i].Key]; ok {
+			if resp, err := decodeAnswer(reqs[i].Kind(), raw); err == nil {
+				out[i] = resp
+				if c.used == nil {
+					c.used = make(map[string]json.RawMessage)
+				}
+				c.used[reqs[i].Key] = raw
+				continue
+			}
+		}
+		// Not answered, or answered with something unreadable: ask again,
+		// as MRTR asks of a server missing information.
+		c.asked = append(c.asked, reqs[i])
+		missing = true
+	}
+	if missing {
+		return nil, toolexec.ErrInputRequired
+	}
+	return out, nil
+}
+
+// pending returns the questions recorded, and the answers used.
+func (c *mrtrCall) pending() ([]toolexec.InputRequest, map[string]json.RawMessage) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.asked, c.used
+}
+
+// inputRequiredResult is MCP 2026-07-28's InputRequiredResult.
+type inputRequiredResult struct {
+	ResultType    string                   `json:"resultType"`
+	InputRequests map[string]inputRequestW `json:"inputRequests,omitempty"`
+	RequestState  string                   `json:"requestState,omitempty"`
+}
+
+type inputRequestW struct {
+	Method string `json:"method"`
+	Params any    `json:"params"`
+}
+
+// requestState is the payload the server signs: what the call was (tool,
+// digest of its arguments, digest of the caller's credentials) and the
+// answers so far, valid until Expires.
+type requestState struct {
+	Tool      string                     `json:"t"`
+	Args      string                     `json:"a"`
+	Principal string                     `json:"p,omitempty"`
+	Expires   int64                      `json:"e"`
+	Answers   map[string]json.RawMessage `json:"r,omitempty"`
+}
+
+// openMRTR reads the retried request's inputs into c: the requestState,
+// which must verify, and the inputResponses, which must be an object of
+// objects.
+func (h *handler) openMRTR(c *mrtrCall, r *http.Request, name string, args json.RawMessage, meta *callMeta) *wireError {
+	if meta.requestState != "" {
+		st, ok := h.verifyState(meta.requestState)
+		if !ok || st.Tool != name || st.Args != argsDigest(args) || st.Principal != principalDigest(r) ||
+			time.Now().Unix() > st.Expires {
+			return newError(CodeInvalidParams, "Invalid params: requestState is invalid, expired, or not for this request")
+		}
+		c.answers = st.Answers
+	}
+	if meta.inputResponses != nil {
+		if !isObject(meta.inputResponses) {
+			return newError(CodeInvalidParams, "Invalid params: inputResponses must be an object")
+		}
+		for it := members(meta.inputResponses); it.next(); {
+			var key string
+			if err := json.Unmarshal(it.key, &key); err != nil {
+				continue
+			}
+			if !isObject(it.val) {
+				return newError(CodeInvalidParams, "Invalid params: inputResponses[%q] must be an object", key)
+			}
+			if c.answers == nil {
+				c.answers = make(map[string]json.RawMessage)
+			}
+			c.answers[key] = it.val
+		}
+	}
+	return nil
+}
+
+// inputRequired builds the input-required result of a call whose handler
+// asked for input it did not have.
+func (h *handler) inputRequired(r *http.Request, name string, args json.RawMessage, c *mrtrCall) (*inputRequiredResult, error) {
+	asked, used := c.pending()
+	res := &inputRequiredResult{ResultType: "input_required", InputRequests: make(map[string]inputRequestW, len(asked))}
+	for i := range asked {
+		method, params := inputWire(&asked[i])
+		res.InputRequests[asked[i].Key] = inputRequestW{Method: method, Params: params}
+	}
+	state, err := h.signState(requestState{
+		Tool: name, Args: argsDigest(args), Principal: principalDigest(r),
+		Expires: time.Now().Add(h.inputTimeout).Unix(), Answers: used,
+	})
+	if err != nil {
+		return nil, err
+	}
+	res.RequestState = state
+	return res, nil
+}
+
+// signState encodes st as base64url(JSON) "." base64url(HMAC-SHA256).
+func (h *handler) signState(st requestState) (string, error) {
+	payload, err := json.Marshal(st)
+	if err != nil {
+		return "", err
+	}
+	mac := hmac.New(sha256.New, h.stateKey)
+	mac.Write(payload)
+	enc := base64.RawURLEncoding
+	return enc.EncodeToString(payload) + "." + enc.EncodeToString(mac.Sum(nil)), nil
+}
+
+// verifyState checks s's signature and decodes it.
+func (h *handler) verifyState(s string) (requestState, bool) {
+	var st requestState
+	p, m, ok := strings.Cut(s, ".")
+	if !ok {
+		return st, false
+	}
+	enc := base64.RawURLEncoding
+	payload, err1 := enc.DecodeString(p)
+	sum, err2 := enc.DecodeString(m)
+	if err1 != nil || err2 != nil {
+		return st, false
+	}
+	mac := hmac.New(sha256.New, h.stateKey)
+	mac.Write(payload)
+	if !hmac.Equal(sum, mac.Sum(nil)) {
+		return st, false
+	}
+	return st, json.Unmarshal(payload, &st) == nil
+}
+
+// argsDigest is a digest of the arguments, insensitive to how the client
+// spaced or ordered them: the retry must carry the same arguments.
+func argsDigest(args json.RawMessage) string {
+	canon := []byte("{}")
+	if len(args) > 0 && string(args) != "null" {
+		var v any
+		if json.Unmarshal(args, &v) == nil {
+			if b, err := json.Marshal(v); err == nil {
+				canon = b
+			}
+		}
+	}
+	sum := sha256.Sum256(canon)
+	return hex.EncodeToString(sum[:16])
+}
+
+// principalDigest binds the state to the caller's credentials: a digest of
+// the Authorization header ("" when there is none).
+func principalDigest(r *http.Request) string {
+	a := r.Header.Get("Authorization")
+	if a == "" {
+		return ""
+	}
+	sum := sha256.Sum256([]byte(a))
+	return hex.EncodeToString(sum[:16])
+}

@@ -1,0 +1,217 @@
+package mcp
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/toolexec/toolexec"
+)
+
+// streaming is the handler's configuration for streamed calls and input
+// requests (see WithLogLevel, WithInputStateKey, WithInputTimeout).
+type streaming struct {
+	logLevel     toolexec.LogLevel // "" is info; "off": none
+	defaultSev   int               // logLevel's severity; -1: none
+	stateKey     []byte            // HMAC key of 2026-07-28's requestState
+	inputTimeout time.Duration
+	inputs       *inputRouter
+	running      *inFlight // calls notifications/cancelled can reach (cancel.go)
+}
+
+// CodeMissingClientCapability (-32021, MCP 2026-07-28's
+// MissingRequiredClientCapabilityError): a tools/call whose tool asked for
+// input of a kind the request's clientCapabilities did not declare, and
+// failed for want of it. Sent with HTTP 400 and
+// error.data.requiredCapabilities naming what was missing. On 2025 versions
+// the same call is an isError result instead.
+const CodeMissingClientCapability = -32021
+
+// DefaultInputTimeout is how long a call waits for the client's answer to
+// an input request on 2025 versions, and how long a 2026-07-28
+// requestState stays valid, unless WithInputTimeout says otherwise.
+const DefaultInputTimeout = 10 * time.Minute
+
+// initStreaming completes the configuration once the options have run.
+func (h *handler) initStreaming() {
+	switch h.logLevel {
+	case "":
+		h.defaultSev = toolexec.LogInfo.Severity()
+	default:
+		h.defaultSev = h.logLevel.Severity() // "off", or anything else: -1
+	}
+	if len(h.stateKey) == 0 {
+		h.stateKey = make([]byte, 32)
+		_, _ = rand.Read(h.stateKey)
+	}
+	if h.inputTimeout <= 0 {
+		h.inputTimeout = DefaultInputTimeout
+	}
+	h.inputs = &inputRouter{timeout: h.inputTimeout, waiting: make(map[string]chan inputAnswer)}
+	h.running = &inFlight{}
+}
+
+// openStream prepares the Peer of a tools/call: the context the call runs
+// in, and the stream, its Peer. meta is the _meta of a 2026-07-28 request,
+// nil on 2025 versions. The stream is nil when nothing can stream and no
+// input can be asked (a batch, or a 2025 client that does not accept
+// text/event-stream): the call then runs exactly as it did before streaming
+// existed, at no cost.
+func (h *handler) openStream(ex *exchange, m message, name string, args json.RawMessage, meta *requestMeta) (context.Context, *callStream, *wireError) {
+	ctx := ex.r.Context()
+	if ex.batch {
+		return ctx, nil, nil
+	}
+	sse := acceptsEventStream(ex.r)
+	if meta == nil && !sse {
+		return ctx, nil, nil
+	}
+	var cm callMeta
+	var werr *wireError
+	if meta != nil {
+		cm, werr = modernCallMeta(m.params, meta)
+	} else {
+		cm, werr = legacyCallMeta(m.params, h.defaultSev)
+	}
+	if werr != nil {
+		return ctx, nil, werr
+	}
+	// The one allocation streaming adds to a call (its 2026-07-28 input
+	// state included), and only to a call that could stream.
+	s := &callStream{h: h, w: ex.w, sse: sse, meta: cm}
+	if meta != nil {
+		s.mrtr = &s.mrtrState
+		if werr = h.openMRTR(s.mrtr, ex.r, name, args, &s.meta); werr != nil {
+			return ctx, nil, werr
+		}
+	} else {
+		token := ex.r.Header.Get(sessionHeaderKey)
+		s.meta.caps = capsFromSession(token)
+		if strings.HasPrefix(token, sessionPrefix) {
+			ctx, s.untrack = h.running.track(ctx, token, m.id)
+		}
+	}
+	return ctx, s, nil
+}
+
+// closeStream turns the call's outcome into its answer: an input-required
+// result when a 2026-07-28 handler asked for input it did not have, and the
+// last event of the SSE stream when the call streamed.
+func (h *handler) closeStream(ex *exchange, m message, name string, args json.RawMessage, s *callStream, out outcome) outcome {
+	s.mu.Lock()
+	missing := s.missing
+	s.mu.Unlock()
+	if s.mrtr != nil && out.inputUnsupported && missing != (clientCaps{}) {
+		// 2026-07-28: a call that needs a capability the client did not
+		// declare is refused with -32021, HTTP 400, naming it.
+		e := newError(CodeMissingClientCapability, "Missing required client capability: the tool needs input the client did not declare it can give")
+		e.Data = map[string]any{"requiredCapabilities": missing.wire()}
+		out.data, out.status = encodeError(m.id, e), http.StatusBadRequest
+	} else if s.mrtr != nil {
+		if asked, _ := s.mrtr.pending(); len(asked) > 0 {
+			res, err := h.inputRequired(ex.r, name, args, s.mrtr)
+			if err != nil {
+				h.x.Logger().ErrorContext(ex.r.Context(), "mcp: input-required result could not be built", "error", err)
+				out.data = encodeError(m.id, newError(CodeInternalError, "Internal error"))
+			} else {
+				out.data = h.encodeResult(ex.r, m.id, res)
+			}
+		}
+	}
+	if s.untrack != nil {
+		s.untrack()
+	}
+	if s.finish(out.data) {
+		out.streamed = true
+	}
+	return out
+}
+
+// The Mcp-Session-Id header of 2025 versions. The handler keeps no
+// session; it uses the header to hand a client that declared input
+// capabilities in initialize a self-describing token of them, which the
+// client repeats on every request, so a later tools/call knows what the
+// client may be asked without the server keeping anything.
+const (
+	sessionHeaderKey = "Mcp-Session-Id" // as the specification writes it, and canonical
+	sessionPrefix    = "toolexec-caps-"
+)
+
+// rememberCapabilities sets the session token of an initialize request
+// whose client declared elicitation or sampling (roots ride along).
+func (h *handler) rememberCapabilities(ex *exchange, params []byte) {
+	var caps clientCaps
+	for it := members(params); it.next(); {
+		if it.is("capabilities") {
+			caps = readCaps(it.val)
+		}
+	}
+	flags := ""
+	for _, f := range []struct {
+		on bool
+		c  string
+	}{{caps.elicitForm, "f"}, {caps.elicitURL, "u"}, {caps.sampling, "s"}, {caps.roots, "r"}} {
+		if f.on {
+			flags += f.c
+		}
+	}
+	if !caps.elicitForm && !caps.elicitURL && !caps.sampling {
+		// Roots alone earn no token: most clients declare roots whether or
+		// not they are ever asked (the official Go SDK always does), and a
+		// session id changes how a client behaves (it opens a GET stream,
+		// it sends DELETE on close), so it is issued only when it serves.
+		return
+	}
+	var nonce [16]byte
+	_, _ = rand.Read(nonce[:])
+	ex.w.Header().Set(sessionHeaderKey, sessionPrefix+flags+"-"+hex.EncodeToString(nonce[:]))
+}
+
+// capsFromSession reads the capabilities from a session token
+// rememberCapabilities issued; anything else declares none. The token is
+// not signed: a forged one can only make the server ask a client something
+// it cannot answer, which fails that call and nothing else.
+func capsFromSession(token string) clientCaps {
+	var c clientCaps
+	rest, ok := strings.CutPrefix(token, sessionPrefix)
+	if !ok {
+		return c
+	}
+	flags, _, _ := strings.Cut(rest, "-")
+	c.elicitForm = strings.Contains(flags, "f")
+	c.elicitURL = strings.Contains(flags, "u")
+	c.sampling = strings.Contains(flags, "s")
+	c.roots = strings.Contains(flags, "r")
+	return c
+}
+
+// setLogLevel answers logging/setLevel (2025 versions): a valid level is
+// acknowledged with {}. A stateless server cannot carry it to the client's
+// later requests, each its own HTTP request with nothing tying them
+// together; calls send log messages at the level their own _meta names, or
+// at the handler's default level (WithLogLevel).
+//
+// 2026-07-28 removed the method: there it is not found (dispatchModern).
+func (h *handler) setLogLevel(m message) (any, *wireError) {
+	level, werr := paramString(m.params, "level")
+	if werr != nil {
+		return nil, werr
+	}
+	if toolexec.LogLevel(level).Severity() < 0 {
+		return nil, newError(CodeInvalidParams, "Invalid params: level must be one of debug, info, notice, warning, error, critical, alert, emergency")
+	}
+	return struct{}{}, nil
+}
+
+// writeSSEHeader starts an SSE response.
+func writeSSEHeader(w http.ResponseWriter) {
+	hdr := w.Header()
+	hdr.Set("Content-Type", "text/event-stream")
+	hdr.Set("Cache-Control", "no-cache")
+	hdr.Set("X-Accel-Buffering", "no")
+	w.WriteHeader(http.StatusOK)
+}

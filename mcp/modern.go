@@ -187,7 +187,7 @@ func (h *handler) serveModern(ex *exchange, body []byte, format responseFormat) 
 func writeStatus(w http.ResponseWriter, status int, data []byte) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
-	_, _ = w.Write(append(data, '\n'))
+	_, _ = w.Write(append(httpjson.ValidUTF8(data), '\n'))
 }
 
 // answerModern checks a 2026-07-28 request's headers and _meta, then

@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/toolexec/toolexec"
+	"github.com/toolexec/toolexec/internal/httpjson"
 )
 
 // callStream is the toolexec.Peer of one tools/call that is not part of a
@@ -373,14 +374,27 @@ func (s *callStream) finish(data []byte) bool {
 	return true
 }
 
-// writeEvent writes one SSE event carrying a JSON-RPC message (which holds
-// no newline: encoding/json escapes them) and flushes it to the client. A
-// ResponseWriter that cannot flush (a host's middleware wrapping it without
-// Flush or Unwrap) still gets every event, delivered when the response ends.
+// writeEvent writes one SSE event carrying a JSON-RPC message and flushes
+// it to the client. The message is made valid UTF-8 first, as every body the
+// handler writes; a line break inside it (raw JSON a tool returned may hold
+// some between tokens) continues the event on another data line, which the
+// client joins back with a line feed. A ResponseWriter that cannot flush (a
+// host's middleware wrapping it without Flush or Unwrap) still gets every
+// event, delivered when the response ends.
 func writeEvent(w http.ResponseWriter, data []byte) error {
+	data = httpjson.ValidUTF8(data)
 	buf := make([]byte, 0, len(data)+24)
 	buf = append(buf, "event: message\ndata: "...)
-	buf = append(buf, data...)
+	for _, c := range data {
+		switch c {
+		case '\r':
+			// dropped: a carriage return is JSON white space only
+		case '\n':
+			buf = append(buf, "\ndata: "...)
+		default:
+			buf = append(buf, c)
+		}
+	}
 	buf = append(buf, '\n', '\n')
 	if _, err := w.Write(buf); err != nil {
 		return err

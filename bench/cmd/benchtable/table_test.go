@@ -112,7 +112,7 @@ func TestPrintShowsEveryRowAndTheMethod(t *testing.T) {
 	res.print(&out)
 	got := out.String()
 	assert.Regexp(t, `call\s+null \(harness\)\s+200\s+100\s*\n`, got)
-	assert.Regexp(t, `JSON-RPC floor\s+2200\s+1100\s+1000\s+0\s+0\s+1\.00\s+-\s+1\.00\s*\n`, got)
+	assert.Regexp(t, `JSON-RPC floor\s+2200\s+1100\s+1000\s+0\s+0\s+1\.00\s+-\s+0\.67\s*\n`, got)
 	assert.Regexp(t, `toolexec MCP\s+3200\s+1600\s+1500\s+0\s+0\s+1\.50\s+1\.50–1\.50`, got)
 	assert.Contains(t, got, "median of 2 rounds")
 }

@@ -48,7 +48,7 @@ func main() {
 	var o options
 	flag.DurationVar(&o.benchtime, "benchtime", 100*time.Millisecond, "wall time of each contender's sample in each round of an in-process scenario")
 	flag.IntVar(&o.rounds, "rounds", 7, "rounds of every in-process and loopback scenario (figures are medians over rounds)")
-	flag.DurationVar(&o.loadtime, "loadtime", 1400*time.Millisecond, "wall time of each contender's loopback load, over all rounds")
+	flag.DurationVar(&o.loadtime, "loadtime", 2100*time.Millisecond, "wall time of each contender's loopback load, over all rounds")
 	flag.IntVar(&o.maxCalls, "maxcalls", 300_000, "request cap of each contender's loopback load, over all rounds")
 	flag.IntVar(&o.inflight, "inflight", 1000, "calls held in the slow tool by the memory scenario")
 	flag.StringVar(&o.only, "only", "", "run only scenarios whose name contains this")

@@ -228,8 +228,11 @@ func (s *scenario) cells(r *row, first bool) []string {
 	if f := s.find(r.floor); f != nil {
 		mid, lo, hi := s.ratio(r, f)
 		floorRatio = ratio(mid)
-		if len(r.obs) > 1 && f != r && !math.IsNaN(lo) && !math.IsNaN(hi) {
-			rounds = ratio(lo) + "–" + ratio(hi)
+		if len(r.obs) > 1 && f != r {
+			rounds = "-" // some round's net cost was not positive
+			if !math.IsNaN(lo) && !math.IsNaN(hi) {
+				rounds = ratio(lo) + "–" + ratio(hi)
+			}
 		}
 		allocs = ratio(s.allocRatio(r, f))
 		thru = ratio(s.throughputRatio(r, f))

@@ -36,17 +36,32 @@ type obs struct {
 	held          float64 // bytes held per waiting call
 }
 
-// cost is the figure ratios compare: CPU time per call (wall time where the
-// process's CPU time cannot be read), or bytes held.
-func (o obs) cost(k kind) float64 {
+// cost is the figure ratios compare: CPU time per call when the process's
+// CPU time could be read, wall time otherwise, or bytes held. The choice
+// is made on raw figures, once per scenario: a net figure at or below zero
+// stays what it is and gets no ratio.
+func (s *scenario) costOf(o obs) float64 {
 	switch {
-	case k == kindHeld:
+	case s.kind == kindHeld:
 		return o.held
-	case o.cpu > 0:
+	case s.measuredCPU():
 		return o.cpu
 	default:
 		return o.wall
 	}
+}
+
+// measuredCPU reports whether every raw figure of the scenario has a CPU
+// time.
+func (s *scenario) measuredCPU() bool {
+	for _, r := range s.rows {
+		for _, o := range r.obs {
+			if o.cpu <= 0 {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // minus is o with the harness's figures of the same round taken out
@@ -115,7 +130,7 @@ func (s *scenario) median(r *row, raw bool, f func(obs) float64) float64 {
 }
 
 func (s *scenario) cost(r *row) float64 {
-	return s.median(r, false, func(o obs) float64 { return o.cost(s.kind) })
+	return s.median(r, false, s.costOf)
 }
 
 // ratio is a's median net cost over b's, and the least and greatest of the
@@ -127,7 +142,7 @@ func (s *scenario) ratio(a, b *row) (mid, lo, hi float64) {
 	for i := range min(len(an), len(bn)) {
 		// min and max return NaN when either is NaN: one round whose net
 		// cost is not positive leaves the range unknown.
-		q := div(an[i].cost(s.kind), bn[i].cost(s.kind))
+		q := div(s.costOf(an[i]), s.costOf(bn[i]))
 		lo, hi = min(lo, q), max(hi, q)
 	}
 	return mid, lo, hi

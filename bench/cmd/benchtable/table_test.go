@@ -78,6 +78,31 @@ func TestANetCostAtOrBelowTheHarnessHasNoRatio(t *testing.T) {
 	assert.True(t, math.IsNaN(v))
 }
 
+// A floor whose net CPU time is not positive has no ratio, even though its
+// net wall time is: the cost compared is chosen once, on raw figures.
+func TestANegativeNetCPUTimeIsNotReplacedByWallTime(t *testing.T) {
+	s := scenarioOf("call", map[string][]float64{
+		nullName:            {1000},
+		bench.RESTFloorName: {900},
+		restName:            {2000},
+	}, nil)
+	s.find(bench.RESTFloorName).obs[0].wall = 5000
+	v, ok := vsFloor(restName)(s)
+	require.True(t, ok)
+	assert.True(t, math.IsNaN(v), "got %v", v)
+}
+
+func TestWallTimeIsComparedWhereCPUTimeIsMissing(t *testing.T) {
+	s := scenarioOf("call", map[string][]float64{
+		nullName:        {0},
+		bench.FloorName: {1000},
+		mcpName:         {1500},
+	}, nil)
+	v, ok := vsFloor(mcpName)(s)
+	require.True(t, ok)
+	assert.Equal(t, 1.5, v, "wall times are twice the CPU times in scenarioOf; the ratio is the same")
+}
+
 func TestTargetsSayPassOrMissWithTheMeasuredValue(t *testing.T) {
 	res := &results{rounds: 1}
 	res.add(scenarioOf("call", map[string][]float64{

@@ -158,6 +158,14 @@ func (s *scenario) throughputRatio(a, b *row) float64 {
 	return div(s.median(a, true, f), s.median(b, true, f))
 }
 
+// cpuThroughputRatio is the throughput a's raw CPU time per request allows
+// over b's: what req/s ×floor would be if both had the machine to
+// themselves, whatever else was running.
+func (s *scenario) cpuThroughputRatio(a, b *row) float64 {
+	f := func(o obs) float64 { return o.cpu }
+	return div(s.median(b, true, f), s.median(a, true, f))
+}
+
 // reference is toolexec's row for a scenario: its MCP surface when there is
 // one (the same request the peers answer), else its REST surface.
 func (s *scenario) reference() *row {
@@ -211,15 +219,17 @@ subtracted from each contender's. Ratios are of medians: net CPU time per call (
 or net bytes held per waiting call; above 1 is slower or bigger. ×floor compares each REST row with the REST floor
 and every other row (OXP included) with the JSON-RPC floor; "rounds" is the least and greatest of the same ratio
 taken round by round. ×toolexec is relative to toolexec MCP. Over loopback, req/s and latencies are as measured,
-and "req/s ×floor" is the throughput ratio; net CPU there is what remains once the Go client's, the kernel's and
-net/http's share (the null row) is taken out.
+and "req/s ×floor" is the throughput ratio; "req/cpu-s ×floor" is the same ratio computed from raw CPU time per
+request (the floor's over the contender's), which other processes on the machine barely move: when the two
+disagree, the machine was busy. Net CPU there is what remains once the Go client's, the kernel's and net/http's
+share (the null row) is taken out.
 `, t.rounds)
 }
 
 func header(k kind) []string {
 	switch k {
 	case kindLoopback:
-		return []string{"scenario", "contender", "req/s", "p50", "p99", "cpu ns/req", "net cpu ns/req", "req/s ×floor", "×floor", "rounds", "×toolexec"}
+		return []string{"scenario", "contender", "req/s", "p50", "p99", "cpu ns/req", "net cpu ns/req", "req/s ×floor", "req/cpu-s ×floor", "×floor", "rounds", "×toolexec"}
 	case kindHeld:
 		return []string{"scenario", "contender", "B held/call", "net B held/call", "×floor", "×toolexec"}
 	default:
@@ -239,7 +249,7 @@ func (s *scenario) cells(r *row, first bool) []string {
 		}
 		return num(s.median(r, false, f))
 	}
-	var floorRatio, rounds, allocs, thru, ref string
+	var floorRatio, rounds, allocs, thru, thruCPU, ref string
 	if f := s.find(r.floor); f != nil {
 		mid, lo, hi := s.ratio(r, f)
 		floorRatio = ratio(mid)
@@ -251,6 +261,7 @@ func (s *scenario) cells(r *row, first bool) []string {
 		}
 		allocs = ratio(s.allocRatio(r, f))
 		thru = ratio(s.throughputRatio(r, f))
+		thruCPU = ratio(s.cpuThroughputRatio(r, f))
 	}
 	if x := s.reference(); x != nil && !r.null {
 		mid, _, _ := s.ratio(r, x)
@@ -260,7 +271,7 @@ func (s *scenario) cells(r *row, first bool) []string {
 	case kindLoopback:
 		p50, p99 := bench.Percentiles(slices.Clone(r.latencies))
 		return []string{name, r.contender, raw(func(o obs) float64 { return o.rps }), dur(p50), dur(p99),
-			raw(func(o obs) float64 { return o.cpu }), net(func(o obs) float64 { return o.cpu }), thru, floorRatio, rounds, ref}
+			raw(func(o obs) float64 { return o.cpu }), net(func(o obs) float64 { return o.cpu }), thru, thruCPU, floorRatio, rounds, ref}
 	case kindHeld:
 		return []string{name, r.contender, raw(func(o obs) float64 { return o.held }), net(func(o obs) float64 { return o.held }), floorRatio, ref}
 	default:

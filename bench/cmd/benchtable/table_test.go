@@ -126,6 +126,26 @@ func TestTargetsSayPassOrMissWithTheMeasuredValue(t *testing.T) {
 	assert.Contains(t, got, "3 of 5 measured targets PASS")
 }
 
+func TestLoopbackThroughputRatiosComeFromReqPerSecondAndFromCPUTime(t *testing.T) {
+	s := &scenario{name: "loopback, 1 clients", kind: kindLoopback}
+	for _, c := range []struct {
+		c        bench.Contender
+		rps, cpu float64
+	}{{bench.Contender{Name: nullName}, 1000, 50}, {bench.Floor(), 800, 100}, {bench.ToolexecMCP(), 600, 125}} {
+		r := newRow(c.c, c.c.Name == nullName, 1)
+		r.obs[0] = obs{rps: c.rps, cpu: c.cpu, wall: 1e9 / c.rps}
+		s.rows = append(s.rows, r)
+	}
+	mcp, floor := s.find(mcpName), s.find(bench.FloorName)
+	assert.Equal(t, 0.75, s.throughputRatio(mcp, floor))
+	assert.Equal(t, 0.8, s.cpuThroughputRatio(mcp, floor))
+	v, ok := throughputVsFloor(mcpName)(s)
+	require.True(t, ok)
+	assert.Equal(t, 0.75, v, "the target is throughput as measured")
+	mid, _, _ := s.ratio(mcp, floor)
+	assert.Equal(t, 1.5, mid, "net CPU: (125-50)/(100-50)")
+}
+
 func TestPrintShowsEveryRowAndTheMethod(t *testing.T) {
 	res := &results{rounds: 2}
 	res.add(scenarioOf("call", map[string][]float64{

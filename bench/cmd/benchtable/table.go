@@ -316,13 +316,18 @@ func allocsVsFloor(contender string) func(*scenario) (float64, bool) {
 	}
 }
 
+// throughputVsFloor is the lesser of a contender's throughput ratios to
+// its floor's: req/s as measured, and req/s as raw CPU time per request
+// allows. On a quiet machine they agree; on a busy one the wall-clock ratio
+// can swing either way, and a target must not pass on that swing.
 func throughputVsFloor(contender string) func(*scenario) (float64, bool) {
 	return func(s *scenario) (float64, bool) {
 		r := s.find(contender)
 		if r == nil || s.find(r.floor) == nil {
 			return 0, false
 		}
-		return s.throughputRatio(r, s.find(r.floor)), true
+		f := s.find(r.floor)
+		return min(s.throughputRatio(r, f), s.cpuThroughputRatio(r, f)), true
 	}
 }
 
@@ -353,8 +358,8 @@ func targets() []target {
 	for _, c := range []int{1, 16, 64} {
 		s := fmt.Sprintf("loopback, %d clients", c)
 		ts = append(ts,
-			target{fmt.Sprintf("MCP req/s ×JSON-RPC floor's, %d clients", c), s, 0.95, false, throughputVsFloor(mcpName)},
-			target{fmt.Sprintf("REST req/s ×REST floor's, %d clients", c), s, 0.95, false, throughputVsFloor(restName)})
+			target{fmt.Sprintf("MCP throughput ×JSON-RPC floor's, %d clients", c), s, 0.95, false, throughputVsFloor(mcpName)},
+			target{fmt.Sprintf("REST throughput ×REST floor's, %d clients", c), s, 0.95, false, throughputVsFloor(restName)})
 	}
 	return append(ts, target{"mcp-go CPU ÷ toolexec MCP CPU (speed-up)", "call", 3, false, speedUp(mcpGoName)})
 }
@@ -392,6 +397,7 @@ func (t *results) targets(w io.Writer) {
 	}
 	fmt.Fprintln(w, "\ntargets (net of the harness, medians of rounds):")
 	writeAligned(w, lines, 2)
+	fmt.Fprintln(w, "throughput: the lesser of the req/s and req/cpu-s ratios.")
 	fmt.Fprintf(w, "%d of %d measured targets PASS\n", pass, total)
 }
 

@@ -141,7 +141,10 @@ func TestLoopbackThroughputRatiosComeFromReqPerSecondAndFromCPUTime(t *testing.T
 	assert.Equal(t, 0.8, s.cpuThroughputRatio(mcp, floor))
 	v, ok := throughputVsFloor(mcpName)(s)
 	require.True(t, ok)
-	assert.Equal(t, 0.75, v, "the target is throughput as measured")
+	assert.Equal(t, 0.75, v, "the lesser of the two")
+	s.find(mcpName).obs[0].rps = 1000
+	v, _ = throughputVsFloor(mcpName)(s)
+	assert.Equal(t, 0.8, v, "a wall-clock swing above the CPU-time ratio does not count")
 	mid, _, _ := s.ratio(mcp, floor)
 	assert.Equal(t, 1.5, mid, "net CPU: (125-50)/(100-50)")
 }

@@ -33,9 +33,10 @@ lint: vet
 tidy:
 	@set -e; for m in $(MODULES); do (cd $$m && $(GO) mod tidy); done
 
-# Runs every benchmark scenario against every contender in one process and
-# prints one table (docs/performance.md); BENCHFLAGS passes flags, e.g.
-# BENCHFLAGS='-benchtime 1s -loadtime 2s'.
+# Runs every benchmark scenario against every contender and the harness
+# alone in one process, and prints tables net of the harness and the
+# performance targets (docs/performance.md); BENCHFLAGS passes flags, e.g.
+# BENCHFLAGS='-rounds 9 -benchtime 200ms -loadtime 6s'.
 bench:
 	cd bench && $(GO) run ./cmd/benchtable $(BENCHFLAGS)
 

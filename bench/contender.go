@@ -61,23 +61,12 @@ type Request struct {
 	Body   []byte
 }
 
-// NewRequest returns a fresh *http.Request for base + r.Path (base "" gives
-// a server-side request for ServeHTTP, as httptest.NewRequest does).
+// NewRequest returns a fresh client *http.Request for base + r.Path, as a
+// client sends it (Loopback). In-process calls use a Caller instead.
 func (r Request) NewRequest(base string) (*http.Request, error) {
 	var body io.Reader = http.NoBody
 	if r.Body != nil {
 		body = bytes.NewReader(r.Body)
-	}
-	if base == "" {
-		req, err := http.NewRequest(r.Method, "http://example.com"+r.Path, body)
-		if err != nil {
-			return nil, err
-		}
-		req.RequestURI = r.Path
-		req.RemoteAddr = "192.0.2.1:1234"
-		req.Host = "example.com"
-		req.Header = r.Header.Clone()
-		return req, nil
 	}
 	req, err := http.NewRequest(r.Method, base+r.Path, body)
 	if err != nil {

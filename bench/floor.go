@@ -6,16 +6,18 @@ import (
 	"net/http"
 )
 
-// Floor is the least any JSON tool endpoint can do: a hand-written
+// Floor is the least a JSON-RPC tool endpoint can do: a hand-written
 // net/http handler that decodes the JSON-RPC tools/call request into Go
-// types, runs the tool, and encodes the same CallToolResult the MCP
+// types in one json.Unmarshal, decodes the arguments into the tool's input
+// type, runs the tool, and encodes the same CallToolResult the MCP
 // contenders answer (a text block with the output's JSON and the output as
-// structuredContent). It checks the method, limits the body, and refuses
-// arguments that do not decode into the tool's input type, but runs no
-// schema validation, no middleware and no session machinery.
+// structuredContent) in one json.Marshal. It checks the method, limits the
+// body, and refuses arguments that do not decode into the tool's input
+// type, but runs no schema validation, no middleware and no session
+// machinery. Every JSON-RPC contender, and OXP, is compared with it.
 func Floor() Contender {
 	return Contender{
-		Name: "floor",
+		Name: FloorName,
 		Wire: WireJSONRPC,
 		New: func(g *Gate) http.Handler {
 			return &floorHandler{gate: g}
@@ -30,6 +32,12 @@ func Floor() Contender {
 		},
 	}
 }
+
+// The names of the two floors, which tables look contenders' floors up by.
+const (
+	FloorName     = "JSON-RPC floor"
+	RESTFloorName = "REST floor"
+)
 
 // The schemas of ToolAdd as the floor lists them, the same the other
 // contenders infer from AddIn and SumOut.
@@ -82,6 +90,7 @@ type floorResult struct {
 	Content           []floorText `json:"content"`
 	StructuredContent *SumOut     `json:"structuredContent,omitempty"`
 	IsError           bool        `json:"isError"`
+	invalid           bool        // the arguments did not decode
 }
 
 type floorList struct {
@@ -109,9 +118,11 @@ func (h *floorHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case "tools/list":
 		resp.Result = floorList{Tools: h.tools}
 	case "tools/call":
-		resp.Result = h.call(r, req.Params.Name, req.Params.Arguments)
-		if resp.Result == nil {
+		res, ok := floorCall(h.gate, h.adders, r, req.Params.Name, req.Params.Arguments)
+		if !ok {
 			resp.Error = &floorError{-32602, "Unknown tool: " + req.Params.Name}
+		} else {
+			resp.Result = res
 		}
 	default:
 		resp.Error = &floorError{-32601, "Method not found"}
@@ -119,34 +130,39 @@ func (h *floorHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	writeFloor(w, resp)
 }
 
-// call runs the named tool; nil means there is no such tool.
-func (h *floorHandler) call(r *http.Request, name string, args json.RawMessage) any {
+// floorCall runs the named tool; false means there is no such tool. adders
+// names the discovery tools, all of which add.
+func floorCall(g *Gate, adders map[string]bool, r *http.Request, name string, args []byte) (floorResult, bool) {
 	var out SumOut
-	if h.adders[name] {
+	if adders[name] {
 		name = ToolAdd
 	}
 	switch name {
 	case ToolAdd:
 		var in AddIn
 		if err := json.Unmarshal(args, &in); err != nil {
-			return floorResult{Content: []floorText{{"text", "invalid arguments: " + err.Error()}}, IsError: true}
+			return floorInvalid(err), true
 		}
-		out = h.gate.add(in)
+		out = g.add(in)
 	case ToolSum:
 		var in SumIn
 		if err := json.Unmarshal(args, &in); err != nil {
-			return floorResult{Content: []floorText{{"text", "invalid arguments: " + err.Error()}}, IsError: true}
+			return floorInvalid(err), true
 		}
-		out = h.gate.sum(in)
+		out = g.sum(in)
 	case ToolWait:
-		if h.gate == nil || h.gate.wait(r.Context()) != nil {
-			return floorResult{Content: []floorText{{"text", "canceled"}}, IsError: true}
+		if g == nil || g.wait(r.Context()) != nil {
+			return floorResult{Content: []floorText{{"text", "canceled"}}, IsError: true}, true
 		}
 	default:
-		return nil
+		return floorResult{}, false
 	}
 	text, _ := json.Marshal(out)
-	return floorResult{Content: []floorText{{"text", string(text)}}, StructuredContent: &out}
+	return floorResult{Content: []floorText{{"text", string(text)}}, StructuredContent: &out}, true
+}
+
+func floorInvalid(err error) floorResult {
+	return floorResult{Content: []floorText{{"text", "invalid arguments: " + err.Error()}}, IsError: true, invalid: true}
 }
 
 func writeFloor(w http.ResponseWriter, resp floorResponse) {

@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"reflect"
 	"runtime"
 	"slices"
 	"sync"
@@ -14,43 +15,27 @@ import (
 	"time"
 )
 
-// Serve answers r with h in-process and returns the recorded response.
-func Serve(h http.Handler, r Request) (*httptest.ResponseRecorder, error) {
-	req, err := r.NewRequest("")
-	if err != nil {
-		return nil, err
-	}
-	rec := httptest.NewRecorder()
-	h.ServeHTTP(rec, req)
-	return rec, nil
+// Serve answers r with h once, in-process, through a Caller, and returns
+// the recorded response.
+func Serve(h http.Handler, r Request) *Writer {
+	c := NewCaller(h, r)
+	c.Call()
+	return c.Response()
 }
 
-// BenchServe is the in-process benchmark loop: b.N times, a fresh request
-// and httptest.ResponseRecorder, then h.ServeHTTP. Every contender pays the
-// same harness cost (see BenchHarness). It fails b if the last response is
-// not a 200.
+// BenchServe is the in-process benchmark loop: b.N calls of h through one
+// Caller, so every contender pays the same small harness cost (measure it
+// with Null). It fails b if the last response is not a 200.
 func BenchServe(b *testing.B, h http.Handler, r Request) {
+	c := NewCaller(h, r)
 	b.ReportAllocs()
-	var rec *httptest.ResponseRecorder
 	for b.Loop() {
-		req, err := r.NewRequest("")
-		if err != nil {
-			b.Fatal(err)
-		}
-		rec = httptest.NewRecorder()
-		h.ServeHTTP(rec, req)
+		c.Call()
 	}
-	if rec != nil && rec.Code != http.StatusOK {
-		b.Fatalf("status %d: %s", rec.Code, truncate(rec.Body.Bytes()))
+	if w := c.Response(); w.Status() != http.StatusOK {
+		b.Fatalf("status %d: %s", w.Status(), truncate(w.Body()))
 	}
 }
-
-// Harness is a handler that does nothing but answer a fixed small JSON
-// body: BenchServe with it measures the harness alone.
-var Harness http.Handler = http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
-	w.Header().Set("Content-Type", "application/json")
-	_, _ = w.Write([]byte(`{"ok":true}`))
-})
 
 // LoadResult is the outcome of a loopback load run.
 type LoadResult struct {
@@ -201,31 +186,47 @@ func Loopback(h http.Handler, r Request, opts LoadOptions) (LoadResult, error) {
 // and goroutine stack memory held per waiting call (live bytes after a
 // garbage collection, less those before the calls started). The calls are
 // then released and each answer is checked. timeout bounds the whole run.
+// The figure includes what the harness itself holds per call (a goroutine,
+// a Caller, a request); NullInFlightMemory measures that part.
 func InFlightMemory(c Contender, n int, timeout time.Duration) (float64, error) {
 	g := NewGate()
 	defer g.Open()
-	h := c.New(g)
-	r := c.Wire.CallRequest(ToolWait, []byte(`{}`))
-	if _, err := Serve(Harness, r); err != nil { // warm the harness's own lazy state
-		return 0, err
-	}
+	return inFlight(c.Name, c.New(g), g, c.Wire.CallRequest(ToolWait, []byte(`{}`)), n, timeout,
+		func(w *Writer) error {
+			out, err := c.Wire.ParseCall(w.Status(), w.Header(), w.Body())
+			if err == nil && (out.IsError || out.Sum != 0) {
+				err = fmt.Errorf("%+v", out)
+			}
+			return err
+		})
+}
+
+// NullInFlightMemory is InFlightMemory for the Null handler held on a gate:
+// the memory the harness holds per waiting call, whatever the handler.
+func NullInFlightMemory(n int, timeout time.Duration) (float64, error) {
+	g := NewGate()
+	defer g.Open()
+	return inFlight("null", Null(g), g, WireJSONRPC.CallRequest(ToolWait, []byte(`{}`)), n, timeout,
+		func(w *Writer) error {
+			if w.Status() != http.StatusOK {
+				return fmt.Errorf("status %d", w.Status())
+			}
+			return nil
+		})
+}
+
+func inFlight(name string, h http.Handler, g *Gate, r Request, n int, timeout time.Duration, check func(*Writer) error) (float64, error) {
+	Serve(Null(nil), r) // warm the harness's own lazy state
 	before := liveBytes()
 
-	type answer struct {
-		rec *httptest.ResponseRecorder
-		err error
-	}
-	answers := make(chan answer, n)
+	answers := make(chan *Writer, n)
 	for range n {
-		go func() {
-			rec, err := Serve(h, r)
-			answers <- answer{rec, err}
-		}()
+		go func() { answers <- Serve(h, r) }()
 	}
 	deadline := time.Now().Add(timeout)
 	for g.Entered() < int64(n) {
 		if time.Now().After(deadline) {
-			return 0, fmt.Errorf("%s: only %d of %d calls reached the tool", c.Name, g.Entered(), n)
+			return 0, fmt.Errorf("%s: only %d of %d calls reached the tool", name, g.Entered(), n)
 		}
 		time.Sleep(time.Millisecond)
 	}
@@ -233,19 +234,12 @@ func InFlightMemory(c Contender, n int, timeout time.Duration) (float64, error) 
 	g.Open()
 	for range n {
 		select {
-		case a := <-answers:
-			if a.err != nil {
-				return 0, a.err
-			}
-			out, err := c.Wire.ParseCall(a.rec.Code, a.rec.Header(), a.rec.Body.Bytes())
-			if err != nil {
-				return 0, fmt.Errorf("%s: wait answer: %w", c.Name, err)
-			}
-			if out.IsError || out.Sum != 0 {
-				return 0, fmt.Errorf("%s: wait answer: %+v", c.Name, out)
+		case w := <-answers:
+			if err := check(w); err != nil {
+				return 0, fmt.Errorf("%s: wait answer: %w: %s", name, err, truncate(w.Body()))
 			}
 		case <-time.After(time.Until(deadline)):
-			return 0, fmt.Errorf("%s: released calls did not answer in time", c.Name)
+			return 0, fmt.Errorf("%s: released calls did not answer in time", name)
 		}
 	}
 	return float64(held-before) / float64(n), nil
@@ -264,16 +258,20 @@ func liveBytes() int64 {
 // answer is a success carrying {"sum": want}. Benchmarks run it before
 // measuring, so a contender that answers wrongly is never timed.
 func CheckCall(w Wire, h http.Handler, tool string, args []byte, want int) error {
-	rec, err := Serve(h, w.CallRequest(tool, args))
-	if err != nil {
-		return err
-	}
-	out, err := w.ParseCall(rec.Code, rec.Header(), rec.Body.Bytes())
+	c := NewCaller(h, w.CallRequest(tool, args))
+	before := c.Header().Clone()
+	c.Call()
+	rec := c.Response()
+	out, err := w.ParseCall(rec.Status(), rec.Header(), rec.Body())
 	if err != nil {
 		return err
 	}
 	if out.IsError || out.Sum != want {
-		return fmt.Errorf("answered %+v, want sum %d: %s", out, want, truncate(rec.Body.Bytes()))
+		return fmt.Errorf("answered %+v, want sum %d: %s", out, want, truncate(rec.Body()))
+	}
+	if !reflect.DeepEqual(before, c.Header()) {
+		// The Caller shares one header map between its calls.
+		return fmt.Errorf("the handler changed the request header: %v, was %v", c.Header(), before)
 	}
 	return nil
 }
@@ -281,11 +279,8 @@ func CheckCall(w Wire, h http.Handler, tool string, args []byte, want int) error
 // CheckList sends one discovery request to h and checks that it lists
 // exactly the n tools named by ListToolName, in one page.
 func CheckList(w Wire, h http.Handler, n int) error {
-	rec, err := Serve(h, w.ListRequest())
-	if err != nil {
-		return err
-	}
-	names, err := w.ParseList(rec.Code, rec.Header(), rec.Body.Bytes())
+	rec := Serve(h, w.ListRequest())
+	names, err := w.ParseList(rec.Status(), rec.Header(), rec.Body())
 	if err != nil {
 		return err
 	}

@@ -1,11 +1,19 @@
 // Command benchtable runs every benchmark scenario against every contender
-// in one process and prints one table, with each contender's figures and
-// their ratios to the floor and to toolexec. Running everything in one
-// process, back to back, keeps the ratios meaningful on a noisy machine
-// even when the absolute figures are not.
+// in one process and prints tables of their costs, their ratios to the
+// hand-written floors, and whether toolexec meets its performance targets
+// (make bench).
 //
 //	go run ./cmd/benchtable              (make bench)
-//	go run ./cmd/benchtable -benchtime 1s -loadtime 2s
+//	go run ./cmd/benchtable -rounds 11 -benchtime 200ms -loadtime 4s
+//
+// How it measures (docs/performance.md says more): every scenario runs in
+// rounds; each round measures every contender once, in an order rotated
+// from round to round, so noise from elsewhere on the machine lands on all
+// of them. Cost is the process's CPU time per call. Each round also
+// measures bench.Null, a handler that does nothing, and that round's Null
+// cost is subtracted from every contender's before anything is compared: the
+// figures are the handlers' own. A contender's figure is the median of its
+// rounds, and ratios are ratios of those medians.
 //
 // It only ever talks to servers it starts on 127.0.0.1, and every load run
 // is bounded in time and in request count.
@@ -15,196 +23,222 @@ import (
 	"bufio"
 	"flag"
 	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"os/exec"
 	"runtime"
 	"strings"
-	"testing"
 	"time"
 
 	"github.com/toolexec/toolexec/bench"
 )
 
+// options are the command's flags.
+type options struct {
+	benchtime time.Duration
+	rounds    int
+	loadtime  time.Duration
+	maxCalls  int
+	inflight  int
+	only      string
+}
+
 func main() {
-	testing.Init()
-	benchtime := flag.Duration("benchtime", 120*time.Millisecond, "run time of each round of an in-process benchmark")
-	rounds := flag.Int("rounds", 5, "rounds of every scenario, interleaving the contenders")
-	loadtime := flag.Duration("loadtime", 1500*time.Millisecond, "run time of each loopback load cell, over all rounds")
-	maxCalls := flag.Int("maxcalls", 300_000, "request cap of each loopback load cell, over all rounds")
-	inflight := flag.Int("inflight", 1000, "calls held in the slow tool by the memory scenario")
-	only := flag.String("only", "", "run only scenarios whose name contains this")
+	var o options
+	flag.DurationVar(&o.benchtime, "benchtime", 100*time.Millisecond, "wall time of each contender's sample in each round of an in-process scenario")
+	flag.IntVar(&o.rounds, "rounds", 7, "rounds of every in-process and loopback scenario (figures are medians over rounds)")
+	flag.DurationVar(&o.loadtime, "loadtime", 2100*time.Millisecond, "wall time of each contender's loopback load, over all rounds")
+	flag.IntVar(&o.maxCalls, "maxcalls", 300_000, "request cap of each contender's loopback load, over all rounds")
+	flag.IntVar(&o.inflight, "inflight", 1000, "calls held in the slow tool by the memory scenario")
+	flag.StringVar(&o.only, "only", "", "run only scenarios whose name contains this")
 	flag.Parse()
-	if *rounds < 1 {
-		*rounds = 1
-	}
-	if err := flag.Set("test.benchtime", benchtime.String()); err != nil {
-		fatal(err)
-	}
+	o.rounds = max(o.rounds, 1)
 
-	t := &table{}
-	describeMachine()
+	start := time.Now()
+	describeMachine(os.Stdout, o)
+	res := run(o, os.Stderr)
+	fmt.Fprintln(os.Stderr)
+	res.print(os.Stdout)
+	res.targets(os.Stdout)
+	fmt.Fprintf(os.Stdout, "\nrun took %s\n", time.Since(start).Round(time.Second))
+}
+
+// nullName is the harness-only row of every scenario.
+const nullName = "null (harness)"
+
+var addArgs = []byte(`{"a":2,"b":40}`)
+
+// run runs every scenario o selects, reporting progress to log.
+func run(o options, log io.Writer) *results {
+	res := &results{rounds: o.rounds}
 	contenders := bench.Contenders()
-	run := func(name string) bool { return *only == "" || strings.Contains(name, *only) }
+	want := func(name string) bool {
+		if o.only != "" && !strings.Contains(name, o.only) {
+			return false
+		}
+		fmt.Fprintf(log, "running %s...\n", name)
+		return true
+	}
 
-	addArgs := []byte(`{"a":2,"b":40}`)
-	if s := "call"; run(s) {
-		cases := []benchCase{{name: "(harness only)", noRatio: true, h: bench.Harness, r: bench.WireJSONRPC.CallRequest(bench.ToolAdd, addArgs)}}
+	if s := "call"; want(s) {
+		var cases []inCase
 		for _, c := range contenders {
 			h := c.New(bench.NewGate())
 			check(s, c.Name, bench.CheckCall(c.Wire, h, bench.ToolAdd, addArgs, 42))
-			cases = append(cases, benchCase{name: c.Name, h: h, r: c.Wire.CallRequest(bench.ToolAdd, addArgs)})
+			cases = append(cases, inCase{c: c, h: h, r: c.Wire.CallRequest(bench.ToolAdd, addArgs)})
 		}
-		runBenchmarks(t, s, cases, *rounds)
+		res.add(inProcess(s, cases, o))
 	}
-	if s := "call, 100 KB args"; run(s) {
-		args, want := bench.LargeSumArgs(100 << 10)
-		var cases []benchCase
+	if s := "call, 100 KB args"; want(s) {
+		args, sum := bench.LargeSumArgs(100 << 10)
+		var cases []inCase
 		for _, c := range contenders {
 			h := c.New(bench.NewGate())
-			check(s, c.Name, bench.CheckCall(c.Wire, h, bench.ToolSum, args, want))
-			cases = append(cases, benchCase{name: c.Name, h: h, r: c.Wire.CallRequest(bench.ToolSum, args)})
+			check(s, c.Name, bench.CheckCall(c.Wire, h, bench.ToolSum, args, sum))
+			cases = append(cases, inCase{c: c, h: h, r: c.Wire.CallRequest(bench.ToolSum, args)})
 		}
-		runBenchmarks(t, s, cases, *rounds)
+		res.add(inProcess(s, cases, o))
 	}
-	if s := "call, 1 of 1000 tools"; run(s) {
+	if s := "call, 1 of 1000 tools"; want(s) {
 		// The last of 1000 registered tools: a lookup that scans, or
 		// rebuilds an index per call, shows here.
-		var cases []benchCase
+		var cases []inCase
 		for _, c := range contenders {
 			if c.NewList != nil {
 				h := c.NewList(1000)
 				check(s, c.Name, bench.CheckCall(c.Wire, h, bench.ListToolName(999), addArgs, 42))
-				cases = append(cases, benchCase{name: c.Name, h: h, r: c.Wire.CallRequest(bench.ListToolName(999), addArgs)})
+				cases = append(cases, inCase{c: c, h: h, r: c.Wire.CallRequest(bench.ListToolName(999), addArgs)})
 			}
 		}
-		runBenchmarks(t, s, cases, *rounds)
+		res.add(inProcess(s, cases, o))
 	}
 	for _, n := range []int{1, 100, 1000} {
 		s := fmt.Sprintf("list, %d tools", n)
-		if !run(s) {
+		if !want(s) {
 			continue
 		}
-		var cases []benchCase
+		var cases []inCase
 		for _, c := range contenders {
 			if c.NewList != nil {
 				h := c.NewList(n)
 				check(s, c.Name, bench.CheckList(c.Wire, h, n))
-				cases = append(cases, benchCase{name: c.Name, h: h, r: c.Wire.ListRequest()})
+				cases = append(cases, inCase{c: c, h: h, r: c.Wire.ListRequest()})
 			}
 		}
-		runBenchmarks(t, s, cases, *rounds)
+		res.add(inProcess(s, cases, o))
 	}
 	for _, clients := range []int{1, 16, 64} {
-		s := fmt.Sprintf("loopback, %d clients", clients)
-		if !run(s) {
-			continue
-		}
-		progress(s)
-		// Rounds interleave the contenders, so a burst of noise from
-		// elsewhere on the machine is spread over all of them.
-		total := make([]bench.LoadResult, len(contenders))
-		lat := make([][]time.Duration, len(contenders))
-		for range *rounds {
-			for i, c := range contenders {
-				h := c.New(bench.NewGate())
-				check(s, c.Name, bench.CheckCall(c.Wire, h, bench.ToolAdd, addArgs, 42))
-				res, err := bench.Loopback(h, c.Wire.CallRequest(bench.ToolAdd, addArgs),
-					bench.LoadOptions{Clients: clients, Duration: *loadtime / time.Duration(*rounds), MaxCalls: *maxCalls / *rounds, Warmup: 20})
-				if err != nil {
-					fatal(fmt.Errorf("%s %s: %w", s, c.Name, err))
-				}
-				if res.Errors > 0 {
-					fatal(fmt.Errorf("%s %s: %d failed requests", s, c.Name, res.Errors))
-				}
-				total[i].Requests += res.Requests
-				total[i].Elapsed += res.Elapsed
-				total[i].CPU += res.CPU
-				lat[i] = append(lat[i], res.Latencies...)
-			}
-		}
-		for i, c := range contenders {
-			p50, p99 := bench.Percentiles(lat[i])
-			rw := row{scenario: s, contender: c.Name, rps: total[i].RPS(), p50: p50, p99: p99}
-			if total[i].CPU > 0 && total[i].Requests > 0 {
-				rw.cpu = float64(total[i].CPU.Nanoseconds()) / float64(total[i].Requests)
-			}
-			t.add(rw)
+		if s := fmt.Sprintf("loopback, %d clients", clients); want(s) {
+			res.add(loopback(s, contenders, clients, o))
 		}
 	}
-	if s := fmt.Sprintf("held per call, %d waiting", *inflight); run(s) {
-		progress(s)
-		for _, c := range contenders {
-			v, err := bench.InFlightMemory(c, *inflight, time.Minute)
+	if s := fmt.Sprintf("held per call, %d waiting", o.inflight); want(s) {
+		res.add(held(s, contenders, o))
+	}
+	return res
+}
+
+// inCase is one contender's handler and request in an in-process scenario.
+type inCase struct {
+	c bench.Contender
+	h http.Handler
+	r bench.Request
+}
+
+// inProcess measures every case, and the harness alone, over o.rounds
+// rounds. A first, unrecorded pass warms each case up and sizes its
+// samples to about o.benchtime each.
+func inProcess(name string, cases []inCase, o options) *scenario {
+	// The null case sends the JSON-RPC floor's request: the same body size
+	// (within a few bytes) as every contender's.
+	null := inCase{c: bench.Contender{Name: nullName}, h: bench.Null(nil), r: cases[0].r}
+	cases = append([]inCase{null}, cases...)
+	s := &scenario{name: name, kind: kindInProcess}
+	callers := make([]*bench.Caller, len(cases))
+	sizes := make([]int, len(cases))
+	for i, c := range cases {
+		callers[i] = bench.NewCaller(c.h, c.r)
+		sizes[i] = bench.Calibrate(callers[i], o.benchtime)
+		s.rows = append(s.rows, newRow(c.c, i == 0, o.rounds))
+	}
+	for r := range o.rounds {
+		for k := range cases {
+			i := (k + r) % len(cases)
+			m := bench.Measure(callers[i], sizes[i])
+			if w := callers[i].Response(); w.Status() != http.StatusOK {
+				fatal(fmt.Errorf("%s: %s answered %d: %.200s", name, cases[i].c.Name, w.Status(), w.Body()))
+			}
+			s.rows[i].obs[r] = obs{wall: m.WallPerOp(), cpu: m.CPUPerOp(), allocs: m.AllocsPerOp(), bytes: m.BytesPerOp()}
+		}
+	}
+	return s
+}
+
+// loopback drives every contender, and Null, over loopback TCP from
+// clients concurrent clients, o.rounds times each, interleaved.
+func loopback(name string, contenders []bench.Contender, clients int, o options) *scenario {
+	s := &scenario{name: name, kind: kindLoopback}
+	type lcase struct {
+		c   bench.Contender
+		new func() http.Handler
+	}
+	cases := []lcase{{c: bench.Contender{Name: nullName, Wire: bench.WireJSONRPC}, new: func() http.Handler { return bench.Null(nil) }}}
+	for _, c := range contenders {
+		cases = append(cases, lcase{c: c, new: func() http.Handler {
+			h := c.New(bench.NewGate())
+			check(name, c.Name, bench.CheckCall(c.Wire, h, bench.ToolAdd, addArgs, 42))
+			return h
+		}})
+	}
+	for i, c := range cases {
+		s.rows = append(s.rows, newRow(c.c, i == 0, o.rounds))
+	}
+	opts := bench.LoadOptions{Clients: clients, Duration: o.loadtime / time.Duration(o.rounds),
+		MaxCalls: max(o.maxCalls/o.rounds, clients), Warmup: 20}
+	for r := range o.rounds {
+		for k := range cases {
+			i := (k + r) % len(cases)
+			c := cases[i]
+			res, err := bench.Loopback(c.new(), c.c.Wire.CallRequest(bench.ToolAdd, addArgs), opts)
 			if err != nil {
-				fatal(err)
+				fatal(fmt.Errorf("%s %s: %w", name, c.c.Name, err))
 			}
-			t.add(row{scenario: s, contender: c.Name, held: v})
+			if res.Errors > 0 {
+				fatal(fmt.Errorf("%s %s: %d failed requests", name, c.c.Name, res.Errors))
+			}
+			ob := obs{rps: res.RPS()}
+			if res.Requests > 0 {
+				ob.wall = float64(res.Elapsed.Nanoseconds()) / float64(res.Requests)
+				ob.cpu = float64(res.CPU.Nanoseconds()) / float64(res.Requests)
+			}
+			s.rows[i].obs[r] = ob
+			s.rows[i].latencies = append(s.rows[i].latencies, res.Latencies...)
 		}
 	}
-	fmt.Fprintln(os.Stderr)
-	t.print(os.Stdout)
-	t.targets(os.Stdout)
+	return s
 }
 
-// benchCase is one contender's handler and request in an in-process
-// scenario.
-type benchCase struct {
-	name    string
-	noRatio bool
-	h       http.Handler
-	r       bench.Request
-}
-
-// runBenchmarks runs every case rounds times, interleaved (a, b, c, a, b,
-// c...), and keeps each case's cheapest round. Cost is the process's CPU
-// time per call (the handler, its goroutines and the garbage collector it
-// causes), which other processes on the machine barely disturb, where wall
-// time grows with every one of them; noise only ever adds cost, and
-// interleaving spreads it over every contender instead of one.
-func runBenchmarks(t *table, scenario string, cases []benchCase, rounds int) {
-	progress(scenario)
-	best := make([]row, len(cases))
-	for range rounds {
-		for i, c := range cases {
-			var cpu time.Duration
-			r := benchmark(func(b *testing.B) {
-				start := bench.ProcessCPU()
-				bench.BenchServe(b, c.h, c.r)
-				cpu = bench.ProcessCPU() - start // the last call is the measured one
-			})
-			rw := benchRow(scenario, c.name, r)
-			if cpu > 0 {
-				rw.cpu = float64(cpu.Nanoseconds()) / float64(r.N)
-			}
-			rw.noRatio = c.noRatio
-			if best[i].ns == 0 || rw.cost() < best[i].cost() {
-				best[i] = rw
-			}
+// held measures the memory held per waiting call, once per contender and
+// once for the harness alone.
+func held(name string, contenders []bench.Contender, o options) *scenario {
+	s := &scenario{name: name, kind: kindHeld}
+	v, err := bench.NullInFlightMemory(o.inflight, time.Minute)
+	if err != nil {
+		fatal(err)
+	}
+	s.rows = append(s.rows, newRow(bench.Contender{Name: nullName}, true, 1))
+	s.rows[0].obs[0].held = v
+	for _, c := range contenders {
+		v, err := bench.InFlightMemory(c, o.inflight, time.Minute)
+		if err != nil {
+			fatal(err)
 		}
+		rw := newRow(c, false, 1)
+		rw.obs[0].held = v
+		s.rows = append(s.rows, rw)
 	}
-	for _, rw := range best {
-		t.add(rw)
-	}
-}
-
-// benchmark runs f as testing.Benchmark does, failing loudly instead of
-// returning an empty result when the benchmark fails.
-func benchmark(f func(b *testing.B)) testing.BenchmarkResult {
-	r := testing.Benchmark(f)
-	if r.N == 0 {
-		fatal(fmt.Errorf("a benchmark failed (rerun it with go test -bench to see why)"))
-	}
-	return r
-}
-
-func benchRow(scenario, contender string, r testing.BenchmarkResult) row {
-	return row{scenario: scenario, contender: contender, ns: nsPerOp(r),
-		bytes: float64(r.AllocedBytesPerOp()), allocs: float64(r.AllocsPerOp())}
-}
-
-func nsPerOp(r testing.BenchmarkResult) float64 {
-	return float64(r.T.Nanoseconds()) / float64(r.N)
+	return s
 }
 
 // check stops the run when a contender answered wrongly: its figures
@@ -215,15 +249,13 @@ func check(scenario, contender string, err error) {
 	}
 }
 
-func progress(s string) { fmt.Fprintf(os.Stderr, "running %s...\n", s) }
-
 func fatal(err error) {
 	fmt.Fprintln(os.Stderr, "benchtable:", err)
 	os.Exit(1)
 }
 
-// describeMachine prints what the figures were measured on.
-func describeMachine() {
+// describeMachine prints what the figures were measured on, and how.
+func describeMachine(w io.Writer, o options) {
 	cpu := "unknown"
 	if f, err := os.Open("/proc/cpuinfo"); err == nil {
 		sc := bufio.NewScanner(f)
@@ -235,14 +267,18 @@ func describeMachine() {
 		}
 		f.Close()
 	}
-	load := ""
+	load := "unknown"
 	if b, err := os.ReadFile("/proc/loadavg"); err == nil {
-		load = strings.Join(strings.Fields(string(b))[:3], " ")
+		if f := strings.Fields(string(b)); len(f) >= 3 {
+			load = strings.Join(f[:3], " ")
+		}
 	}
 	kernel := ""
 	if out, err := exec.Command("uname", "-sr").Output(); err == nil {
 		kernel = strings.TrimSpace(string(out))
 	}
-	fmt.Printf("machine: %d CPUs (GOMAXPROCS %d), %s, %s, %s/%s, %s; load average at start %s\n",
+	fmt.Fprintf(w, "machine: %d CPUs (GOMAXPROCS %d), %s, %s, %s/%s, %s; load average at start %s\n",
 		runtime.NumCPU(), runtime.GOMAXPROCS(0), cpu, kernel, runtime.GOOS, runtime.GOARCH, runtime.Version(), load)
+	fmt.Fprintf(w, "run: %d rounds, %s per in-process sample, %s of loopback load per contender and client count, %d calls held\n",
+		o.rounds, o.benchtime, o.loadtime, o.inflight)
 }

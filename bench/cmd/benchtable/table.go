@@ -3,99 +3,402 @@ package main
 import (
 	"fmt"
 	"io"
+	"math"
+	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/toolexec/toolexec/bench"
 )
 
-// The contenders ratios are taken against.
+// The contenders targets and the ×toolexec column refer to.
 const (
-	floorName = "floor"
 	restName  = "toolexec REST"
 	mcpName   = "toolexec MCP"
+	oxpName   = "toolexec OXP"
+	mcpGoName = "mcp-go"
 )
 
-// row is one contender in one scenario. In-process scenarios fill ns, bytes
-// and allocs; loopback scenarios rps, p50 and p99; the memory scenario held.
-type row struct {
-	scenario, contender string
-	ns, cpu, bytes      float64
-	allocs              float64
-	rps                 float64
-	p50, p99            time.Duration
-	held                float64
-	noRatio             bool
+type kind int
+
+const (
+	kindInProcess kind = iota
+	kindLoopback
+	kindHeld
+)
+
+// obs is one contender's figures in one round: per call, except rps.
+type obs struct {
+	wall, cpu     float64 // nanoseconds
+	allocs, bytes float64
+	rps           float64 // loopback: answered requests per second
+	held          float64 // bytes held per waiting call
 }
 
-// cost is the figure ratios compare: CPU time per call (wall time, or the
-// inverse of throughput, where CPU time cannot be read), or bytes held.
-func (r row) cost() float64 {
+// cost is the figure ratios compare: CPU time per call when the process's
+// CPU time could be read, wall time otherwise, or bytes held. The choice
+// is made on raw figures, once per scenario: a net figure at or below zero
+// stays what it is and gets no ratio.
+func (s *scenario) costOf(o obs) float64 {
 	switch {
-	case r.cpu > 0:
-		return r.cpu
-	case r.ns > 0:
-		return r.ns
-	case r.rps > 0:
-		return 1 / r.rps
+	case s.kind == kindHeld:
+		return o.held
+	case s.measuredCPU():
+		return o.cpu
 	default:
-		return r.held
+		return o.wall
 	}
 }
 
-type table struct{ rows []row }
-
-func (t *table) add(r row) { t.rows = append(t.rows, r) }
-
-func (t *table) find(scenario, contender string) (row, bool) {
-	for _, r := range t.rows {
-		if r.scenario == scenario && r.contender == contender {
-			return r, true
+// measuredCPU reports whether every raw figure of the scenario has a CPU
+// time.
+func (s *scenario) measuredCPU() bool {
+	for _, r := range s.rows {
+		for _, o := range r.obs {
+			if o.cpu <= 0 {
+				return false
+			}
 		}
 	}
-	return row{}, false
+	return true
+}
+
+// minus is o with the harness's figures of the same round taken out
+// (throughput stays as measured).
+func (o obs) minus(null obs) obs {
+	return obs{wall: o.wall - null.wall, cpu: o.cpu - null.cpu, allocs: o.allocs - null.allocs,
+		bytes: o.bytes - null.bytes, rps: o.rps, held: o.held - null.held}
+}
+
+// row is one contender in one scenario.
+type row struct {
+	contender string
+	floor     string // the row it is compared with
+	null      bool   // the harness alone
+	obs       []obs  // one per round
+	latencies []time.Duration
+}
+
+func newRow(c bench.Contender, null bool, rounds int) row {
+	r := row{contender: c.Name, null: null, obs: make([]obs, rounds)}
+	if !null {
+		r.floor = bench.FloorOf(c)
+	}
+	return r
+}
+
+type scenario struct {
+	name string
+	kind kind
+	rows []row
+}
+
+func (s *scenario) find(name string) *row {
+	for i := range s.rows {
+		if s.rows[i].contender == name {
+			return &s.rows[i]
+		}
+	}
+	return nil
+}
+
+// net is r's figures in each round less the harness's in the same round.
+func (s *scenario) net(r *row) []obs {
+	null := s.find(nullName)
+	out := make([]obs, len(r.obs))
+	for i, o := range r.obs {
+		if null != nil && !r.null && i < len(null.obs) {
+			o = o.minus(null.obs[i])
+		}
+		out[i] = o
+	}
+	return out
+}
+
+// median of f over r's rounds, net of the harness unless raw.
+func (s *scenario) median(r *row, raw bool, f func(obs) float64) float64 {
+	os := r.obs
+	if !raw {
+		os = s.net(r)
+	}
+	v := make([]float64, len(os))
+	for i, o := range os {
+		v[i] = f(o)
+	}
+	return median(v)
+}
+
+func (s *scenario) cost(r *row) float64 {
+	return s.median(r, false, s.costOf)
+}
+
+// ratio is a's median net cost over b's, and the least and greatest of the
+// same ratio taken round by round.
+func (s *scenario) ratio(a, b *row) (mid, lo, hi float64) {
+	mid = div(s.cost(a), s.cost(b))
+	an, bn := s.net(a), s.net(b)
+	lo, hi = math.Inf(1), math.Inf(-1)
+	for i := range min(len(an), len(bn)) {
+		// min and max return NaN when either is NaN: one round whose net
+		// cost is not positive leaves the range unknown.
+		q := div(s.costOf(an[i]), s.costOf(bn[i]))
+		lo, hi = min(lo, q), max(hi, q)
+	}
+	return mid, lo, hi
+}
+
+func (s *scenario) allocRatio(a, b *row) float64 {
+	f := func(o obs) float64 { return o.allocs }
+	return div(s.median(a, false, f), s.median(b, false, f))
+}
+
+func (s *scenario) throughputRatio(a, b *row) float64 {
+	f := func(o obs) float64 { return o.rps }
+	return div(s.median(a, true, f), s.median(b, true, f))
+}
+
+// cpuThroughputRatio is the throughput a's raw CPU time per request allows
+// over b's: what req/s ×floor would be if both had the machine to
+// themselves, whatever else was running.
+func (s *scenario) cpuThroughputRatio(a, b *row) float64 {
+	f := func(o obs) float64 { return o.cpu }
+	return div(s.median(b, true, f), s.median(a, true, f))
 }
 
 // reference is toolexec's row for a scenario: its MCP surface when there is
 // one (the same request the peers answer), else its REST surface.
-func (t *table) reference(scenario string) (row, bool) {
-	if r, ok := t.find(scenario, mcpName); ok {
-		return r, true
+func (s *scenario) reference() *row {
+	if r := s.find(mcpName); r != nil {
+		return r
 	}
-	return t.find(scenario, restName)
+	return s.find(restName)
 }
 
-func (t *table) print(w io.Writer) {
-	lines := [][]string{{"scenario", "contender", "ns/op", "cpu ns/op", "B/op", "allocs/op", "req/s", "p50", "p99", "B held/call", "×floor", "×toolexec", "allocs ×floor"}}
-	last := ""
-	for _, r := range t.rows {
-		scenario := r.scenario
-		if scenario == last {
-			scenario = ""
-		} else if last != "" {
-			lines = append(lines, nil)
+type results struct {
+	rounds    int
+	scenarios []*scenario
+}
+
+func (t *results) add(s *scenario) { t.scenarios = append(t.scenarios, s) }
+
+func (t *results) find(name string) *scenario {
+	for _, s := range t.scenarios {
+		if s.name == name {
+			return s
 		}
-		last = r.scenario
-		cells := []string{scenario, r.contender,
-			num(r.ns), num(r.cpu), num(r.bytes), num(r.allocs), num(r.rps), dur(r.p50), dur(r.p99), num(r.held), "", "", ""}
-		const rf, rx, ra = 10, 11, 12
-		if !r.noRatio {
-			if f, ok := t.find(r.scenario, floorName); ok {
-				cells[rf] = ratio(r.cost(), f.cost())
-				if r.ns > 0 {
-					cells[ra] = ratio(r.allocs, f.allocs)
-				}
-			}
-			if x, ok := t.reference(r.scenario); ok {
-				cells[rx] = ratio(r.cost(), x.cost())
-			}
-		}
-		lines = append(lines, cells)
 	}
+	return nil
+}
+
+func (t *results) print(w io.Writer) {
+	for _, k := range []kind{kindInProcess, kindLoopback, kindHeld} {
+		var lines [][]string
+		for _, s := range t.scenarios {
+			if s.kind != k {
+				continue
+			}
+			if lines == nil {
+				lines = append(lines, header(k))
+			} else {
+				lines = append(lines, nil)
+			}
+			for i := range s.rows {
+				lines = append(lines, s.cells(&s.rows[i], i == 0))
+			}
+		}
+		if lines != nil {
+			fmt.Fprintln(w)
+			writeAligned(w, lines, 2)
+		}
+	}
+	fmt.Fprintf(w, `
+Every figure is the median of %d rounds; "net" figures and every ratio have the harness taken out: each round,
+the null row's figure of that round (a handler that does nothing, sent the same request through the same harness) is
+subtracted from each contender's. Ratios are of medians: net CPU time per call (the process's CPU time, GC included),
+or net bytes held per waiting call; above 1 is slower or bigger. ×floor compares each REST row with the REST floor
+and every other row (OXP included) with the JSON-RPC floor; "rounds" is the least and greatest of the same ratio
+taken round by round. ×toolexec is relative to toolexec MCP. Over loopback, req/s and latencies are as measured,
+and "req/s ×floor" is the throughput ratio; "req/cpu-s ×floor" is the same ratio computed from raw CPU time per
+request (the floor's over the contender's), which other processes on the machine barely move: when the two
+disagree, the machine was busy. Net CPU there is what remains once the Go client's, the kernel's and net/http's
+share (the null row) is taken out.
+`, t.rounds)
+}
+
+func header(k kind) []string {
+	switch k {
+	case kindLoopback:
+		return []string{"scenario", "contender", "req/s", "p50", "p99", "cpu ns/req", "net cpu ns/req", "req/s ×floor", "req/cpu-s ×floor", "×floor", "rounds", "×toolexec"}
+	case kindHeld:
+		return []string{"scenario", "contender", "B held/call", "net B held/call", "×floor", "×toolexec"}
+	default:
+		return []string{"scenario", "contender", "ns/op", "cpu ns/op", "net cpu ns/op", "net B/op", "net allocs/op", "×floor", "rounds", "allocs ×floor", "×toolexec"}
+	}
+}
+
+func (s *scenario) cells(r *row, first bool) []string {
+	name := ""
+	if first {
+		name = s.name
+	}
+	raw := func(f func(obs) float64) string { return num(s.median(r, true, f)) }
+	net := func(f func(obs) float64) string {
+		if r.null {
+			return ""
+		}
+		return num(s.median(r, false, f))
+	}
+	var floorRatio, rounds, allocs, thru, thruCPU, ref string
+	if f := s.find(r.floor); f != nil {
+		mid, lo, hi := s.ratio(r, f)
+		floorRatio = ratio(mid)
+		if len(r.obs) > 1 && f != r {
+			rounds = "-" // some round's net cost was not positive
+			if !math.IsNaN(lo) && !math.IsNaN(hi) {
+				rounds = ratio(lo) + "–" + ratio(hi)
+			}
+		}
+		allocs = ratio(s.allocRatio(r, f))
+		thru = ratio(s.throughputRatio(r, f))
+		thruCPU = ratio(s.cpuThroughputRatio(r, f))
+	}
+	if x := s.reference(); x != nil && !r.null {
+		mid, _, _ := s.ratio(r, x)
+		ref = ratio(mid)
+	}
+	switch s.kind {
+	case kindLoopback:
+		p50, p99 := bench.Percentiles(slices.Clone(r.latencies))
+		return []string{name, r.contender, raw(func(o obs) float64 { return o.rps }), dur(p50), dur(p99),
+			raw(func(o obs) float64 { return o.cpu }), net(func(o obs) float64 { return o.cpu }), thru, thruCPU, floorRatio, rounds, ref}
+	case kindHeld:
+		return []string{name, r.contender, raw(func(o obs) float64 { return o.held }), net(func(o obs) float64 { return o.held }), floorRatio, ref}
+	default:
+		return []string{name, r.contender, raw(func(o obs) float64 { return o.wall }), raw(func(o obs) float64 { return o.cpu }),
+			net(func(o obs) float64 { return o.cpu }), net(func(o obs) float64 { return o.bytes }),
+			net(func(o obs) float64 { return o.allocs }), floorRatio, rounds, allocs, ref}
+	}
+}
+
+// target is one of the issue's performance targets.
+type target struct {
+	what     string
+	scenario string
+	limit    float64
+	atMost   bool // the value must be at most limit (else at least)
+	value    func(s *scenario) (float64, bool)
+}
+
+// vsFloor is a contender's net CPU time over its floor's.
+func vsFloor(contender string) func(*scenario) (float64, bool) {
+	return func(s *scenario) (float64, bool) {
+		r := s.find(contender)
+		if r == nil {
+			return 0, false
+		}
+		f := s.find(r.floor)
+		if f == nil {
+			return 0, false
+		}
+		mid, _, _ := s.ratio(r, f)
+		return mid, true
+	}
+}
+
+func allocsVsFloor(contender string) func(*scenario) (float64, bool) {
+	return func(s *scenario) (float64, bool) {
+		r := s.find(contender)
+		if r == nil || s.find(r.floor) == nil {
+			return 0, false
+		}
+		return s.allocRatio(r, s.find(r.floor)), true
+	}
+}
+
+// throughputVsFloor is the lesser of a contender's throughput ratios to
+// its floor's: req/s as measured, and req/s as raw CPU time per request
+// allows. On a quiet machine they agree; on a busy one the wall-clock ratio
+// can swing either way, and a target must not pass on that swing.
+func throughputVsFloor(contender string) func(*scenario) (float64, bool) {
+	return func(s *scenario) (float64, bool) {
+		r := s.find(contender)
+		if r == nil || s.find(r.floor) == nil {
+			return 0, false
+		}
+		f := s.find(r.floor)
+		return min(s.throughputRatio(r, f), s.cpuThroughputRatio(r, f)), true
+	}
+}
+
+// speedUp is how many times other's net CPU time is toolexec MCP's.
+func speedUp(other string) func(*scenario) (float64, bool) {
+	return func(s *scenario) (float64, bool) {
+		a, b := s.find(other), s.find(mcpName)
+		if a == nil || b == nil {
+			return 0, false
+		}
+		mid, _, _ := s.ratio(a, b)
+		return mid, true
+	}
+}
+
+// targets are the issue's, in its order.
+func targets() []target {
+	ts := []target{
+		{"MCP tools/call CPU ×JSON-RPC floor", "call", 1.5, true, vsFloor(mcpName)},
+		{"REST call CPU ×REST floor", "call", 1.5, true, vsFloor(restName)},
+		{"OXP call CPU ×JSON-RPC floor", "call", 1.8, true, vsFloor(oxpName)},
+		{"MCP allocations ×JSON-RPC floor", "call", 1.5, true, allocsVsFloor(mcpName)},
+		{"REST allocations ×REST floor", "call", 1.5, true, allocsVsFloor(restName)},
+		{"MCP 100 KB arguments CPU ×JSON-RPC floor", "call, 100 KB args", 2, true, vsFloor(mcpName)},
+		{"REST 100 KB arguments CPU ×REST floor", "call, 100 KB args", 2, true, vsFloor(restName)},
+		{"MCP tools/list of 1,000 CPU ×JSON-RPC floor", "list, 1000 tools", 1.3, true, vsFloor(mcpName)},
+	}
+	for _, c := range []int{1, 16, 64} {
+		s := fmt.Sprintf("loopback, %d clients", c)
+		ts = append(ts,
+			target{fmt.Sprintf("MCP throughput ×JSON-RPC floor's, %d clients", c), s, 0.95, false, throughputVsFloor(mcpName)},
+			target{fmt.Sprintf("REST throughput ×REST floor's, %d clients", c), s, 0.95, false, throughputVsFloor(restName)})
+	}
+	return append(ts, target{"mcp-go CPU ÷ toolexec MCP CPU (speed-up)", "call", 3, false, speedUp(mcpGoName)})
+}
+
+// targets prints every target with its measured value and verdict.
+func (t *results) targets(w io.Writer) {
+	lines := [][]string{{"target", "scenario", "measured", "goal", "verdict"}}
+	pass, total := 0, 0
+	for _, tg := range targets() {
+		goal := fmt.Sprintf("≥ %.2f", tg.limit)
+		if tg.atMost {
+			goal = fmt.Sprintf("≤ %.2f", tg.limit)
+		}
+		s := t.find(tg.scenario)
+		if s == nil {
+			lines = append(lines, []string{tg.what, tg.scenario, "-", goal, "not run"})
+			continue
+		}
+		v, ok := tg.value(s)
+		if ok && math.IsNaN(v) {
+			lines = append(lines, []string{tg.what, tg.scenario, "-", goal, "no net cost"})
+			continue
+		}
+		if !ok {
+			lines = append(lines, []string{tg.what, tg.scenario, "-", goal, "no contender"})
+			continue
+		}
+		total++
+		verdict := "MISS"
+		if (tg.atMost && v <= tg.limit) || (!tg.atMost && v >= tg.limit) {
+			verdict = "PASS"
+			pass++
+		}
+		lines = append(lines, []string{tg.what, tg.scenario, fmt.Sprintf("%.2f", v), goal, verdict})
+	}
+	fmt.Fprintln(w, "\ntargets (net of the harness, medians of rounds):")
 	writeAligned(w, lines, 2)
-	fmt.Fprintln(w, "×floor and ×toolexec compare cost, above 1 is slower or bigger: CPU time per call (cpu ns/op: the process's CPU time,")
-	fmt.Fprintln(w, "GC included, which load from other processes barely changes; over loopback it includes the Go client's share, the same")
-	fmt.Fprintln(w, "for everyone, so loopback ratios are closer to 1 than the servers' own), or bytes held per waiting call.")
-	fmt.Fprintln(w, "×toolexec is relative to toolexec MCP (the request the peers answer), or toolexec REST where MCP is not built.")
+	fmt.Fprintln(w, "throughput: the lesser of the req/s and req/cpu-s ratios.")
+	fmt.Fprintf(w, "%d of %d measured targets PASS\n", pass, total)
 }
 
 // writeAligned prints lines as columns: the first left columns aligned
@@ -127,53 +430,34 @@ func writeAligned(w io.Writer, lines [][]string, left int) {
 	}
 }
 
-// targets checks the issue's targets on the in-process call scenario.
-func (t *table) targets(w io.Writer) {
-	const s = "call"
-	floor, ok := t.find(s, floorName)
-	if !ok {
-		return
+func median(v []float64) float64 {
+	if len(v) == 0 {
+		return 0
 	}
-	fmt.Fprintln(w, "\ntargets (in-process call):")
-	check := func(what string, got, limit float64, atMost bool) {
-		ok := got <= limit
-		cmp := "<="
-		if !atMost {
-			ok, cmp = got >= limit, ">="
-		}
-		verdict := "met"
-		if !ok {
-			verdict = "MISSED"
-		}
-		fmt.Fprintf(w, "  %-52s %6.2f  (target %s %.1f)  %s\n", what, got, cmp, limit, verdict)
+	v = slices.Clone(v)
+	slices.Sort(v)
+	if n := len(v); n%2 == 0 {
+		return (v[n/2-1] + v[n/2]) / 2
 	}
-	missing := func(what string) { fmt.Fprintf(w, "  %-52s    n/a  (contender not built yet)\n", what) }
-	if r, ok := t.find(s, restName); ok {
-		check("toolexec REST time ×floor", r.cost()/floor.cost(), 1.5, true)
-		check("toolexec REST allocs ×floor", r.allocs/floor.allocs, 2, true)
-	} else {
-		missing("toolexec REST")
+	return v[len(v)/2]
+}
+
+// div is a/b, or NaN when either is not positive (a net cost at or below
+// the harness's has no meaningful ratio).
+func div(a, b float64) float64 {
+	if a <= 0 || b <= 0 {
+		return math.NaN()
 	}
-	m, ok := t.find(s, mcpName)
-	if !ok {
-		missing("toolexec MCP tools/call time ×floor")
-		return
-	}
-	check("toolexec MCP tools/call time ×floor", m.cost()/floor.cost(), 2, true)
-	check("toolexec MCP allocs ×floor", m.allocs/floor.allocs, 2, true)
-	if r, ok := t.find(s, "mcp-go"); ok {
-		check("mcp-go time ÷ toolexec MCP (speed-up)", r.cost()/m.cost(), 2, false)
-	}
-	if r, ok := t.find(s, "go-sdk"); ok {
-		check("go-sdk time ÷ toolexec MCP (speed-up)", r.cost()/m.cost(), 10, false)
-	}
+	return a / b
 }
 
 func num(v float64) string {
 	switch {
-	case v == 0:
+	case math.IsNaN(v):
 		return "-"
-	case v >= 100:
+	case v == 0:
+		return "0"
+	case math.Abs(v) >= 100:
 		return fmt.Sprintf("%.0f", v)
 	default:
 		return fmt.Sprintf("%.1f", v)
@@ -187,9 +471,9 @@ func dur(d time.Duration) string {
 	return d.Round(time.Microsecond).String()
 }
 
-func ratio(a, b float64) string {
-	if b == 0 || a == 0 {
+func ratio(v float64) string {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
 		return "-"
 	}
-	return fmt.Sprintf("%.2f", a/b)
+	return fmt.Sprintf("%.2f", v)
 }

@@ -1,0 +1,166 @@
+package main
+
+import (
+	"bytes"
+	"math"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/toolexec/toolexec/bench"
+)
+
+func TestMedian(t *testing.T) {
+	assert.Equal(t, 2.0, median([]float64{3, 1, 2}))
+	assert.Equal(t, 2.5, median([]float64{4, 1, 3, 2}))
+	assert.Zero(t, median(nil))
+	v := []float64{3, 1, 2}
+	median(v)
+	assert.Equal(t, []float64{3, 1, 2}, v, "the input is left as it was")
+}
+
+// scenarioOf builds an in-process scenario from CPU costs per round, the
+// null row first.
+func scenarioOf(name string, rows map[string][]float64, allocs map[string]float64) *scenario {
+	s := &scenario{name: name, kind: kindInProcess}
+	for _, c := range []bench.Contender{{Name: nullName}, bench.Floor(), bench.RESTFloor(), bench.ToolexecREST(), bench.ToolexecMCP(), bench.MCPGo()} {
+		cpu, ok := rows[c.Name]
+		if !ok {
+			continue
+		}
+		r := newRow(c, c.Name == nullName, len(cpu))
+		for i, v := range cpu {
+			r.obs[i] = obs{cpu: v, wall: 2 * v, allocs: allocs[c.Name]}
+		}
+		s.rows = append(s.rows, r)
+	}
+	return s
+}
+
+func TestRatiosAreOfMediansNetOfTheSameRoundsHarness(t *testing.T) {
+	s := scenarioOf("call", map[string][]float64{
+		nullName:        {100, 200, 100},
+		bench.FloorName: {1100, 1200, 5100}, // net 1000, 1000, 5000
+		mcpName:         {1600, 1700, 1600}, // net 1500, 1500, 1500
+	}, map[string]float64{nullName: 3, bench.FloorName: 31, mcpName: 66})
+	mcp, floor := s.find(mcpName), s.find(bench.FloorName)
+	assert.Equal(t, 1000.0, s.cost(floor))
+	assert.Equal(t, 1500.0, s.cost(mcp))
+	mid, lo, hi := s.ratio(mcp, floor)
+	assert.Equal(t, 1.5, mid)
+	assert.Equal(t, 0.3, lo)
+	assert.Equal(t, 1.5, hi)
+	assert.Equal(t, 63.0/28.0, s.allocRatio(mcp, floor), "allocations net of the harness's")
+	assert.Equal(t, bench.FloorName, mcp.floor)
+}
+
+func TestRESTIsComparedWithTheRESTFloor(t *testing.T) {
+	s := scenarioOf("call", map[string][]float64{
+		nullName:            {0},
+		bench.FloorName:     {1000},
+		bench.RESTFloorName: {500},
+		restName:            {1000},
+	}, nil)
+	v, ok := vsFloor(restName)(s)
+	require.True(t, ok)
+	assert.Equal(t, 2.0, v)
+}
+
+func TestANetCostAtOrBelowTheHarnessHasNoRatio(t *testing.T) {
+	s := scenarioOf("call", map[string][]float64{
+		nullName:        {100},
+		bench.FloorName: {100},
+		mcpName:         {200},
+	}, nil)
+	v, ok := vsFloor(mcpName)(s)
+	require.True(t, ok)
+	assert.True(t, math.IsNaN(v))
+}
+
+// A floor whose net CPU time is not positive has no ratio, even though its
+// net wall time is: the cost compared is chosen once, on raw figures.
+func TestANegativeNetCPUTimeIsNotReplacedByWallTime(t *testing.T) {
+	s := scenarioOf("call", map[string][]float64{
+		nullName:            {1000},
+		bench.RESTFloorName: {900},
+		restName:            {2000},
+	}, nil)
+	s.find(bench.RESTFloorName).obs[0].wall = 5000
+	v, ok := vsFloor(restName)(s)
+	require.True(t, ok)
+	assert.True(t, math.IsNaN(v), "got %v", v)
+}
+
+func TestWallTimeIsComparedWhereCPUTimeIsMissing(t *testing.T) {
+	s := scenarioOf("call", map[string][]float64{
+		nullName:        {0},
+		bench.FloorName: {1000},
+		mcpName:         {1500},
+	}, nil)
+	v, ok := vsFloor(mcpName)(s)
+	require.True(t, ok)
+	assert.Equal(t, 1.5, v, "wall times are twice the CPU times in scenarioOf; the ratio is the same")
+}
+
+func TestTargetsSayPassOrMissWithTheMeasuredValue(t *testing.T) {
+	res := &results{rounds: 1}
+	res.add(scenarioOf("call", map[string][]float64{
+		nullName:            {0},
+		bench.FloorName:     {1000},
+		bench.RESTFloorName: {1000},
+		mcpName:             {1400},
+		restName:            {1600},
+		mcpGoName:           {4200},
+	}, map[string]float64{bench.FloorName: 10, bench.RESTFloorName: 10, mcpName: 15, restName: 16}))
+	var out bytes.Buffer
+	res.targets(&out)
+	got := out.String()
+	assert.Regexp(t, `MCP tools/call CPU ×JSON-RPC floor\s+call\s+1\.40\s+≤ 1\.50\s+PASS`, got)
+	assert.Regexp(t, `REST call CPU ×REST floor\s+call\s+1\.60\s+≤ 1\.50\s+MISS`, got)
+	assert.Regexp(t, `MCP allocations ×JSON-RPC floor\s+call\s+1\.50\s+≤ 1\.50\s+PASS`, got)
+	assert.Regexp(t, `REST allocations ×REST floor\s+call\s+1\.60\s+≤ 1\.50\s+MISS`, got)
+	assert.Regexp(t, `mcp-go CPU ÷ toolexec MCP CPU \(speed-up\)\s+call\s+3\.00\s+≥ 3\.00\s+PASS`, got)
+	assert.Regexp(t, `OXP call CPU ×JSON-RPC floor\s+call\s+-\s+≤ 1\.80\s+no contender`, got)
+	assert.Regexp(t, `MCP tools/list of 1,000 .*not run`, got)
+	assert.Contains(t, got, "3 of 5 measured targets PASS")
+}
+
+func TestLoopbackThroughputRatiosComeFromReqPerSecondAndFromCPUTime(t *testing.T) {
+	s := &scenario{name: "loopback, 1 clients", kind: kindLoopback}
+	for _, c := range []struct {
+		c        bench.Contender
+		rps, cpu float64
+	}{{bench.Contender{Name: nullName}, 1000, 50}, {bench.Floor(), 800, 100}, {bench.ToolexecMCP(), 600, 125}} {
+		r := newRow(c.c, c.c.Name == nullName, 1)
+		r.obs[0] = obs{rps: c.rps, cpu: c.cpu, wall: 1e9 / c.rps}
+		s.rows = append(s.rows, r)
+	}
+	mcp, floor := s.find(mcpName), s.find(bench.FloorName)
+	assert.Equal(t, 0.75, s.throughputRatio(mcp, floor))
+	assert.Equal(t, 0.8, s.cpuThroughputRatio(mcp, floor))
+	v, ok := throughputVsFloor(mcpName)(s)
+	require.True(t, ok)
+	assert.Equal(t, 0.75, v, "the lesser of the two")
+	s.find(mcpName).obs[0].rps = 1000
+	v, _ = throughputVsFloor(mcpName)(s)
+	assert.Equal(t, 0.8, v, "a wall-clock swing above the CPU-time ratio does not count")
+	mid, _, _ := s.ratio(mcp, floor)
+	assert.Equal(t, 1.5, mid, "net CPU: (125-50)/(100-50)")
+}
+
+func TestPrintShowsEveryRowAndTheMethod(t *testing.T) {
+	res := &results{rounds: 2}
+	res.add(scenarioOf("call", map[string][]float64{
+		nullName:        {100, 100},
+		bench.FloorName: {1100, 1100},
+		mcpName:         {1600, 1600},
+	}, nil))
+	var out bytes.Buffer
+	res.print(&out)
+	got := out.String()
+	assert.Regexp(t, `call\s+null \(harness\)\s+200\s+100\s*\n`, got)
+	assert.Regexp(t, `JSON-RPC floor\s+2200\s+1100\s+1000\s+0\s+0\s+1\.00\s+-\s+0\.67\s*\n`, got)
+	assert.Regexp(t, `toolexec MCP\s+3200\s+1600\s+1500\s+0\s+0\s+1\.50\s+1\.50–1\.50`, got)
+	assert.Contains(t, got, "median of 2 rounds")
+}

@@ -236,7 +236,9 @@ func TestToolLimitReplacesExecutorLimit(t *testing.T) {
 func TestLimitSlotIsHeldUntilATimedOutHandlerReturns(t *testing.T) {
 	g := newGate()
 	x := newExec(t, toolexec.Tool{Name: "q"}, g.handle,
-		toolexec.WithConcurrencyLimit(toolexec.ConcurrencyLimit{Max: 1, FailFast: true}), toolexec.WithTimeout(time.Millisecond))
+		// The timeout is long enough that a loaded machine still brings the
+		// second call to the limit check before its own deadline.
+		toolexec.WithConcurrencyLimit(toolexec.ConcurrencyLimit{Max: 1, FailFast: true}), toolexec.WithTimeout(250*time.Millisecond))
 
 	_, err := call(x, "q", `{}`)
 	requireError(t, err, toolexec.StageTimeout, toolexec.CodeTimeout)

@@ -6,6 +6,7 @@ replace github.com/toolexec/toolexec => ../../
 
 require (
 	github.com/jackc/pgx/v5 v5.12.0
+	github.com/stretchr/testify v1.12.1
 	github.com/toolexec/toolexec v0.0.0-00010101000000-000000000000
 	go.yaml.in/yaml/v3 v3.0.6
 	modernc.org/sqlite v1.62.0

@@ -224,7 +224,12 @@ func (t *Tool) request(ctx context.Context, args map[string]any) (*http.Request,
 				perr = fmt.Errorf("argument %q is required", name)
 				return ""
 			}
-			return url.PathEscape(fmt.Sprint(v))
+			seg := fmt.Sprint(v)
+			if seg == "." || seg == ".." || seg == "" {
+				perr = fmt.Errorf("argument %q must not be empty, \".\" or \"..\"", name)
+				return ""
+			}
+			return url.PathEscape(seg)
 		}
 		return ""
 	})

@@ -241,9 +241,15 @@ func (t *Tool) request(ctx context.Context, args map[string]any) (*http.Request,
 		return nil, errors.New("the tool's path does not form a URL")
 	}
 	u := *t.src.base
-	u.Path = strings.TrimSuffix(u.Path, "/") + "/" + strings.TrimPrefix(ref.Path, "/")
-	if ref.Path == "" {
-		u.Path = t.src.base.Path
+	if ref.Path != "" {
+		// Join the escaped forms, so an escaped "/" in a path parameter
+		// stays inside its segment.
+		joined := strings.TrimSuffix(u.EscapedPath(), "/") + "/" + strings.TrimPrefix(ref.EscapedPath(), "/")
+		unescaped, err := url.PathUnescape(joined)
+		if err != nil {
+			return nil, errors.New("the tool's path does not form a URL")
+		}
+		u.Path, u.RawPath = unescaped, joined
 	}
 	q := u.Query()
 	for k, v := range ref.Query() {

@@ -387,7 +387,9 @@ func (p *parser) source(nameNode, body *yaml.Node, kindKey string) {
 			p.errorf(body, "%s: http needs baseUrl, an absolute http or https URL", what)
 		} else if len(s.AllowedHosts) == 0 {
 			s.AllowedHosts = []string{u.Hostname()}
-		} else if !slices.ContainsFunc(s.AllowedHosts, func(h string) bool { return strings.EqualFold(h, u.Hostname()) || (strings.HasPrefix(h, "*.") && strings.HasSuffix(strings.ToLower(u.Hostname()), strings.ToLower(h[1:]))) }) {
+		} else if !slices.ContainsFunc(s.AllowedHosts, func(h string) bool {
+			return strings.EqualFold(h, u.Hostname()) || (strings.HasPrefix(h, "*.") && strings.HasSuffix(strings.ToLower(u.Hostname()), strings.ToLower(h[1:])))
+		}) {
 			p.errorf(body, "%s: the host of baseUrl (%s) is not in allowedHosts", what, u.Hostname())
 		}
 	case "":

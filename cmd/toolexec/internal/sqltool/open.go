@@ -68,6 +68,14 @@ func Open(ctx context.Context, src *config.Source, writes bool) (*Source, error)
 			continue
 		}
 		setPool(db, src)
+		if s.memory {
+			// Every connection to :memory: is a database of its own: keep
+			// exactly one, forever.
+			db.SetMaxOpenConns(1)
+			db.SetMaxIdleConns(1)
+			db.SetConnMaxLifetime(0)
+			db.SetConnMaxIdleTime(0)
+		}
 		if err := db.PingContext(ctx); err != nil {
 			s.Close()
 			return nil, fmt.Errorf("source %q: cannot connect: %s", src.Name, redact(err))

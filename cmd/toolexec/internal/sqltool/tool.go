@@ -179,7 +179,9 @@ func (t *Tool) run(ctx context.Context, args []any) (*toolexec.CallToolResult, e
 			if _, err := tx.ExecContext(ctx, "PRAGMA query_only = 1"); err != nil {
 				return nil, t.fail(ctx, err)
 			}
-			defer db.ExecContext(context.WithoutCancel(ctx), "PRAGMA query_only = 0") //nolint:errcheck // restored after the rollback
+			// Runs before the deferred rollback, on the same connection:
+			// the pragma is per connection, not per transaction.
+			defer tx.ExecContext(context.WithoutCancel(ctx), "PRAGMA query_only = 0") //nolint:errcheck // best effort; a failed reset only makes later writes fail
 		}
 	}
 	var rows *sql.Rows

@@ -1,0 +1,169 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+const e2eTools = `
+sources:
+  db:
+    kind: sqlite
+    database: shop.db
+    init: schema.sql
+tools:
+  find:
+    kind: sqlite-sql
+    source: db
+    description: Find an item by id.
+    parameters:
+      - {name: id, type: integer, description: The id.}
+    statement: SELECT id, name FROM items WHERE id = ?
+toolsets:
+  public: [find]
+`
+
+const e2eSchema = `CREATE TABLE items (id INTEGER PRIMARY KEY, name TEXT);
+INSERT INTO items VALUES (1, 'apple'), (2, 'pear');`
+
+// startServer runs `toolexec serve` on a free port with a token and
+// returns its base URL; the server stops at the end of the test.
+func startServer(t *testing.T) string {
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "tools.yaml"), []byte(e2eTools), 0o600))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "schema.sql"), []byte(e2eSchema), 0o600))
+	ctx, cancel := context.WithCancel(context.Background())
+	ready := make(chan net.Addr, 1)
+	done := make(chan int, 1)
+	env := func(k string) (string, bool) {
+		if k == "TOOLEXEC_TOKEN" {
+			return "tok", true
+		}
+		return "", false
+	}
+	var out, errOut bytes.Buffer
+	go func() {
+		done <- serve(ctx, []string{"--config", filepath.Join(dir, "tools.yaml"), "--addr", "127.0.0.1:0"}, env, &out, &errOut, ready)
+	}()
+	var addr net.Addr
+	select {
+	case addr = <-ready:
+	case code := <-done:
+		t.Fatalf("serve exited %d: %s", code, errOut.String())
+	}
+	t.Cleanup(func() {
+		cancel()
+		assert.Equal(t, 0, <-done)
+	})
+	return "http://" + addr.String()
+}
+
+func post(t *testing.T, url, body string, headers ...string) (int, map[string]any) {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
+	require.NoError(t, err)
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	for i := 0; i+1 < len(headers); i += 2 {
+		req.Header.Set(headers[i], headers[i+1])
+	}
+	resp, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	require.NoError(t, err)
+	var m map[string]any
+	require.NoError(t, json.Unmarshal(b, &m), string(b))
+	return resp.StatusCode, m
+}
+
+func TestServe_EndToEndOverEverySurface(t *testing.T) {
+	base := startServer(t)
+	auth := []string{"Authorization", "Bearer tok"}
+
+	// REST
+	resp, err := http.Get(base + "/api/tools/find")
+	require.NoError(t, err)
+	resp.Body.Close()
+	assert.Equal(t, http.StatusOK, resp.StatusCode, "discovery needs no token")
+	code, body := post(t, base+"/api/tools/find/call", `{"id": 2}`)
+	assert.Equal(t, http.StatusUnauthorized, code)
+	assert.Equal(t, map[string]any{"error": "Unauthorized"}, body)
+	code, body = post(t, base+"/api/tools/find/call", `{"id": 2}`, auth...)
+	require.Equal(t, http.StatusOK, code, body)
+	assert.Equal(t, []any{map[string]any{"id": float64(2), "name": "pear"}}, body["structuredContent"].(map[string]any)["rows"])
+	code, _ = post(t, base+"/api/tools/find/call", `{"id": "2 OR 1=1"}`, auth...)
+	assert.Equal(t, http.StatusUnprocessableEntity, code, "wrong types are refused before SQL")
+
+	// MCP (JSON-RPC)
+	_, body = post(t, base+"/mcp", `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`)
+	tools := body["result"].(map[string]any)["tools"].([]any)
+	require.Len(t, tools, 1)
+	assert.Equal(t, "find", tools[0].(map[string]any)["name"])
+	_, body = post(t, base+"/mcp", `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"find","arguments":{"id":1}}}`, auth...)
+	result := body["result"].(map[string]any)
+	assert.Equal(t, false, result["isError"])
+	assert.Equal(t, "apple", result["structuredContent"].(map[string]any)["rows"].([]any)[0].(map[string]any)["name"])
+	// HandsAI route of the same handler.
+	_, body = post(t, base+"/mcp/tools/call", `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"find","arguments":{"id":1}}}`, auth...)
+	assert.NotNil(t, body["result"], body)
+
+	// OXP
+	code, body = post(t, base+"/oxp/tools/call", `{"tool_id":"Tools.find","input":{"id":1}}`, auth...)
+	require.Equal(t, http.StatusOK, code, body)
+	assert.Equal(t, true, body["success"])
+	assert.Equal(t, "apple", body["value"].(map[string]any)["rows"].([]any)[0].(map[string]any)["name"])
+
+	// A toolset has its own surfaces.
+	code, body = post(t, base+"/toolsets/public/api/tools/find/call", `{"id": 1}`, auth...)
+	assert.Equal(t, http.StatusOK, code, body)
+	resp, err = http.Get(base + "/toolsets/nope/api/tools")
+	require.NoError(t, err)
+	resp.Body.Close()
+	assert.Equal(t, http.StatusNotFound, resp.StatusCode)
+}
+
+func TestServe_RefusesPublicAddressWithoutToken(t *testing.T) {
+	var out, errOut bytes.Buffer
+	code := serve(context.Background(), []string{"--config", "x.yaml", "--addr", "0.0.0.0:0"}, func(string) (string, bool) { return "", false }, &out, &errOut, nil)
+	assert.Equal(t, 2, code)
+	assert.Contains(t, errOut.String(), "without a token")
+}
+
+func TestValidate_ReportsLinesAndExitCode(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "tools.yaml")
+	require.NoError(t, os.WriteFile(path, []byte("sources:\n  db:\n    kind: sqlite\n    database: x.db\ntools:\n  t:\n    kind: sqlite-sql\n    source: db\n    statement: SELECT 1\n    maxRows: lots\n"), 0o600))
+	var out, errOut bytes.Buffer
+	code := run(context.Background(), []string{"validate", "--config", path}, func(string) (string, bool) { return "", false }, &out, &errOut)
+	assert.Equal(t, 1, code)
+	assert.Contains(t, errOut.String(), path+":7:5: tool \"t\" needs a description")
+	assert.Contains(t, errOut.String(), path+":10:14: tool \"t\" maxRows must be a non-negative integer")
+
+	require.NoError(t, os.WriteFile(path, []byte(e2eTools), 0o600))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "schema.sql"), []byte(e2eSchema), 0o600))
+	out.Reset()
+	errOut.Reset()
+	code = run(context.Background(), []string{"validate", "--config", path}, nil, &out, &errOut)
+	assert.Equal(t, 0, code, errOut.String())
+	assert.Contains(t, out.String(), "ok (1 sources, 1 tools, 1 toolsets)")
+}
+
+func TestServe_ExampleFileIsValid(t *testing.T) {
+	var out, errOut bytes.Buffer
+	code := run(context.Background(), []string{"validate", "--config", "../../examples/declarative/tools.yaml"}, func(string) (string, bool) { return "", false }, &out, &errOut)
+	assert.Equal(t, 0, code, errOut.String())
+	_ = time.Second
+}

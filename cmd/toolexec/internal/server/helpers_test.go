@@ -17,7 +17,12 @@ import (
 // and builds its Set, closed at the end of the test.
 func build(t testing.TB, yaml string, files map[string]string, env map[string]string) *Set {
 	t.Helper()
-	dir := t.TempDir()
+	return buildIn(t, t.TempDir(), yaml, files, env)
+}
+
+// buildIn is build with the files in dir.
+func buildIn(t testing.TB, dir, yaml string, files map[string]string, env map[string]string) *Set {
+	t.Helper()
 	for name, body := range files {
 		require.NoError(t, os.WriteFile(filepath.Join(dir, name), []byte(body), 0o600))
 	}
@@ -52,7 +57,11 @@ func rows(t testing.TB, res *toolexec.CallToolResult) []map[string]any {
 	require.False(t, res.IsError, res.Text())
 	sc, ok := res.StructuredContent.(map[string]any)
 	require.True(t, ok, "structuredContent is an object")
-	rs, ok := sc["rows"].([]map[string]any)
+	rs, ok := sc["rows"].([]any)
 	require.True(t, ok)
-	return rs
+	out := make([]map[string]any, len(rs))
+	for i, r := range rs {
+		out[i] = r.(map[string]any)
+	}
+	return out
 }

@@ -71,7 +71,7 @@ func TestReload_UnderLoadLosesNoCall(t *testing.T) {
 					failures.Add(1)
 					continue
 				}
-				row := res.StructuredContent.(map[string]any)["rows"].([]map[string]any)[0]
+				row := res.StructuredContent.(map[string]any)["rows"].([]any)[0].(map[string]any)
 				seen.Store(row["v"], true)
 			}
 		}()
@@ -98,8 +98,8 @@ func TestReload_UnderLoadLosesNoCall(t *testing.T) {
 
 	assert.Zero(t, failures.Load(), "no call failed during %d reloads (%d calls)", last-1, calls.Load())
 	assert.Greater(t, calls.Load(), int64(50))
-	_, sawFirst := seen.Load(int64(1))
-	_, sawLast := seen.Load(int64(last))
+	_, sawFirst := seen.Load(float64(1))
+	_, sawLast := seen.Load(float64(last))
 	assert.True(t, sawFirst && sawLast, "calls ran on the first and the last tool set")
 	assert.Positive(t, changes.Load(), "swaps are reported as changes (MCP list_changed)")
 	_, ok := x.Lookup("only-in-1", "")

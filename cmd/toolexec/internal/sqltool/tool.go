@@ -3,10 +3,12 @@ package sqltool
 import (
 	"context"
 	"database/sql"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
+	"math"
 	"strconv"
 	"time"
 	"unicode/utf8"
@@ -221,10 +223,11 @@ func (t *Tool) collect(rows *sql.Rows) (*toolexec.CallToolResult, error) {
 	for i := range vals {
 		ptrs[i] = &vals[i]
 	}
-	out := []map[string]any{}
+	out := []any{}
 	text := make([]byte, 0, 256)
 	text = append(text, `{"rows":[`...)
 	truncated, why := false, ""
+	var rowText []byte
 	for rows.Next() {
 		if len(out) == t.maxRows {
 			truncated, why = true, fmt.Sprintf("more than %d rows; only the first %d are returned", t.maxRows, t.maxRows)
@@ -233,28 +236,36 @@ func (t *Tool) collect(rows *sql.Rows) (*toolexec.CallToolResult, error) {
 		if err := rows.Scan(ptrs...); err != nil {
 			return nil, err
 		}
+		// The row as a JSON object in column order, and as the same value
+		// in encoding/json's model (map[string]any, float64, ...), which
+		// the pipeline validates against the output schema as it is.
 		row := make(map[string]any, len(cols))
+		rowText = append(rowText[:0], '{')
 		for i, c := range cols {
-			row[c] = jsonValue(vals[i])
+			v := jsonValue(vals[i])
+			row[c] = v
+			if i > 0 {
+				rowText = append(rowText, ',')
+			}
+			rowText = appendJSON(rowText, c)
+			rowText = append(rowText, ':')
+			rowText = appendJSON(rowText, v)
 		}
-		b, err := json.Marshal(row)
-		if err != nil {
-			return nil, err
-		}
-		if len(text)+len(b)+1 > t.maxBytes {
+		rowText = append(rowText, '}')
+		if len(text)+len(rowText)+1 > t.maxBytes {
 			truncated, why = true, fmt.Sprintf("the rows exceed %d bytes; only the first %d rows are returned", t.maxBytes, len(out))
 			break
 		}
 		if len(out) > 0 {
 			text = append(text, ',')
 		}
-		text = append(text, b...)
+		text = append(text, rowText...)
 		out = append(out, row)
 	}
 	if err := rows.Err(); err != nil {
 		return nil, err
 	}
-	sc := map[string]any{"rows": out, "rowCount": len(out), "truncated": truncated}
+	sc := map[string]any{"rows": out, "rowCount": float64(len(out)), "truncated": truncated}
 	text = append(text, `],"rowCount":`...)
 	text = strconv.AppendInt(text, int64(len(out)), 10)
 	text = append(text, `,"truncated":`...)
@@ -268,19 +279,56 @@ func (t *Tool) collect(rows *sql.Rows) (*toolexec.CallToolResult, error) {
 	return &toolexec.CallToolResult{Content: []toolexec.Content{toolexec.Text(string(text))}, StructuredContent: sc}, nil
 }
 
-// jsonValue maps a driver value to JSON: text stays text, bytes that are
-// not UTF-8 become base64 (as encoding/json writes []byte), times RFC 3339.
+// jsonValue maps a driver value to encoding/json's model: integers to
+// float64 when exact, else json.Number; text stays text; bytes that are
+// not UTF-8 become base64 (as encoding/json writes []byte); times RFC 3339.
 func jsonValue(v any) any {
 	switch v := v.(type) {
+	case int64:
+		if v >= -(1<<53) && v <= 1<<53 {
+			return float64(v)
+		}
+		return json.Number(strconv.FormatInt(v, 10))
+	case float64:
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return nil
+		}
+		return v
 	case []byte:
 		if utf8.Valid(v) {
 			return string(v)
 		}
-		return v
+		return base64.StdEncoding.EncodeToString(v)
 	case time.Time:
 		return v.Format(time.RFC3339Nano)
+	case nil, bool, string:
+		return v
 	}
-	return v
+	// Anything else a driver returns (rare) goes through its text form.
+	return fmt.Sprint(v)
+}
+
+// appendJSON appends v, a value of jsonValue's model or a column name, as
+// JSON.
+func appendJSON(b []byte, v any) []byte {
+	switch v := v.(type) {
+	case nil:
+		return append(b, "null"...)
+	case bool:
+		return strconv.AppendBool(b, v)
+	case float64:
+		if v == math.Trunc(v) && math.Abs(v) < 1e21 {
+			return strconv.AppendFloat(b, v, 'f', -1, 64)
+		}
+		return strconv.AppendFloat(b, v, 'g', -1, 64)
+	case json.Number:
+		return append(b, v...)
+	case string:
+		enc, _ := json.Marshal(v)
+		return append(b, enc...)
+	}
+	enc, _ := json.Marshal(v)
+	return append(b, enc...)
 }
 
 // fail maps a database error to what the caller sees. The database's own

@@ -1,0 +1,108 @@
+package server
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"os"
+	"net/url"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/toolexec/toolexec"
+)
+
+// The SQL tool benchmark: one indexed row from SQLite, through the tool
+// (Executor.Call: the whole pipeline with schema validation, the read-only
+// pool, rows to JSON) against the same query through database/sql alone
+// on the same kind of read-only connection, with the row scanned into Go
+// values. cmd/toolexec's `make bench-sql` prints the ratio.
+
+const benchTools = `
+sources:
+  db:
+    kind: sqlite
+    database: bench.db
+    init: schema.sql
+tools:
+  item:
+    kind: sqlite-sql
+    source: db
+    description: one item by id
+    parameters:
+      - {name: id, type: integer, description: the id}
+    statement: SELECT id, name, price FROM items WHERE id = ?
+`
+
+const benchSchema = `
+CREATE TABLE items (id INTEGER PRIMARY KEY, name TEXT NOT NULL, price REAL NOT NULL);
+WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 10000)
+INSERT INTO items SELECT i, 'item-' || i, i * 0.5 FROM n;
+`
+
+func BenchmarkSQLTool_ExecutorCall(b *testing.B) {
+	set := build(b, benchTools, map[string]string{"schema.sql": benchSchema}, nil)
+	x := executor(set, Options{})
+	args := json.RawMessage(`{"id": 4242}`)
+	ctx := context.Background()
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		res, err := x.Call(ctx, toolexec.CallRequest{Name: "item", Arguments: args})
+		if err != nil || res.IsError {
+			b.Fatal(err, res)
+		}
+	}
+}
+
+func BenchmarkSQLTool_DatabaseSQL(b *testing.B) {
+	dir := b.TempDir()
+	buildIn(b, dir, benchTools, map[string]string{"schema.sql": benchSchema}, nil) // creates bench.db
+	u := url.URL{Scheme: "file", Path: filepath.Join(dir, "bench.db")}
+	db, err := sql.Open("sqlite", u.String()+"?mode=ro&_pragma=query_only(1)&_pragma=busy_timeout(5000)")
+	require.NoError(b, err)
+	defer db.Close()
+	ctx := context.Background()
+	var (
+		id    int64
+		name  string
+		price float64
+	)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if err := db.QueryRowContext(ctx, "SELECT id, name, price FROM items WHERE id = ?", int64(4242)).Scan(&id, &name, &price); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// TestSQLToolBenchRatio prints the cost of a SQL tool call over the same
+// query through database/sql alone, when TOOLEXEC_BENCH_SQL is set (`make
+// bench-sql`). The two benchmarks run interleaved, several rounds, and the
+// fastest round of each counts, so that load from elsewhere on the machine
+// skews neither side.
+func TestSQLToolBenchRatio(t *testing.T) {
+	if os.Getenv("TOOLEXEC_BENCH_SQL") == "" {
+		t.Skip("set TOOLEXEC_BENCH_SQL=1 (make bench-sql) to measure")
+	}
+	const rounds = 7
+	best := func(cur, next testing.BenchmarkResult) testing.BenchmarkResult {
+		if cur.N == 0 || next.NsPerOp() < cur.NsPerOp() {
+			return next
+		}
+		return cur
+	}
+	var tool, base testing.BenchmarkResult
+	for r := 0; r < rounds; r++ {
+		base = best(base, testing.Benchmark(BenchmarkSQLTool_DatabaseSQL))
+		tool = best(tool, testing.Benchmark(BenchmarkSQLTool_ExecutorCall))
+	}
+	ratio := float64(tool.NsPerOp()) / float64(base.NsPerOp())
+	fmt.Printf("SQL tool call (Executor.Call)  %8d ns/op %6d B/op %4d allocs/op\n", tool.NsPerOp(), tool.AllocedBytesPerOp(), tool.AllocsPerOp())
+	fmt.Printf("database/sql alone             %8d ns/op %6d B/op %4d allocs/op\n", base.NsPerOp(), base.AllocedBytesPerOp(), base.AllocsPerOp())
+	fmt.Printf("ratio: %.2fx (target <= 1.30x)\n", ratio)
+}

@@ -5,8 +5,8 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
-	"os"
 	"net/url"
+	"os"
 	"path/filepath"
 	"testing"
 

@@ -84,10 +84,10 @@ func (t *Tool) Definition() toolexec.Tool {
 		ann.IdempotentHint = t.cfg.Idempotent
 	}
 	return toolexec.Tool{
-		Name:         t.cfg.Name,
-		Description:  t.cfg.Description,
-		InputSchema:  params.Schema(t.cfg.Parameters),
-		Annotations:  ann,
+		Name:        t.cfg.Name,
+		Description: t.cfg.Description,
+		InputSchema: params.Schema(t.cfg.Parameters),
+		Annotations: ann,
 		Options: toolexec.ToolOptions{
 			Timeout:  t.cfg.Timeout,
 			Cache:    t.cfg.Cache && t.cfg.ReadOnly,

@@ -17,7 +17,10 @@
 // Calls need "Authorization: Bearer TOKEN" when the environment variable
 // named by --token-env (TOOLEXEC_TOKEN by default) is set. Without a token
 // the server refuses to listen on anything but a loopback address unless
-// --insecure-no-auth is given. See docs/declarative.md.
+// --insecure-no-auth is given. OpenTelemetry is opt-in through the standard
+// variables: OTEL_TRACES_EXPORTER and OTEL_METRICS_EXPORTER set to otlp
+// (OTLP over HTTP, configured by OTEL_EXPORTER_OTLP_*) or console. See
+// docs/declarative.md.
 package main
 
 import (
@@ -139,6 +142,17 @@ func serve(ctx context.Context, args []string, getenv func(string) (string, bool
 		return 2
 	}
 
+	otelOpts, otelDesc, otelShutdown, err := telemetry(ctx, getenv, stdout)
+	if err != nil {
+		fmt.Fprintln(stderr, "toolexec: telemetry:", err)
+		return 2
+	}
+	defer func() {
+		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_ = otelShutdown(sctx)
+	}()
+
 	load := server.FileLoader(*file, getenv, logger)
 	set, err := load(ctx)
 	if err != nil {
@@ -163,6 +177,7 @@ func serve(ctx context.Context, args []string, getenv func(string) (string, bool
 		Logger:         logger,
 		ServerName:     "toolexec",
 		ServerVersion:  version,
+		Extra:          otelOpts,
 	})
 	srv := &http.Server{
 		Handler:           h,
@@ -188,6 +203,9 @@ func serve(ctx context.Context, args []string, getenv func(string) (string, bool
 		fmt.Fprintf(stdout, "  calls need no token (set %s to require one)\n", *tokenEnv)
 	} else {
 		fmt.Fprintf(stdout, "  calls need \"Authorization: Bearer $%s\"\n", *tokenEnv)
+	}
+	if otelDesc != "" {
+		fmt.Fprintf(stdout, "  OpenTelemetry:%s\n", otelDesc)
 	}
 	if ready != nil {
 		ready <- ln.Addr()

@@ -167,3 +167,26 @@ func TestServe_ExampleFileIsValid(t *testing.T) {
 	assert.Equal(t, 0, code, errOut.String())
 	_ = time.Second
 }
+
+func TestTelemetry_ConsoleSpansWhenAsked(t *testing.T) {
+	var out bytes.Buffer
+	env := func(k string) (string, bool) {
+		if k == "OTEL_TRACES_EXPORTER" {
+			return "console", true
+		}
+		return "", false
+	}
+	opts, desc, shutdown, err := telemetry(context.Background(), env, &out)
+	require.NoError(t, err)
+	assert.Len(t, opts, 2)
+	assert.Contains(t, desc, "traces (console)")
+	require.NoError(t, shutdown(context.Background()))
+
+	opts, desc, _, err = telemetry(context.Background(), func(string) (string, bool) { return "", false }, &out)
+	require.NoError(t, err)
+	assert.Empty(t, opts, "off unless asked")
+	assert.Empty(t, desc)
+
+	_, _, _, err = telemetry(context.Background(), func(k string) (string, bool) { return "zipkin", k == "OTEL_METRICS_EXPORTER" }, &out)
+	assert.Error(t, err)
+}

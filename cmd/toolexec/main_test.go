@@ -149,7 +149,7 @@ func TestValidate_ReportsLinesAndExitCode(t *testing.T) {
 	var out, errOut bytes.Buffer
 	code := run(context.Background(), []string{"validate", "--config", path}, func(string) (string, bool) { return "", false }, &out, &errOut)
 	assert.Equal(t, 1, code)
-	assert.Contains(t, errOut.String(), path+":7:5: tool \"t\" needs a description")
+	assert.Contains(t, errOut.String(), path+":6:3: tool \"t\" needs a description")
 	assert.Contains(t, errOut.String(), path+":10:14: tool \"t\" maxRows must be a non-negative integer")
 
 	require.NoError(t, os.WriteFile(path, []byte(e2eTools), 0o600))

@@ -214,7 +214,7 @@ func TestParse_EveryProblemWithItsLine(t *testing.T) {
 	assert.Contains(t, lines[22], "duration")
 	assert.Contains(t, lines[24], `type "text"`)
 	assert.Contains(t, lines[30], `"many" is not an integer`)
-	assert.Contains(t, lines[32], `"mysql-sql" is not supported`)
+	assert.Contains(t, lines[31], `"mysql-sql" is not supported`)
 	assert.Contains(t, lines[39], `tool "ghost" is not defined`)
 	assert.Contains(t, ps.Error(), "tools.yaml:5:5: ")
 	for i := 1; i < len(ps); i++ {

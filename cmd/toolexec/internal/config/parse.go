@@ -368,37 +368,37 @@ func (p *parser) source(nameNode, body *yaml.Node, kindKey string) {
 	switch s.Kind {
 	case KindSQLite:
 		if s.Database == "" {
-			p.errorf(body, "%s: sqlite needs database (a file path or :memory:)", what)
+			p.errorf(nameNode, "%s: sqlite needs database (a file path or :memory:)", what)
 		}
 	case KindPostgres:
 		for _, f := range []struct{ name, v string }{{"host", s.Host}, {"database", s.Database}, {"user", s.User}} {
 			if f.v == "" {
-				p.errorf(body, "%s: postgres needs %s", what, f.name)
+				p.errorf(nameNode, "%s: postgres needs %s", what, f.name)
 			}
 		}
 		if s.Port == "" {
 			s.Port = "5432"
 		} else if n, err := strconv.Atoi(s.Port); err != nil || n <= 0 || n > 65535 {
-			p.errorf(body, "%s: port %q is not a port number", what, s.Port)
+			p.errorf(nameNode, "%s: port %q is not a port number", what, s.Port)
 		}
 	case KindHTTP:
 		u, err := url.Parse(s.BaseURL)
 		if s.BaseURL == "" || err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			p.errorf(body, "%s: http needs baseUrl, an absolute http or https URL", what)
+			p.errorf(nameNode, "%s: http needs baseUrl, an absolute http or https URL", what)
 		} else if len(s.AllowedHosts) == 0 {
 			s.AllowedHosts = []string{u.Hostname()}
 		} else if !slices.ContainsFunc(s.AllowedHosts, func(h string) bool {
 			return strings.EqualFold(h, u.Hostname()) || (strings.HasPrefix(h, "*.") && strings.HasSuffix(strings.ToLower(u.Hostname()), strings.ToLower(h[1:])))
 		}) {
-			p.errorf(body, "%s: the host of baseUrl (%s) is not in allowedHosts", what, u.Hostname())
+			p.errorf(nameNode, "%s: the host of baseUrl (%s) is not in allowedHosts", what, u.Hostname())
 		}
 	case "":
-		p.errorf(body, "%s needs %s", what, kindKey)
+		p.errorf(nameNode, "%s needs %s", what, kindKey)
 	default:
-		p.errorf(body, "%s: %s %q is not supported (want sqlite, postgres or http)", what, kindKey, s.Kind)
+		p.errorf(nameNode, "%s: %s %q is not supported (want sqlite, postgres or http)", what, kindKey, s.Kind)
 	}
 	if s.Init != "" && s.Kind != KindSQLite {
-		p.errorf(body, "%s: init is only for sqlite sources", what)
+		p.errorf(nameNode, "%s: init is only for sqlite sources", what)
 	}
 	if s.Init != "" && !filepath.IsAbs(s.Init) {
 		s.Init = filepath.Join(p.cfg.Dir, s.Init)
@@ -482,31 +482,31 @@ func (p *parser) tool(nameNode, body *yaml.Node, kindKey string) {
 	switch t.Kind {
 	case KindSQLiteSQL, KindPostgresSQL:
 		if strings.TrimSpace(t.Statement) == "" {
-			p.errorf(body, "%s needs a statement", what)
+			p.errorf(nameNode, "%s needs a statement", what)
 		}
 		if t.Method != "" || t.Path != "" || len(t.PathParams)+len(t.QueryParams)+len(t.HeaderParams)+len(t.BodyParams) > 0 {
-			p.errorf(body, "%s: method, path and the http parameter lists are for http tools", what)
+			p.errorf(nameNode, "%s: method, path and the http parameter lists are for http tools", what)
 		}
 	case KindHTTPTool:
 		if t.Method == "" {
-			p.errorf(body, "%s needs a method", what)
+			p.errorf(nameNode, "%s needs a method", what)
 		}
 		if t.Statement != "" || len(t.Parameters) > 0 {
-			p.errorf(body, "%s: statement and parameters are for sql tools (use pathParams, queryParams, headerParams, bodyParams)", what)
+			p.errorf(nameNode, "%s: statement and parameters are for sql tools (use pathParams, queryParams, headerParams, bodyParams)", what)
 		}
 		if !readOnlySet {
 			t.ReadOnly = t.Method == "GET" || t.Method == "HEAD"
 		}
 	case "":
-		p.errorf(body, "%s needs %s", what, kindKey)
+		p.errorf(nameNode, "%s needs %s", what, kindKey)
 	default:
-		p.errorf(body, "%s: %s %q is not supported (want sqlite-sql, postgres-sql or http)", what, kindKey, t.Kind)
+		p.errorf(nameNode, "%s: %s %q is not supported (want sqlite-sql, postgres-sql or http)", what, kindKey, t.Kind)
 	}
 	if t.Source == "" {
-		p.errorf(body, "%s needs a source", what)
+		p.errorf(nameNode, "%s needs a source", what)
 	}
 	if t.Description == "" {
-		p.errorf(body, "%s needs a description", what)
+		p.errorf(nameNode, "%s needs a description", what)
 	}
 	seen := map[string]bool{}
 	for _, prm := range t.AllParams() {

@@ -63,7 +63,9 @@ func Open(ctx context.Context, src *config.Source, writes bool) (*Source, error)
 	if err != nil {
 		return nil, err
 	}
-	for _, db := range []*sql.DB{s.ro, s.rw} {
+	// The read-write pool first: it creates a missing database file, which
+	// the read-only one (mode=ro) cannot.
+	for _, db := range []*sql.DB{s.rw, s.ro} {
 		if db == nil {
 			continue
 		}

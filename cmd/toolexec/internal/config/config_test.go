@@ -265,3 +265,23 @@ func TestLoad_MissingFileAndInit(t *testing.T) {
 	_, err = Load(path, nil)
 	assert.ErrorContains(t, err, "init script")
 }
+
+func TestPlaceholders(t *testing.T) {
+	for sql, want := range map[string][2]int{
+		"SELECT * FROM t WHERE a = ? AND b = ?":               {2, 0},
+		"SELECT '?', \"?\" FROM t WHERE a = ? -- ? \n AND 1":  {1, 0},
+		"SELECT * FROM t WHERE a = $1 AND b = $3 /* $9 */":    {0, 3},
+		"SELECT x$1 FROM t WHERE a = ?2":                      {0, 2},
+		"SELECT json_each(?) FROM t WHERE a LIKE '%' || ? ||": {2, 0},
+	} {
+		q, d := placeholders(sql)
+		assert.Equal(t, want, [2]int{q, d}, sql)
+	}
+	_, ps := parse(t, `
+sources:
+  db: {kind: sqlite, database: x.db}
+tools:
+  t: {kind: sqlite-sql, source: db, description: d, statement: "SELECT ? , ?"}
+`, nil)
+	assert.Contains(t, ps.Error(), "2 ? placeholders but declares 0 parameters")
+}

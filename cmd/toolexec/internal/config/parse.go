@@ -745,6 +745,22 @@ func (p *parser) check() {
 			p.problems = append(p.problems, Problem{File: p.file, Line: t.Line, Message: fmt.Sprintf("%s: a %s tool needs a %s source, and %q is %s", what, t.Kind, want, t.Source, src.Kind)})
 		}
 	}
+	for _, t := range p.cfg.Tools {
+		if t.Kind != KindSQLiteSQL && t.Kind != KindPostgresSQL {
+			continue
+		}
+		q, d := placeholders(t.Statement)
+		n := len(t.Parameters)
+		what := "tool " + strconv.Quote(t.Name)
+		switch {
+		case d > n:
+			p.problems = append(p.problems, Problem{File: p.file, Line: t.Line, Message: fmt.Sprintf("%s: the statement uses $%d but declares %d parameters", what, d, n)})
+		case d == 0 && q != n && t.Kind == KindSQLiteSQL:
+			p.problems = append(p.problems, Problem{File: p.file, Line: t.Line, Message: fmt.Sprintf("%s: the statement has %d ? placeholders but declares %d parameters", what, q, n)})
+		case t.Kind == KindPostgresSQL && q > 0 && d == 0:
+			p.problems = append(p.problems, Problem{File: p.file, Line: t.Line, Message: fmt.Sprintf("%s: postgres placeholders are $1, $2, ..., not ?", what)})
+		}
+	}
 	for _, s := range p.pendingSets {
 		for _, n := range s.nodes {
 			if _, ok := p.toolLine[n.Value]; !ok {

@@ -344,8 +344,7 @@ func appendJSON(b []byte, v any) []byte {
 	case json.Number:
 		return append(b, v...)
 	case string:
-		enc, _ := json.Marshal(v)
-		return append(b, enc...)
+		return appendString(b, v)
 	}
 	enc, _ := json.Marshal(v)
 	return append(b, enc...)
@@ -371,4 +370,19 @@ func (t *Tool) fail(ctx context.Context, err error) error {
 	}
 	t.logger.Warn("sql tool failed", "tool", t.cfg.Name, "error", redact(err))
 	return &toolexec.ToolError{Message: "query failed: the database is unavailable or returned an error", CanRetry: true, Err: err}
+}
+
+// appendString appends s as a JSON string: as is between quotes when it
+// holds only printable ASCII that needs no escape (the common case), else
+// as encoding/json writes it.
+func appendString(b []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
+			enc, _ := json.Marshal(s)
+			return append(b, enc...)
+		}
+	}
+	b = append(b, '"')
+	b = append(b, s...)
+	return append(b, '"')
 }

@@ -41,7 +41,13 @@ INSERT INTO items VALUES (1, 'apple'), (2, 'pear');`
 // startServer runs `toolexec serve` on a free port with a token and
 // returns its base URL; the server stops at the end of the test.
 func startServer(t *testing.T) string {
-	dir := t.TempDir()
+	base, _ := startServerIn(t, t.TempDir())
+	return base
+}
+
+// startServerIn is startServer with the files in dir; it also returns the
+// tools file's path.
+func startServerIn(t *testing.T, dir string) (string, string) {
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "tools.yaml"), []byte(e2eTools), 0o600))
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "schema.sql"), []byte(e2eSchema), 0o600))
 	ctx, cancel := context.WithCancel(context.Background())
@@ -55,7 +61,7 @@ func startServer(t *testing.T) string {
 	}
 	var out, errOut bytes.Buffer
 	go func() {
-		done <- serve(ctx, []string{"--config", filepath.Join(dir, "tools.yaml"), "--addr", "127.0.0.1:0"}, env, &out, &errOut, ready)
+		done <- serve(ctx, []string{"--config", filepath.Join(dir, "tools.yaml"), "--addr", "127.0.0.1:0", "--reload-interval", "20ms"}, env, &out, &errOut, ready)
 	}()
 	var addr net.Addr
 	select {
@@ -67,7 +73,7 @@ func startServer(t *testing.T) string {
 		cancel()
 		assert.Equal(t, 0, <-done)
 	})
-	return "http://" + addr.String()
+	return "http://" + addr.String(), filepath.Join(dir, "tools.yaml")
 }
 
 func post(t *testing.T, url, body string, headers ...string) (int, map[string]any) {
@@ -165,7 +171,6 @@ func TestServe_ExampleFileIsValid(t *testing.T) {
 	var out, errOut bytes.Buffer
 	code := run(context.Background(), []string{"validate", "--config", "../../examples/declarative/tools.yaml"}, func(string) (string, bool) { return "", false }, &out, &errOut)
 	assert.Equal(t, 0, code, errOut.String())
-	_ = time.Second
 }
 
 func TestTelemetry_ConsoleSpansWhenAsked(t *testing.T) {
@@ -189,4 +194,25 @@ func TestTelemetry_ConsoleSpansWhenAsked(t *testing.T) {
 
 	_, _, _, err = telemetry(context.Background(), func(k string) (string, bool) { return "zipkin", k == "OTEL_METRICS_EXPORTER" }, &out)
 	assert.Error(t, err)
+}
+
+func TestServe_ReloadsTheFile(t *testing.T) {
+	base, path := startServerIn(t, t.TempDir())
+	updated := strings.Replace(e2eTools, "  find:\n", "  lookup:\n", 1)
+	updated = strings.Replace(updated, "public: [find]", "public: [lookup]", 1)
+	require.NoError(t, os.WriteFile(path, []byte(updated), 0o600))
+	require.Eventually(t, func() bool {
+		code, _ := post(t, base+"/api/tools/lookup/call", `{"id": 1}`, "Authorization", "Bearer tok")
+		return code == http.StatusOK
+	}, 10*time.Second, 20*time.Millisecond, "the renamed tool is served")
+	resp, err := http.Get(base + "/api/tools/find")
+	require.NoError(t, err)
+	resp.Body.Close()
+	assert.Equal(t, http.StatusNotFound, resp.StatusCode, "the old one is gone")
+
+	// A broken file is ignored: the tools keep serving.
+	require.NoError(t, os.WriteFile(path, []byte("tools: [\n"), 0o600))
+	time.Sleep(100 * time.Millisecond)
+	code, _ := post(t, base+"/api/tools/lookup/call", `{"id": 1}`, "Authorization", "Bearer tok")
+	assert.Equal(t, http.StatusOK, code)
 }

@@ -42,8 +42,11 @@ const (
 // Source is one connection: a database (sqlite, postgres) or an HTTP API
 // (http).
 type Source struct {
+	// Name is the source's name, which tools refer to.
 	Name string
+	// Kind is sqlite, postgres or http.
 	Kind string
+	// Line is where the source is defined.
 	Line int
 
 	// Database is the sqlite file (":memory:" for an in-memory database)
@@ -53,7 +56,8 @@ type Source struct {
 	// database file does not exist yet; resolved against Config.Dir.
 	Init string
 
-	// Postgres connection.
+	// Host, Port, User and Password are the postgres connection; the
+	// password is never logged or shown.
 	Host, Port, User, Password string
 	// QueryParams are extra postgres connection parameters (sslmode, ...)
 	// or, for http, query parameters added to every request.
@@ -64,8 +68,9 @@ type Source struct {
 	MaxIdleConns    int
 	ConnMaxLifetime time.Duration
 
-	// HTTP API.
+	// BaseURL is an http source's URL, which tool paths extend.
 	BaseURL string
+	// Timeout bounds an http source's requests (0: the default, 30s).
 	Timeout time.Duration
 	// Headers are sent with every request of the source's tools. Values
 	// typically hold secrets from the environment: they are never listed
@@ -78,11 +83,16 @@ type Source struct {
 
 // Tool is one declared tool.
 type Tool struct {
-	Name        string
-	Kind        string
-	Source      string
+	// Name is the tool's name, as clients call it.
+	Name string
+	// Kind is sqlite-sql, postgres-sql or http.
+	Kind string
+	// Source names the source the tool runs on.
+	Source string
+	// Description tells a model what the tool does.
 	Description string
-	Line        int
+	// Line is where the tool is defined.
+	Line int
 
 	// Statement is the SQL of a sql tool, with placeholders.
 	Statement string
@@ -109,15 +119,21 @@ type Tool struct {
 	Cache    bool
 	CacheTTL time.Duration
 
-	// HTTP tool.
-	Method       string
-	Path         string
-	Headers      map[string]string
+	// Method and Path are an http tool's request; Path may hold
+	// {{.name}} references to PathParams.
+	Method string
+	Path   string
+	// Headers are sent with every request of the tool, after the
+	// source's; like them, never listed or logged.
+	Headers map[string]string
+	// PathParams, QueryParams, HeaderParams and BodyParams are an http
+	// tool's parameters, by where their values go.
 	PathParams   []*Param
 	QueryParams  []*Param
 	HeaderParams []*Param
 	BodyParams   []*Param
-	RequestBody  string
+	// RequestBody is an optional text/template of the JSON body.
+	RequestBody string
 }
 
 // AllParams returns every parameter of the tool: the sql parameters, or the
@@ -144,8 +160,11 @@ const (
 
 // Param is one tool parameter.
 type Param struct {
-	Name        string
-	Type        string
+	// Name is the argument's name.
+	Name string
+	// Type is one of the Type constants.
+	Type string
+	// Description tells a model what to pass.
 	Description string
 	// Required is true unless the file says required: false or gives a
 	// default (mcp-toolbox's rule).
@@ -162,15 +181,18 @@ type Param struct {
 	AllowedValues []any
 	// MinValue and MaxValue bound a number.
 	MinValue, MaxValue *float64
-	Line               int
+	// Line is where the parameter is declared.
+	Line int
 }
 
 // Problem is one thing wrong with a tools file, at a line (1-based; 0 when
 // the problem is the file as a whole).
 type Problem struct {
-	File    string
-	Line    int
-	Column  int
+	// File is the file's name as given to Load or Parse.
+	File string
+	// Line and Column locate the problem (1-based; 0 when unknown).
+	Line, Column int
+	// Message says what is wrong.
 	Message string
 }
 

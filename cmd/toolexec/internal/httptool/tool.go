@@ -64,6 +64,10 @@ type Tool struct {
 	logger   *slog.Logger
 	body     *template.Template
 	maxBytes int
+	// secrets are the configured header and query values (8 bytes or
+	// longer) redacted from whatever the upstream sends back, in case it
+	// echoes the request.
+	secrets *strings.Replacer
 }
 
 var pathParamRef = regexp.MustCompile(`\{\{\s*\.(\w+)\s*\}\}`)
@@ -84,6 +88,23 @@ func New(t *config.Tool, src *Source, logger *slog.Logger) (*Tool, error) {
 			return nil, fmt.Errorf("tool %q: requestBody: %v", t.Name, err)
 		}
 		tl.body = tmpl
+	}
+	var pairs []string
+	addSecret := func(v string) {
+		if _, after, ok := strings.Cut(v, " "); ok && len(after) >= 8 {
+			pairs = append(pairs, after, "[redacted]")
+		}
+		if len(v) >= 8 {
+			pairs = append(pairs, v, "[redacted]")
+		}
+	}
+	for _, m := range []map[string]string{src.cfg.Headers, t.Headers, src.cfg.QueryParams} {
+		for _, v := range m {
+			addSecret(v)
+		}
+	}
+	if len(pairs) > 0 {
+		tl.secrets = strings.NewReplacer(pairs...)
 	}
 	for _, m := range pathParamRef.FindAllStringSubmatch(t.Path, -1) {
 		found := false
@@ -149,6 +170,9 @@ func (t *Tool) Handle(ctx context.Context, args map[string]any) (*toolexec.CallT
 	truncated := len(body) > t.maxBytes
 	if truncated {
 		body = body[:t.maxBytes]
+	}
+	if t.secrets != nil {
+		body = []byte(t.secrets.Replace(string(body)))
 	}
 	if resp.StatusCode >= 400 {
 		msg := upstreamMessage(body)

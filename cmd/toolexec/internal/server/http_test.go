@@ -43,6 +43,10 @@ func newUpstream(t *testing.T, other *httptest.Server) *upstream {
 		w.Header().Set("Content-Type", "application/json")
 		w.Write(b)
 	})
+	mux.HandleFunc("/echo-headers", func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(http.StatusBadRequest)
+		fmt.Fprintf(w, "you sent %s and %s", r.Header.Get("Authorization"), r.URL.RawQuery)
+	})
 	mux.HandleFunc("/fail", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(http.StatusUnprocessableEntity)
@@ -123,6 +127,7 @@ tools:
       - {name: n, type: integer, description: n}
       - {name: tags, type: array, description: t, items: {name: t, type: string, description: t}}
   fail: {kind: http, source: api, method: GET, path: /fail, description: fails}
+  echo-headers: {kind: http, source: api, method: GET, path: /echo-headers, description: echoes the secrets}
   fail-huge: {kind: http, source: api, method: GET, path: /fail-huge, description: fails hugely}
   slow: {kind: http, source: api, method: GET, path: /slow, description: slow, timeout: 200ms}
   huge: {kind: http, source: api, method: GET, path: /huge, description: huge, maxBytes: 100000}
@@ -178,6 +183,15 @@ func TestHTTP_SecretsNeverListed(t *testing.T) {
 	require.NoError(t, err)
 	assert.NotContains(t, string(b), secret)
 	assert.NotContains(t, string(b), "Authorization")
+}
+
+func TestHTTP_EchoedSecretsRedacted(t *testing.T) {
+	x, _, _ := httpExecutor(t)
+	res, err := call(t, x, "echo-headers", nil)
+	require.NoError(t, err)
+	assert.True(t, res.IsError)
+	assert.NotContains(t, res.Text(), secret)
+	assert.Equal(t, "upstream answered 400 Bad Request: you sent [redacted] and key=[redacted]", res.Text())
 }
 
 func TestHTTP_JSONBodyCannotBeInjected(t *testing.T) {

@@ -3,7 +3,7 @@ GO      ?= go
 # Every Go module in the repository (the library, bench/, interop/, ...).
 MODULES := $(shell find . -name go.mod -not -path './.git/*' -exec dirname {} \; | sort)
 
-.PHONY: run test vet lint bench fuzz soak tidy serve-declarative bench-sql
+.PHONY: run test vet lint bench fuzz soak tidy
 
 FUZZTIME ?= 20s
 
@@ -43,6 +43,8 @@ fuzz:
 # 100,000 calls (the short form runs in `make test`).
 soak:
 	cd examples && TOOLEXEC_SOAK=1 $(GO) test -race -count=1 -run '^TestLoad' -timeout 20m -v ./server
+
+.PHONY: serve-declarative bench-sql
 
 # Serves examples/declarative/tools.yaml (SQLite and HTTP-API tools, no Go
 # code) with the toolexec command on 127.0.0.1:5000 (docs/declarative.md).

@@ -15,6 +15,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strconv"
+	"strings"
+	"syscall"
 )
 
 // Server is a running PostgreSQL server.
@@ -107,7 +109,22 @@ func Start() (*Server, error) {
 		s.Stop()
 		return nil, fmt.Errorf("pgtest: pg_ctl start: %v\n%s\n%s", err, out.String(), log)
 	}
+	s.watchdog()
 	return s, nil
+}
+
+// watchdog starts a shell that stops the server and removes its directory
+// once this process is gone, so that a test binary that dies (a panic, a
+// timeout) leaves no server running. Stop makes it unnecessary, and it
+// then finds nothing left to do.
+func (s *Server) watchdog() {
+	stop := strings.Join(append(append([]string{}, s.asUser...), filepath.Join(s.bin, "pg_ctl"), "-D", s.data, "-m", "immediate", "-w", "stop"), " ")
+	script := fmt.Sprintf("while kill -0 %d 2>/dev/null; do sleep 1; done; if [ -d %s ]; then %s >/dev/null 2>&1; rm -rf %s; fi", os.Getpid(), s.data, stop, s.dir)
+	cmd := exec.Command("sh", "-c", script)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if cmd.Start() == nil {
+		go func() { _ = cmd.Wait() }()
+	}
 }
 
 func (s *Server) command(out *bytes.Buffer, name string, args ...string) *exec.Cmd {

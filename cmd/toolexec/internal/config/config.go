@@ -114,6 +114,9 @@ type Tool struct {
 	MaxBytes int
 	// Timeout (toolexec extension) bounds each call; 0 means the default.
 	Timeout time.Duration
+	// MaxConcurrency (toolexec extension) bounds this tool's calls running
+	// at once (0: the server's limit applies).
+	MaxConcurrency int
 	// Cache and CacheTTL (toolexec extension) opt the tool into the
 	// library's read-through result cache.
 	Cache    bool

@@ -454,6 +454,8 @@ func (p *parser) tool(nameNode, body *yaml.Node, kindKey string) {
 			t.MaxBytes = p.integer(what+" maxBytes", v)
 		case "timeout":
 			t.Timeout = p.duration(what+" timeout", v)
+		case "maxConcurrency":
+			t.MaxConcurrency = p.integer(what+" maxConcurrency", v)
 		case "cache":
 			t.Cache = p.boolean(what+" cache", v)
 		case "cacheTTL":

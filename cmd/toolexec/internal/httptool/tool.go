@@ -144,6 +144,8 @@ func (t *Tool) Definition() toolexec.Tool {
 			Timeout:  timeout,
 			Cache:    t.cfg.Cache && t.cfg.ReadOnly,
 			CacheTTL: t.cfg.CacheTTL,
+
+			ConcurrencyLimit: concurrency(t.cfg.MaxConcurrency),
 		},
 	}
 }
@@ -427,4 +429,12 @@ func (t *Tool) fail(ctx context.Context, err error) error {
 	}
 	t.logger.Warn("http tool: upstream request failed", "tool", t.cfg.Name, "error", cause.Error())
 	return &toolexec.ToolError{Message: "the upstream request failed", CanRetry: true}
+}
+
+// concurrency is a tool's own concurrency limit, or nil for the server's.
+func concurrency(n int) *toolexec.ConcurrencyLimit {
+	if n <= 0 {
+		return nil
+	}
+	return &toolexec.ConcurrencyLimit{Max: n}
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -288,4 +289,28 @@ tools:
 	res := e.Result()
 	assert.Contains(t, res.Text(), "no such column")
 	assert.False(t, strings.Contains(res.Text(), t.TempDir()[:5]+"/"), fmt.Sprint("no paths: ", res.Text()))
+}
+
+func TestSQLite_ToolOptionsFromExtensions(t *testing.T) {
+	set := build(t, `
+sources:
+  mem: {kind: sqlite, database: ":memory:"}
+tools:
+  t:
+    kind: sqlite-sql
+    source: mem
+    description: d
+    statement: SELECT 1 AS one
+    timeout: 2s
+    maxConcurrency: 3
+    cache: true
+    cacheTTL: 1m
+`, nil, nil)
+	tl, ok := set.Lookup("", "t")
+	require.True(t, ok)
+	assert.Equal(t, 2*time.Second, tl.Options.Timeout)
+	require.NotNil(t, tl.Options.ConcurrencyLimit)
+	assert.Equal(t, 3, tl.Options.ConcurrencyLimit.Max)
+	assert.True(t, tl.Options.Cache)
+	assert.Equal(t, time.Minute, tl.Options.CacheTTL)
 }

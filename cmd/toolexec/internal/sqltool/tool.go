@@ -92,6 +92,8 @@ func (t *Tool) Definition() toolexec.Tool {
 			Timeout:  t.cfg.Timeout,
 			Cache:    t.cfg.Cache && t.cfg.ReadOnly,
 			CacheTTL: t.cfg.CacheTTL,
+
+			ConcurrencyLimit: concurrency(t.cfg.MaxConcurrency),
 		},
 	}
 }
@@ -385,4 +387,12 @@ func appendString(b []byte, s string) []byte {
 	b = append(b, '"')
 	b = append(b, s...)
 	return append(b, '"')
+}
+
+// concurrency is a tool's own concurrency limit, or nil for the server's.
+func concurrency(n int) *toolexec.ConcurrencyLimit {
+	if n <= 0 {
+		return nil
+	}
+	return &toolexec.ConcurrencyLimit{Max: n}
 }

@@ -55,3 +55,15 @@ fuzz:
 soak:
 	cd examples && TOOLEXEC_SOAK=1 $(GO) test -race -count=1 -run '^TestLoad' -timeout 20m -v ./server
 	TOOLEXEC_SOAK=1 $(GO) test -race -count=1 -run '^TestAnswersToTheLargestHostileBodyAreBounded$$' -v .
+
+.PHONY: serve-declarative bench-sql
+
+# Serves examples/declarative/tools.yaml (SQLite and HTTP-API tools, no Go
+# code) with the toolexec command on 127.0.0.1:5000 (docs/declarative.md).
+serve-declarative:
+	cd cmd/toolexec && $(GO) run . serve --config ../../examples/declarative/tools.yaml
+
+# Prints the cost of a SQL tool call (SQLite, one indexed row, through
+# Executor.Call) over the same query through database/sql alone.
+bench-sql:
+	cd cmd/toolexec && TOOLEXEC_BENCH_SQL=1 $(GO) test -v -count=1 -run '^TestSQLToolBenchRatio$$' ./internal/server

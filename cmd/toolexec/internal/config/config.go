@@ -1,0 +1,235 @@
+// Package config reads a toolexec tools file: googleapis/mcp-toolbox's
+// tools.yaml form (the v1 map form with top-level sources, tools and
+// toolsets, and the v2 form of one YAML document per resource with kind,
+// name and type) plus toolexec's own extensions. Load reports every problem
+// it finds with its file and line, not only the first.
+package config
+
+import (
+	"fmt"
+	"time"
+)
+
+// Config is a parsed, validated tools file.
+type Config struct {
+	// File is the path the file was read from ("" when parsed from memory).
+	File string
+	// Dir is the directory relative paths in the file (a sqlite database,
+	// an init script) are resolved against.
+	Dir string
+	// Sources are the connections, by name.
+	Sources map[string]*Source
+	// Tools are the tools in file order.
+	Tools []*Tool
+	// Toolsets name groups of tools, by toolset name.
+	Toolsets map[string][]string
+}
+
+// Source kinds.
+const (
+	KindSQLite   = "sqlite"
+	KindPostgres = "postgres"
+	KindHTTP     = "http"
+)
+
+// Tool kinds.
+const (
+	KindSQLiteSQL   = "sqlite-sql"
+	KindPostgresSQL = "postgres-sql"
+	KindHTTPTool    = "http"
+)
+
+// Source is one connection: a database (sqlite, postgres) or an HTTP API
+// (http).
+type Source struct {
+	// Name is the source's name, which tools refer to.
+	Name string
+	// Kind is sqlite, postgres or http.
+	Kind string
+	// Line is where the source is defined.
+	Line int
+
+	// Database is the sqlite file (":memory:" for an in-memory database)
+	// or the postgres database name.
+	Database string
+	// Init (toolexec extension, sqlite) is a SQL script applied when the
+	// database file does not exist yet; resolved against Config.Dir.
+	Init string
+
+	// Host, Port, User and Password are the postgres connection; the
+	// password is never logged or shown.
+	Host, Port, User, Password string
+	// QueryParams are extra postgres connection parameters (sslmode, ...)
+	// or, for http, query parameters added to every request.
+	QueryParams map[string]string
+
+	// Pool limits (toolexec extension): 0 means the default.
+	MaxOpenConns    int
+	MaxIdleConns    int
+	ConnMaxLifetime time.Duration
+
+	// BaseURL is an http source's URL, which tool paths extend.
+	BaseURL string
+	// Timeout bounds an http source's requests (0: the default, 30s).
+	Timeout time.Duration
+	// Headers are sent with every request of the source's tools. Values
+	// typically hold secrets from the environment: they are never listed
+	// or logged.
+	Headers map[string]string
+	// AllowedHosts (toolexec extension) are the host names requests and
+	// redirects may reach; empty means the host of BaseURL alone.
+	AllowedHosts []string
+}
+
+// Tool is one declared tool.
+type Tool struct {
+	// Name is the tool's name, as clients call it.
+	Name string
+	// Kind is sqlite-sql, postgres-sql or http.
+	Kind string
+	// Source names the source the tool runs on.
+	Source string
+	// Description tells a model what the tool does.
+	Description string
+	// Line is where the tool is defined.
+	Line int
+
+	// Statement is the SQL of a sql tool, with placeholders.
+	Statement string
+	// Parameters are a sql tool's parameters, bound in order.
+	Parameters []*Param
+
+	// ReadOnly (toolexec extension, default true for sql tools, and for
+	// http tools whose method is GET or HEAD) runs the statement in a
+	// read-only transaction.
+	ReadOnly bool
+	// Destructive (toolexec extension) is the destructiveHint of a tool
+	// that writes; nil leaves MCP's default (true).
+	Destructive *bool
+	// Idempotent (toolexec extension) is the idempotentHint.
+	Idempotent *bool
+	// MaxRows and MaxBytes (toolexec extension) cap a result: 0 means the
+	// default.
+	MaxRows  int
+	MaxBytes int
+	// Timeout (toolexec extension) bounds each call; 0 means the default.
+	Timeout time.Duration
+	// MaxConcurrency (toolexec extension) bounds this tool's calls running
+	// at once (0: the server's limit applies).
+	MaxConcurrency int
+	// Cache and CacheTTL (toolexec extension) opt the tool into the
+	// library's read-through result cache.
+	Cache    bool
+	CacheTTL time.Duration
+	// Scopes (toolexec extension) are the OAuth scopes a caller's token
+	// must grant to call the tool, when the server verifies OAuth tokens
+	// (serve --oauth-issuer); without OAuth they are not enforced.
+	Scopes []string
+
+	// Method and Path are an http tool's request; Path may hold
+	// {{.name}} references to PathParams.
+	Method string
+	Path   string
+	// Headers are sent with every request of the tool, after the
+	// source's; like them, never listed or logged.
+	Headers map[string]string
+	// PathParams, QueryParams, HeaderParams and BodyParams are an http
+	// tool's parameters, by where their values go.
+	PathParams   []*Param
+	QueryParams  []*Param
+	HeaderParams []*Param
+	BodyParams   []*Param
+	// RequestBody is an optional text/template of the JSON body.
+	RequestBody string
+}
+
+// AllParams returns every parameter of the tool: the sql parameters, or the
+// http tool's path, query, header and body parameters, in that order.
+func (t *Tool) AllParams() []*Param {
+	var out []*Param
+	out = append(out, t.Parameters...)
+	out = append(out, t.PathParams...)
+	out = append(out, t.QueryParams...)
+	out = append(out, t.HeaderParams...)
+	out = append(out, t.BodyParams...)
+	return out
+}
+
+// Param types, as mcp-toolbox names them.
+const (
+	TypeString  = "string"
+	TypeInteger = "integer"
+	TypeFloat   = "float"
+	TypeBoolean = "boolean"
+	TypeArray   = "array"
+	TypeMap     = "map"
+)
+
+// Param is one tool parameter.
+type Param struct {
+	// Name is the argument's name.
+	Name string
+	// Type is one of the Type constants.
+	Type string
+	// Description tells a model what to pass.
+	Description string
+	// Required is true unless the file says required: false or gives a
+	// default (mcp-toolbox's rule).
+	Required bool
+	// Default is the value used when the argument is absent; HasDefault
+	// tells a null default from none.
+	Default    any
+	HasDefault bool
+	// Items is the element of an array parameter.
+	Items *Param
+	// ValueType is the value type of a typed map parameter ("" any).
+	ValueType string
+	// AllowedValues restrict the value to these (an enum in the schema).
+	AllowedValues []any
+	// MinValue and MaxValue bound a number.
+	MinValue, MaxValue *float64
+	// Line is where the parameter is declared.
+	Line int
+}
+
+// Problem is one thing wrong with a tools file, at a line (1-based; 0 when
+// the problem is the file as a whole).
+type Problem struct {
+	// File is the file's name as given to Load or Parse.
+	File string
+	// Line and Column locate the problem (1-based; 0 when unknown).
+	Line, Column int
+	// Message says what is wrong.
+	Message string
+}
+
+// String renders the problem as file:line:column: message, the form
+// editors and compilers use.
+func (p Problem) String() string {
+	file := p.File
+	if file == "" {
+		file = "<config>"
+	}
+	switch {
+	case p.Line > 0 && p.Column > 0:
+		return fmt.Sprintf("%s:%d:%d: %s", file, p.Line, p.Column, p.Message)
+	case p.Line > 0:
+		return fmt.Sprintf("%s:%d: %s", file, p.Line, p.Message)
+	}
+	return fmt.Sprintf("%s: %s", file, p.Message)
+}
+
+// Problems is the error Load returns: every problem found, in file order.
+type Problems []Problem
+
+// Error joins the problems, one a line.
+func (ps Problems) Error() string {
+	s := ""
+	for i, p := range ps {
+		if i > 0 {
+			s += "\n"
+		}
+		s += p.String()
+	}
+	return s
+}

@@ -1,0 +1,444 @@
+package httptool
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"regexp"
+	"strings"
+	"text/template"
+	"time"
+	"unicode/utf8"
+
+	"github.com/toolexec/toolexec"
+	"github.com/toolexec/toolexec/cmd/toolexec/internal/config"
+	"github.com/toolexec/toolexec/cmd/toolexec/internal/params"
+)
+
+// Defaults, used when a source or tool does not set its own.
+const (
+	// DefaultMaxBytes caps the response body a call reads.
+	DefaultMaxBytes = 1 << 20
+	// DefaultTimeout is an http source's timeout (mcp-toolbox's default).
+	DefaultTimeout = 30 * time.Second
+	// maxErrorMessage bounds the upstream message of a failed call.
+	maxErrorMessage = 1024
+)
+
+// Source is an http source: its base URL, default headers and query
+// parameters, and its client with the allow-list.
+type Source struct {
+	cfg    *config.Source
+	base   *url.URL
+	client *http.Client
+}
+
+// NewSource prepares src for its tools.
+func NewSource(src *config.Source) (*Source, error) {
+	base, err := url.Parse(src.BaseURL)
+	if err != nil {
+		return nil, fmt.Errorf("source %q: baseUrl is not a URL", src.Name)
+	}
+	if !hostAllowed(base.Hostname(), src.AllowedHosts) {
+		return nil, fmt.Errorf("source %q: the host of baseUrl is not in allowedHosts", src.Name)
+	}
+	return &Source{cfg: src, base: base, client: newClient(src.AllowedHosts)}, nil
+}
+
+// Close releases the source's idle connections.
+func (s *Source) Close() error {
+	s.client.CloseIdleConnections()
+	return nil
+}
+
+// Tool is one http tool bound to its source; Handle is its handler.
+type Tool struct {
+	cfg      *config.Tool
+	src      *Source
+	logger   *slog.Logger
+	body     *template.Template
+	maxBytes int
+	// secrets are the configured header and query values (8 bytes or
+	// longer) redacted from whatever the upstream sends back, in case it
+	// echoes the request.
+	secrets *strings.Replacer
+}
+
+var pathParamRef = regexp.MustCompile(`\{\{\s*\.(\w+)\s*\}\}`)
+
+// New binds t to src. requestBody, when set, is a Go text/template whose
+// values are the arguments with strings JSON-escaped (see Handle).
+func New(t *config.Tool, src *Source, logger *slog.Logger) (*Tool, error) {
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	tl := &Tool{cfg: t, src: src, logger: logger, maxBytes: t.MaxBytes}
+	if tl.maxBytes == 0 {
+		tl.maxBytes = DefaultMaxBytes
+	}
+	if t.RequestBody != "" {
+		tmpl, err := template.New(t.Name).Option("missingkey=zero").Funcs(template.FuncMap{"json": jsonFunc}).Parse(t.RequestBody)
+		if err != nil {
+			return nil, fmt.Errorf("tool %q: requestBody: %v", t.Name, err)
+		}
+		tl.body = tmpl
+	}
+	var pairs []string
+	addSecret := func(v string) {
+		if _, after, ok := strings.Cut(v, " "); ok && len(after) >= 8 {
+			pairs = append(pairs, after, "[redacted]")
+		}
+		if len(v) >= 8 {
+			pairs = append(pairs, v, "[redacted]")
+		}
+	}
+	for _, m := range []map[string]string{src.cfg.Headers, t.Headers, src.cfg.QueryParams} {
+		for _, v := range m {
+			addSecret(v)
+		}
+	}
+	if len(pairs) > 0 {
+		tl.secrets = strings.NewReplacer(pairs...)
+	}
+	for _, m := range pathParamRef.FindAllStringSubmatch(t.Path, -1) {
+		found := false
+		for _, p := range t.PathParams {
+			found = found || p.Name == m[1]
+		}
+		if !found {
+			return nil, fmt.Errorf("tool %q: path uses {{.%s}}, which is not in pathParams", t.Name, m[1])
+		}
+	}
+	return tl, nil
+}
+
+// Definition returns the toolexec.Tool clients see. Headers, and so any
+// secret in them, are not part of it.
+func (t *Tool) Definition() toolexec.Tool {
+	ann := &toolexec.ToolAnnotations{ReadOnlyHint: toolexec.Bool(t.cfg.ReadOnly), OpenWorldHint: toolexec.Bool(true)}
+	if !t.cfg.ReadOnly {
+		if t.cfg.Destructive != nil {
+			ann.DestructiveHint = toolexec.Bool(*t.cfg.Destructive)
+		}
+		ann.IdempotentHint = t.cfg.Idempotent
+	}
+	timeout := t.cfg.Timeout
+	if timeout == 0 {
+		timeout = t.src.cfg.Timeout
+	}
+	if timeout == 0 {
+		timeout = DefaultTimeout
+	}
+	return toolexec.Tool{
+		Name:        t.cfg.Name,
+		Description: t.cfg.Description,
+		InputSchema: params.Schema(t.cfg.AllParams()),
+		Annotations: ann,
+		Options: toolexec.ToolOptions{
+			Timeout: timeout,
+			Cache:   t.cfg.Cache && t.cfg.ReadOnly,
+			// The tool's answer depends on its arguments only: the
+			// statement or request never sees who called.
+			CacheShared: true,
+			CacheTTL:    t.cfg.CacheTTL,
+			Scopes:      t.cfg.Scopes,
+
+			ConcurrencyLimit: concurrency(t.cfg.MaxConcurrency),
+		},
+	}
+}
+
+// Handle builds the request from args, sends it and maps the response: a
+// status of 400 or more is an isError result carrying the upstream's
+// message (bounded); otherwise the body is the result's text and, when it
+// is a JSON object, its structuredContent too. The response is read up to
+// the byte cap, and a result cut there says so.
+func (t *Tool) Handle(ctx context.Context, args map[string]any) (*toolexec.CallToolResult, error) {
+	req, err := t.request(ctx, args)
+	if err != nil {
+		return toolexec.ErrorResult(err.Error()), nil
+	}
+	resp, err := t.src.client.Do(req)
+	if err != nil {
+		return nil, t.fail(ctx, err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(io.LimitReader(resp.Body, int64(t.maxBytes)+1))
+	if err != nil {
+		return nil, t.fail(ctx, err)
+	}
+	truncated := len(body) > t.maxBytes
+	if truncated {
+		body = body[:t.maxBytes]
+	}
+	if t.secrets != nil {
+		body = []byte(t.secrets.Replace(string(body)))
+	}
+	if resp.StatusCode >= 400 {
+		msg := upstreamMessage(body)
+		return toolexec.ErrorResult(fmt.Sprintf("upstream answered %d %s: %s", resp.StatusCode, http.StatusText(resp.StatusCode), msg)), nil
+	}
+	res := &toolexec.CallToolResult{}
+	if truncated {
+		res.Content = []toolexec.Content{
+			toolexec.Text(string(bytes.ToValidUTF8(body, nil))),
+			toolexec.Text(fmt.Sprintf("[truncated: the response exceeds %d bytes]", t.maxBytes)),
+		}
+		return res, nil
+	}
+	if ct := resp.Header.Get("Content-Type"); strings.Contains(ct, "json") {
+		var obj map[string]any
+		if json.Unmarshal(body, &obj) == nil && obj != nil {
+			res.StructuredContent = obj
+		}
+	}
+	res.Content = []toolexec.Content{toolexec.Text(string(bytes.ToValidUTF8(body, []byte("\uFFFD"))))}
+	return res, nil
+}
+
+// upstreamMessage is the error text of a failed upstream call: the
+// "message" or "error" member of a JSON body when there is one, else the
+// body, bounded.
+func upstreamMessage(body []byte) string {
+	var obj map[string]any
+	if json.Unmarshal(body, &obj) == nil {
+		for _, k := range []string{"message", "error", "detail", "error_description"} {
+			if s, ok := obj[k].(string); ok && s != "" {
+				body = []byte(s)
+				break
+			}
+			if m, ok := obj[k].(map[string]any); ok {
+				if s, ok := m["message"].(string); ok && s != "" {
+					body = []byte(s)
+					break
+				}
+			}
+		}
+	}
+	s := strings.TrimSpace(string(bytes.ToValidUTF8(body, nil)))
+	if len(s) > maxErrorMessage {
+		s = s[:maxErrorMessage]
+		for !utf8.ValidString(s) {
+			s = s[:len(s)-1]
+		}
+		s += "…"
+	}
+	if s == "" {
+		s = "(no message)"
+	}
+	return s
+}
+
+func (t *Tool) request(ctx context.Context, args map[string]any) (*http.Request, error) {
+	// Path parameters are substituted escaped, so a value cannot add a
+	// path segment, a query or change the host.
+	var perr error
+	path := pathParamRef.ReplaceAllStringFunc(t.cfg.Path, func(m string) string {
+		name := pathParamRef.FindStringSubmatch(m)[1]
+		for _, p := range t.cfg.PathParams {
+			if p.Name != name {
+				continue
+			}
+			v, err := params.Value(p, args)
+			if err != nil {
+				perr = err
+				return ""
+			}
+			if v == nil {
+				perr = fmt.Errorf("argument %q is required", name)
+				return ""
+			}
+			seg := fmt.Sprint(v)
+			if seg == "." || seg == ".." || seg == "" {
+				perr = fmt.Errorf("argument %q must not be empty, \".\" or \"..\"", name)
+				return ""
+			}
+			return url.PathEscape(seg)
+		}
+		return ""
+	})
+	if perr != nil {
+		return nil, perr
+	}
+	ref, err := url.Parse(path)
+	if err != nil {
+		return nil, errors.New("the tool's path does not form a URL")
+	}
+	u := *t.src.base
+	if ref.Path != "" {
+		// Join the escaped forms, so an escaped "/" in a path parameter
+		// stays inside its segment.
+		joined := strings.TrimSuffix(u.EscapedPath(), "/") + "/" + strings.TrimPrefix(ref.EscapedPath(), "/")
+		unescaped, err := url.PathUnescape(joined)
+		if err != nil {
+			return nil, errors.New("the tool's path does not form a URL")
+		}
+		u.Path, u.RawPath = unescaped, joined
+	}
+	q := u.Query()
+	for k, v := range ref.Query() {
+		q[k] = v
+	}
+	for k, v := range t.src.cfg.QueryParams {
+		q.Set(k, v)
+	}
+	for _, p := range t.cfg.QueryParams {
+		v, err := params.Value(p, args)
+		if err != nil {
+			return nil, err
+		}
+		switch v := v.(type) {
+		case nil:
+		case []any:
+			for _, e := range v {
+				q.Add(p.Name, fmt.Sprint(e))
+			}
+		default:
+			q.Set(p.Name, fmt.Sprint(v))
+		}
+	}
+	u.RawQuery = q.Encode()
+
+	var body io.Reader
+	hasBody := false
+	if t.body != nil || len(t.cfg.BodyParams) > 0 {
+		b, err := t.buildBody(args)
+		if err != nil {
+			return nil, err
+		}
+		body, hasBody = bytes.NewReader(b), true
+	}
+	req, err := http.NewRequestWithContext(ctx, t.cfg.Method, u.String(), body)
+	if err != nil {
+		return nil, errors.New("the tool's method or URL is invalid")
+	}
+	if hasBody {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	req.Header.Set("Accept", "application/json, */*;q=0.5")
+	req.Header.Set("User-Agent", "toolexec")
+	for k, v := range t.src.cfg.Headers {
+		req.Header.Set(k, v)
+	}
+	for k, v := range t.cfg.Headers {
+		req.Header.Set(k, v)
+	}
+	for _, p := range t.cfg.HeaderParams {
+		v, err := params.Value(p, args)
+		if err != nil {
+			return nil, err
+		}
+		if v != nil {
+			s := fmt.Sprint(v)
+			if strings.ContainsAny(s, "\r\n") {
+				return nil, fmt.Errorf("argument %q must not contain line breaks", p.Name)
+			}
+			req.Header.Set(p.Name, s)
+		}
+	}
+	return req, nil
+}
+
+// buildBody is the JSON request body: the body parameters as one object,
+// or the requestBody template rendered with them.
+func (t *Tool) buildBody(args map[string]any) ([]byte, error) {
+	vals := make(map[string]any, len(t.cfg.BodyParams))
+	for _, p := range t.cfg.BodyParams {
+		v, err := params.Value(p, args)
+		if err != nil {
+			return nil, err
+		}
+		if v != nil || t.body != nil {
+			vals[p.Name] = v
+		}
+	}
+	if t.body == nil {
+		return json.Marshal(vals)
+	}
+	// In the template a string prints JSON-escaped without its quotes, so
+	// "{{.name}}" stays one JSON string whatever the argument holds; json
+	// prints any value as JSON.
+	data := make(map[string]any, len(vals))
+	for k, v := range vals {
+		if s, ok := v.(string); ok {
+			data[k] = escapedString(s)
+			continue
+		}
+		if v == nil {
+			data[k] = rawJSON("null")
+			continue
+		}
+		b, err := json.Marshal(v)
+		if err != nil {
+			return nil, err
+		}
+		data[k] = rawJSON(b)
+	}
+	var buf bytes.Buffer
+	if err := t.body.Execute(&buf, data); err != nil {
+		return nil, errors.New("the request body could not be built from the arguments")
+	}
+	if !json.Valid(buf.Bytes()) {
+		return nil, errors.New("the request body built from the arguments is not JSON")
+	}
+	return buf.Bytes(), nil
+}
+
+// escapedString prints as a JSON string's contents.
+type escapedString string
+
+func (s escapedString) String() string {
+	b, _ := json.Marshal(string(s))
+	return string(b[1 : len(b)-1])
+}
+
+// rawJSON prints as itself.
+type rawJSON string
+
+func (r rawJSON) String() string { return string(r) }
+
+func jsonFunc(v any) (string, error) {
+	switch v := v.(type) {
+	case escapedString:
+		b, err := json.Marshal(string(v))
+		return string(b), err
+	case rawJSON:
+		return string(v), nil
+	}
+	b, err := json.Marshal(v)
+	return string(b), err
+}
+
+// fail maps a transport error to what the caller sees, without the URL
+// (which may hold secrets from the source's queryParams): a refused host,
+// a timeout, or a generic failure. The cause, minus the URL, is logged.
+func (t *Tool) fail(ctx context.Context, err error) error {
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	var ue *url.Error
+	cause := err
+	if errors.As(err, &ue) {
+		cause = ue.Err
+	}
+	if errors.Is(err, errHostNotAllowed) {
+		t.logger.Warn("http tool: upstream host not allowed", "tool", t.cfg.Name, "error", cause.Error())
+		return &toolexec.ToolError{Message: "the upstream request was refused: it targets a host that is not allowed"}
+	}
+	t.logger.Warn("http tool: upstream request failed", "tool", t.cfg.Name, "error", cause.Error())
+	return &toolexec.ToolError{Message: "the upstream request failed", CanRetry: true}
+}
+
+// concurrency is a tool's own concurrency limit, or nil for the server's.
+func concurrency(n int) *toolexec.ConcurrencyLimit {
+	if n <= 0 {
+		return nil
+	}
+	return &toolexec.ConcurrencyLimit{Max: n}
+}

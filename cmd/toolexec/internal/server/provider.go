@@ -1,0 +1,134 @@
+// Package server serves a tools file: it builds the tools of a config into
+// a Provider whose tool set can be swapped while it serves, mounts the
+// library's REST, MCP and OXP surfaces on it, and reloads the file when it
+// changes.
+package server
+
+import (
+	"context"
+	"sync"
+	"sync/atomic"
+
+	"github.com/toolexec/toolexec"
+)
+
+// Provider is the ToolProvider, ToolLookup, ToolResultHandler and
+// ToolsChangedNotifier of the Executors the command serves. Its tool set
+// is swapped atomically by Swap: a call that started on the old set
+// finishes on it (the old set's sources close only after it), and every
+// call after the swap sees the new one.
+//
+// A Provider is scoped to one toolset when Toolset is set ("" is every
+// tool); scoped providers share their parent's set through View.
+type Provider struct {
+	state   *state
+	toolset string
+}
+
+type state struct {
+	cur atomic.Pointer[Set]
+
+	mu        sync.Mutex
+	listeners map[int]func()
+	next      int
+}
+
+// NewProvider returns a Provider serving set.
+func NewProvider(set *Set) *Provider {
+	st := &state{listeners: map[int]func(){}}
+	st.cur.Store(set)
+	return &Provider{state: st}
+}
+
+// View returns a Provider over the same sets limited to toolset.
+func (p *Provider) View(toolset string) *Provider {
+	return &Provider{state: p.state, toolset: toolset}
+}
+
+// Current returns the set being served.
+func (p *Provider) Current() *Set { return p.state.cur.Load() }
+
+// Swap serves next from now on, notifies the OnToolsChanged subscribers,
+// and returns the previous set; the caller closes it (Set.Close waits for
+// the calls still running on it).
+func (p *Provider) Swap(next *Set) *Set {
+	old := p.state.cur.Swap(next)
+	p.state.mu.Lock()
+	fs := make([]func(), 0, len(p.state.listeners))
+	for _, f := range p.state.listeners {
+		fs = append(fs, f)
+	}
+	p.state.mu.Unlock()
+	for _, f := range fs {
+		f()
+	}
+	return old
+}
+
+// Tools implements toolexec.ToolProvider.
+func (p *Provider) Tools() []toolexec.Tool { return p.Current().Tools(p.toolset) }
+
+// LookupTool implements toolexec.ToolLookup. Tools are unversioned, so
+// version must be "".
+func (p *Provider) LookupTool(name, version string) (toolexec.Tool, bool) {
+	if version != "" {
+		return toolexec.Tool{}, false
+	}
+	return p.Current().Lookup(p.toolset, name)
+}
+
+// OnToolsChanged implements toolexec.ToolsChangedNotifier: f runs after
+// every Swap, on the goroutine that swapped.
+func (p *Provider) OnToolsChanged(f func()) (stop func()) {
+	st := p.state
+	st.mu.Lock()
+	id := st.next
+	st.next++
+	st.listeners[id] = f
+	st.mu.Unlock()
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			st.mu.Lock()
+			delete(st.listeners, id)
+			st.mu.Unlock()
+		})
+	}
+}
+
+// HandleCallResult implements toolexec.ToolResultHandler: it runs the
+// named tool of the current set. A tool removed by a reload between the
+// pipeline's lookup and this call is a tool error.
+func (p *Provider) HandleCallResult(ctx context.Context, name string, args map[string]any) (*toolexec.CallToolResult, error) {
+	for {
+		set := p.Current()
+		if !set.acquire() {
+			continue // retired by a reload just now: take the new set
+		}
+		i, ok := set.byName[name]
+		if !ok || (p.toolset != "" && !set.toolsets[p.toolset][name]) {
+			set.release()
+			return toolexec.ErrorResult("Tool not found: " + name), nil
+		}
+		res, err := set.handlers[i](ctx, args)
+		set.release()
+		return res, err
+	}
+}
+
+// HandleCall implements toolexec.ToolCallHandler for completeness; the
+// pipeline calls HandleCallResult.
+func (p *Provider) HandleCall(ctx context.Context, name string, args map[string]any) ([]toolexec.Content, bool, string, error) {
+	res, err := p.HandleCallResult(ctx, name, args)
+	if err != nil || res == nil {
+		return nil, false, "", err
+	}
+	return res.Content, res.IsError, "", nil
+}
+
+var (
+	_ toolexec.ToolProvider         = (*Provider)(nil)
+	_ toolexec.ToolLookup           = (*Provider)(nil)
+	_ toolexec.ToolResultHandler    = (*Provider)(nil)
+	_ toolexec.ToolsChangedNotifier = (*Provider)(nil)
+)

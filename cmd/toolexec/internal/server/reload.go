@@ -1,0 +1,100 @@
+package server
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"io"
+	"log/slog"
+	"os"
+	"time"
+
+	"github.com/toolexec/toolexec/cmd/toolexec/internal/config"
+)
+
+// Loader loads and builds a config file into a Set.
+type Loader func(ctx context.Context) (*Set, error)
+
+// FileLoader returns the Loader of the tools file at path.
+func FileLoader(path string, getenv func(string) (string, bool), logger *slog.Logger) Loader {
+	return func(ctx context.Context) (*Set, error) {
+		cfg, err := config.Load(path, getenv)
+		if err != nil {
+			return nil, err
+		}
+		return Build(ctx, cfg, logger)
+	}
+}
+
+// fileStamp identifies a version of a file: its size, modification time
+// and content hash (the hash catches a rewrite within the mtime's
+// resolution).
+type fileStamp struct {
+	size int64
+	mod  time.Time
+	sum  [sha256.Size]byte
+}
+
+func stamp(path string) (fileStamp, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return fileStamp{}, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return fileStamp{}, err
+	}
+	h := sha256.New()
+	if _, err := io.Copy(h, io.LimitReader(f, config.MaxFileBytes+1)); err != nil {
+		return fileStamp{}, err
+	}
+	s := fileStamp{size: st.Size(), mod: st.ModTime()}
+	copy(s.sum[:], h.Sum(nil))
+	return s, nil
+}
+
+// Watch polls path every interval until ctx is done. When the file's
+// contents change it loads them with load: a good file replaces the
+// served set (the old one closes once its calls finish; MCP clients get
+// notifications/tools/list_changed through OnToolsChanged); a bad one is
+// logged, with every problem, and the old set keeps serving.
+func Watch(ctx context.Context, p *Provider, path string, interval time.Duration, load Loader, logger *slog.Logger) {
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	last, _ := stamp(path)
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		cur, err := stamp(path)
+		if err != nil {
+			continue // being replaced, or gone: keep serving
+		}
+		if cur.size == last.size && cur.mod.Equal(last.mod) && bytes.Equal(cur.sum[:], last.sum[:]) {
+			continue
+		}
+		if cur.sum == last.sum {
+			last = cur
+			continue // touched, not changed
+		}
+		last = cur
+		set, err := load(ctx)
+		if err != nil {
+			logger.Error("reload: the new tools file is invalid; still serving the previous one", "file", path, "problems", err.Error())
+			continue
+		}
+		old := p.Swap(set)
+		logger.Info("reload: serving the new tools file", "file", path, "tools", len(set.tools))
+		go func() {
+			if err := old.Close(); err != nil {
+				logger.Warn("reload: closing the previous sources", "error", err.Error())
+			}
+		}()
+	}
+}

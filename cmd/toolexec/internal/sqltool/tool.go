@@ -1,0 +1,402 @@
+package sqltool
+
+import (
+	"context"
+	"database/sql"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math"
+	"strconv"
+	"sync/atomic"
+	"time"
+	"unicode/utf8"
+
+	"github.com/jackc/pgx/v5/pgconn"
+	"modernc.org/sqlite"
+
+	"github.com/toolexec/toolexec"
+	"github.com/toolexec/toolexec/cmd/toolexec/internal/config"
+	"github.com/toolexec/toolexec/cmd/toolexec/internal/params"
+)
+
+// Result caps, used when a tool does not set its own.
+const (
+	DefaultMaxRows  = 1000
+	DefaultMaxBytes = 1 << 20
+)
+
+// OutputSchema is the JSON Schema of a SQL tool's structuredContent. Rows
+// are objects whose members are the statement's columns. Tools do not
+// declare it as their outputSchema: the shape holds by construction, and
+// checking it on every call would cost a tenth of a SQLite call
+// (docs/declarative.md); it documents the shape for hosts and tests.
+var OutputSchema = json.RawMessage(`{"type":"object","properties":{` +
+	`"rows":{"type":"array"},` +
+	`"rowCount":{"type":"integer"},` +
+	`"truncated":{"type":"boolean"},` +
+	`"message":{"type":"string"}},` +
+	`"required":["rows","rowCount","truncated"]}`)
+
+// Tool is one SQL tool bound to its open source. Its Handle method is the
+// tool's handler; it is safe for concurrent use.
+type Tool struct {
+	// stmt is the statement prepared on the read-only pool, for tools
+	// that run outside a transaction (sqlite file databases); nil until
+	// first used, or when preparing failed (then each call prepares).
+	stmt     atomic.Pointer[sql.Stmt]
+	cfg      *config.Tool
+	src      *Source
+	logger   *slog.Logger
+	maxRows  int
+	maxBytes int
+}
+
+// New binds the tool t to the open source src. logger receives what
+// callers are not shown (driver errors that are not the query's fault).
+func New(t *config.Tool, src *Source, logger *slog.Logger) *Tool {
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	tl := &Tool{cfg: t, src: src, logger: logger, maxRows: t.MaxRows, maxBytes: t.MaxBytes}
+	if tl.maxRows == 0 {
+		tl.maxRows = DefaultMaxRows
+	}
+	if tl.maxBytes == 0 {
+		tl.maxBytes = DefaultMaxBytes
+	}
+	return tl
+}
+
+// Definition returns the toolexec.Tool clients see: the input schema made
+// from the parameters, the output schema of the rows, and annotations that
+// say whether the tool writes.
+func (t *Tool) Definition() toolexec.Tool {
+	ann := &toolexec.ToolAnnotations{ReadOnlyHint: toolexec.Bool(t.cfg.ReadOnly), OpenWorldHint: toolexec.Bool(false)}
+	if !t.cfg.ReadOnly {
+		d := true
+		if t.cfg.Destructive != nil {
+			d = *t.cfg.Destructive
+		}
+		ann.DestructiveHint = toolexec.Bool(d)
+		ann.IdempotentHint = t.cfg.Idempotent
+	}
+	return toolexec.Tool{
+		Name:        t.cfg.Name,
+		Description: t.cfg.Description,
+		InputSchema: params.Schema(t.cfg.Parameters),
+		Annotations: ann,
+		Options: toolexec.ToolOptions{
+			Timeout: t.cfg.Timeout,
+			Cache:   t.cfg.Cache && t.cfg.ReadOnly,
+			// The tool's answer depends on its arguments only: the
+			// statement or request never sees who called.
+			CacheShared: true,
+			CacheTTL:    t.cfg.CacheTTL,
+			Scopes:      t.cfg.Scopes,
+
+			ConcurrencyLimit: concurrency(t.cfg.MaxConcurrency),
+		},
+	}
+}
+
+// Handle runs the statement with the call's arguments bound in parameter
+// order, and returns the rows.
+func (t *Tool) Handle(ctx context.Context, args map[string]any) (*toolexec.CallToolResult, error) {
+	bound := make([]any, len(t.cfg.Parameters))
+	for i, p := range t.cfg.Parameters {
+		v, err := params.Value(p, args)
+		if err != nil {
+			return toolexec.ErrorResult(err.Error()), nil
+		}
+		bound[i] = t.bindable(p, v)
+	}
+	return t.run(ctx, bound)
+}
+
+// bindable turns a converted argument into what the driver binds: arrays
+// become typed slices for postgres (so `= ANY($1)` works) and JSON text for
+// sqlite (usable with json_each), maps become JSON text.
+func (t *Tool) bindable(p *config.Param, v any) any {
+	switch v := v.(type) {
+	case []any:
+		if t.src.Kind == config.KindPostgres && p.Items != nil {
+			return typedSlice(p.Items.Type, v)
+		}
+		b, _ := json.Marshal(v)
+		return string(b)
+	case map[string]any:
+		b, _ := json.Marshal(v)
+		return string(b)
+	}
+	return v
+}
+
+func typedSlice(typ string, v []any) any {
+	switch typ {
+	case config.TypeInteger:
+		out := make([]*int64, len(v))
+		for i, e := range v {
+			if n, ok := e.(int64); ok {
+				out[i] = &n
+			}
+		}
+		return out
+	case config.TypeFloat:
+		out := make([]*float64, len(v))
+		for i, e := range v {
+			if n, ok := e.(float64); ok {
+				out[i] = &n
+			}
+		}
+		return out
+	case config.TypeBoolean:
+		out := make([]*bool, len(v))
+		for i, e := range v {
+			if b, ok := e.(bool); ok {
+				out[i] = &b
+			}
+		}
+		return out
+	}
+	out := make([]*string, len(v))
+	for i, e := range v {
+		if s, ok := e.(string); ok {
+			out[i] = &s
+		}
+	}
+	return out
+}
+
+func (t *Tool) run(ctx context.Context, args []any) (*toolexec.CallToolResult, error) {
+	db := t.src.ro
+	if !t.cfg.ReadOnly {
+		db = t.src.rw
+	}
+	var (
+		tx  *sql.Tx
+		err error
+	)
+	switch {
+	case t.src.Kind == config.KindPostgres:
+		// BEGIN READ ONLY for read-only tools: the server refuses writes.
+		tx, err = db.BeginTx(ctx, &sql.TxOptions{ReadOnly: t.cfg.ReadOnly})
+	case t.src.memory || !t.cfg.ReadOnly:
+		tx, err = db.BeginTx(ctx, nil)
+	}
+	if err != nil {
+		return nil, t.fail(ctx, err)
+	}
+	if tx != nil {
+		defer tx.Rollback() //nolint:errcheck // a no-op after Commit
+		if t.src.memory && t.cfg.ReadOnly {
+			if _, err := tx.ExecContext(ctx, "PRAGMA query_only = 1"); err != nil {
+				return nil, t.fail(ctx, err)
+			}
+			// Runs before the deferred rollback, on the same connection:
+			// the pragma is per connection, not per transaction.
+			defer tx.ExecContext(context.WithoutCancel(ctx), "PRAGMA query_only = 0") //nolint:errcheck // best effort; a failed reset only makes later writes fail
+		}
+	}
+	var rows *sql.Rows
+	if tx != nil {
+		rows, err = tx.QueryContext(ctx, t.cfg.Statement, args...)
+	} else {
+		// sqlite read-only pool: the connection itself is read-only
+		// (mode=ro, query_only), so a transaction would add nothing. The
+		// statement is prepared once (database/sql re-prepares it on each
+		// connection of the pool as needed).
+		stmt := t.stmt.Load()
+		if stmt == nil {
+			if stmt, err = db.PrepareContext(ctx, t.cfg.Statement); err != nil {
+				return nil, t.fail(ctx, err)
+			}
+			if !t.stmt.CompareAndSwap(nil, stmt) {
+				stmt.Close()
+				stmt = t.stmt.Load()
+			}
+		}
+		rows, err = stmt.QueryContext(ctx, args...)
+	}
+	if err != nil {
+		return nil, t.fail(ctx, err)
+	}
+	res, err := t.collect(rows)
+	if err != nil {
+		return nil, t.fail(ctx, err)
+	}
+	if tx != nil && !t.cfg.ReadOnly {
+		if err := tx.Commit(); err != nil {
+			return nil, t.fail(ctx, err)
+		}
+	}
+	return res, nil
+}
+
+// collect reads rows up to the row and byte caps and builds the result:
+// structuredContent {rows, rowCount, truncated, message?} and the same
+// object as JSON text.
+func (t *Tool) collect(rows *sql.Rows) (*toolexec.CallToolResult, error) {
+	defer rows.Close()
+	cols, err := rows.Columns()
+	if err != nil {
+		return nil, err
+	}
+	vals := make([]any, len(cols))
+	ptrs := make([]any, len(cols))
+	for i := range vals {
+		ptrs[i] = &vals[i]
+	}
+	out := []any{}
+	text := make([]byte, 0, 256)
+	text = append(text, `{"rows":[`...)
+	truncated, why := false, ""
+	var rowText []byte
+	for rows.Next() {
+		if len(out) == t.maxRows {
+			truncated, why = true, fmt.Sprintf("more than %d rows; only the first %d are returned", t.maxRows, t.maxRows)
+			break
+		}
+		if err := rows.Scan(ptrs...); err != nil {
+			return nil, err
+		}
+		// The row as a JSON object in column order, and as the same value
+		// in encoding/json's model (map[string]any, float64, ...), which
+		// the pipeline validates against the output schema as it is.
+		row := make(map[string]any, len(cols))
+		rowText = append(rowText[:0], '{')
+		for i, c := range cols {
+			v := jsonValue(vals[i])
+			row[c] = v
+			if i > 0 {
+				rowText = append(rowText, ',')
+			}
+			rowText = appendJSON(rowText, c)
+			rowText = append(rowText, ':')
+			rowText = appendJSON(rowText, v)
+		}
+		rowText = append(rowText, '}')
+		if len(text)+len(rowText)+1 > t.maxBytes {
+			truncated, why = true, fmt.Sprintf("the rows exceed %d bytes; only the first %d rows are returned", t.maxBytes, len(out))
+			break
+		}
+		if len(out) > 0 {
+			text = append(text, ',')
+		}
+		text = append(text, rowText...)
+		out = append(out, row)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	sc := map[string]any{"rows": out, "rowCount": float64(len(out)), "truncated": truncated}
+	text = append(text, `],"rowCount":`...)
+	text = strconv.AppendInt(text, int64(len(out)), 10)
+	text = append(text, `,"truncated":`...)
+	text = strconv.AppendBool(text, truncated)
+	if truncated {
+		sc["message"] = why
+		text = append(text, `,"message":`...)
+		text = strconv.AppendQuote(text, why)
+	}
+	text = append(text, '}')
+	return &toolexec.CallToolResult{Content: []toolexec.Content{toolexec.Text(string(text))}, StructuredContent: sc}, nil
+}
+
+// jsonValue maps a driver value to encoding/json's model: integers to
+// float64 when exact, else json.Number; text stays text; bytes that are
+// not UTF-8 become base64 (as encoding/json writes []byte); times RFC 3339.
+func jsonValue(v any) any {
+	switch v := v.(type) {
+	case int64:
+		if v >= -(1<<53) && v <= 1<<53 {
+			return float64(v)
+		}
+		return json.Number(strconv.FormatInt(v, 10))
+	case float64:
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return nil
+		}
+		return v
+	case []byte:
+		if utf8.Valid(v) {
+			return string(v)
+		}
+		return base64.StdEncoding.EncodeToString(v)
+	case time.Time:
+		return v.Format(time.RFC3339Nano)
+	case nil, bool, string:
+		return v
+	}
+	// Anything else a driver returns (rare) goes through its text form.
+	return fmt.Sprint(v)
+}
+
+// appendJSON appends v, a value of jsonValue's model or a column name, as
+// JSON.
+func appendJSON(b []byte, v any) []byte {
+	switch v := v.(type) {
+	case nil:
+		return append(b, "null"...)
+	case bool:
+		return strconv.AppendBool(b, v)
+	case float64:
+		if v == math.Trunc(v) && math.Abs(v) < 1e21 {
+			return strconv.AppendFloat(b, v, 'f', -1, 64)
+		}
+		return strconv.AppendFloat(b, v, 'g', -1, 64)
+	case json.Number:
+		return append(b, v...)
+	case string:
+		return appendString(b, v)
+	}
+	enc, _ := json.Marshal(v)
+	return append(b, enc...)
+}
+
+// fail maps a database error to what the caller sees. The database's own
+// message about the query (a constraint, a read-only violation, a type
+// mismatch) is returned as a tool error; anything else (connections,
+// driver internals) is logged and replaced by a generic message. A call
+// cancelled by its deadline returns the context's error, which the
+// pipeline reports as its timeout.
+func (t *Tool) fail(ctx context.Context, err error) error {
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	var pe *pgconn.PgError
+	if errors.As(err, &pe) {
+		return &toolexec.ToolError{Message: "query failed: " + pe.Message + " (SQLSTATE " + pe.Code + ")", Err: err}
+	}
+	var se *sqlite.Error
+	if errors.As(err, &se) {
+		return &toolexec.ToolError{Message: "query failed: " + se.Error(), Err: err}
+	}
+	t.logger.Warn("sql tool failed", "tool", t.cfg.Name, "error", redact(err))
+	return &toolexec.ToolError{Message: "query failed: the database is unavailable or returned an error", CanRetry: true, Err: err}
+}
+
+// appendString appends s as a JSON string: as is between quotes when it
+// holds only printable ASCII that needs no escape (the common case), else
+// as encoding/json writes it.
+func appendString(b []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
+			enc, _ := json.Marshal(s)
+			return append(b, enc...)
+		}
+	}
+	b = append(b, '"')
+	b = append(b, s...)
+	return append(b, '"')
+}
+
+// concurrency is a tool's own concurrency limit, or nil for the server's.
+func concurrency(n int) *toolexec.ConcurrencyLimit {
+	if n <= 0 {
+		return nil
+	}
+	return &toolexec.ConcurrencyLimit{Max: n}
+}

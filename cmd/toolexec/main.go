@@ -1,0 +1,280 @@
+// Command toolexec serves declarative tools, with no Go code: SQL tools
+// (SQLite, PostgreSQL) and HTTP-API tools defined in a tools file in
+// googleapis/mcp-toolbox's tools.yaml form, over the toolexec library's
+// REST (/api), MCP (/mcp, with the HandsAI routes) and OXP 1.0 (/oxp)
+// surfaces.
+//
+// Usage:
+//
+//	toolexec serve --config tools.yaml [--addr 127.0.0.1:5000] [flags]
+//	toolexec validate --config tools.yaml
+//
+// serve reloads the file when it changes: a valid new file replaces the
+// tools without dropping calls in flight, an invalid one is logged and
+// ignored. validate prints every problem of the file as file:line: message
+// and exits 1 when there is any.
+//
+// Calls need "Authorization: Bearer TOKEN" when the environment variable
+// named by --token-env (TOOLEXEC_TOKEN by default) is set. Without a token
+// the server refuses to listen on anything but a loopback address unless
+// --insecure-no-auth is given. OpenTelemetry is opt-in through the standard
+// variables: OTEL_TRACES_EXPORTER and OTEL_METRICS_EXPORTER set to otlp
+// (OTLP over HTTP, configured by OTEL_EXPORTER_OTLP_*) or console. See
+// docs/declarative.md.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/toolexec/toolexec/cmd/toolexec/internal/config"
+	"github.com/toolexec/toolexec/cmd/toolexec/internal/server"
+	"github.com/toolexec/toolexec/oauth"
+)
+
+// version is the command's version, reported as the MCP server version.
+const version = "0.1.0"
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	os.Exit(run(ctx, os.Args[1:], os.LookupEnv, os.Stdout, os.Stderr))
+}
+
+const usage = `toolexec serves SQL and HTTP-API tools declared in a tools.yaml file.
+
+Usage:
+  toolexec serve --config FILE [--addr HOST:PORT] [flags]
+  toolexec validate --config FILE
+
+Run "toolexec serve -h" for the serve flags.
+`
+
+// run is the command with its inputs passed in; it returns the exit code.
+func run(ctx context.Context, args []string, getenv func(string) (string, bool), stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage)
+		return 2
+	}
+	switch args[0] {
+	case "serve":
+		return serve(ctx, args[1:], getenv, stdout, stderr, nil)
+	case "validate":
+		return validate(args[1:], getenv, stdout, stderr)
+	case "help", "-h", "--help":
+		fmt.Fprint(stdout, usage)
+		return 0
+	case "version", "--version":
+		fmt.Fprintln(stdout, "toolexec", version)
+		return 0
+	}
+	fmt.Fprintf(stderr, "toolexec: unknown command %q\n\n%s", args[0], usage)
+	return 2
+}
+
+func validate(args []string, getenv func(string) (string, bool), stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("validate", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	file := fs.String("config", "tools.yaml", "the tools file")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	cfg, err := config.Load(*file, getenv)
+	if err != nil {
+		var ps config.Problems
+		if errors.As(err, &ps) {
+			for _, p := range ps {
+				fmt.Fprintln(stderr, p.String())
+			}
+			fmt.Fprintf(stderr, "%d problem(s)\n", len(ps))
+		} else {
+			fmt.Fprintln(stderr, err)
+		}
+		return 1
+	}
+	fmt.Fprintf(stdout, "%s: ok (%d sources, %d tools, %d toolsets)\n", *file, len(cfg.Sources), len(cfg.Tools), len(cfg.Toolsets))
+	return 0
+}
+
+// serve runs the server until ctx is done. ready, when set, receives the
+// listening address (tests use it).
+func serve(ctx context.Context, args []string, getenv func(string) (string, bool), stdout, stderr io.Writer, ready chan<- net.Addr) int {
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var (
+		file        = fs.String("config", "tools.yaml", "the tools file")
+		addr        = fs.String("addr", "127.0.0.1:5000", "the address to listen on (HOST:PORT)")
+		tokenEnv    = fs.String("token-env", "TOOLEXEC_TOKEN", "the environment variable holding the bearer token calls must carry")
+		insecure    = fs.Bool("insecure-no-auth", false, "allow listening on a non-loopback address without a token")
+		timeout     = fs.Duration("timeout", 30*time.Second, "the timeout of calls whose tool sets none (0: none)")
+		concurrency = fs.Int("max-concurrency", 0, "the most calls running at once (0: unlimited)")
+		maxBody     = fs.Int64("max-body-bytes", 0, "the largest request body (0: the library's default, 1 MiB)")
+		reload      = fs.Duration("reload-interval", time.Second, "how often the tools file is checked for changes (0: never)")
+		logLevel    = fs.String("log-level", "info", "debug, info, warn or error")
+		noExplorer  = fs.Bool("no-explorer", false, "leave out the explorer page at /api/")
+		oauthIssuer = fs.String("oauth-issuer", "", "verify OAuth 2.1 access tokens from this authorization server (its issuer URL) instead of a static token")
+		oauthURL    = fs.String("oauth-resource", "", "with --oauth-issuer: this server's public base URL (such as https://tools.example.com); tokens must name BASE/api, BASE/mcp or BASE/oxp as their audience")
+		oauthScopes = fs.String("oauth-scopes", "", "with --oauth-issuer: the comma-separated scopes clients may ask for (scopes_supported)")
+	)
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	var level slog.Level
+	if err := level.UnmarshalText([]byte(*logLevel)); err != nil {
+		fmt.Fprintf(stderr, "toolexec: --log-level: %v\n", err)
+		return 2
+	}
+	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
+
+	token, _ := getenv(*tokenEnv)
+	host, _, err := net.SplitHostPort(*addr)
+	if err != nil {
+		fmt.Fprintf(stderr, "toolexec: --addr: %v\n", err)
+		return 2
+	}
+	verifier, err := oauthVerifier(*oauthIssuer, *oauthURL, *oauthScopes, token, logger)
+	if err != nil {
+		fmt.Fprintln(stderr, "toolexec:", err)
+		return 2
+	}
+	if token == "" && verifier == nil && !*insecure && !isLoopback(host) {
+		fmt.Fprintf(stderr, "toolexec: refusing to serve on %s without a token: set %s, listen on 127.0.0.1, or pass --insecure-no-auth\n", *addr, *tokenEnv)
+		return 2
+	}
+
+	otelOpts, otelDesc, otelShutdown, err := telemetry(ctx, getenv, stdout)
+	if err != nil {
+		fmt.Fprintln(stderr, "toolexec: telemetry:", err)
+		return 2
+	}
+	defer func() {
+		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_ = otelShutdown(sctx)
+	}()
+
+	load := server.FileLoader(*file, getenv, logger)
+	set, err := load(ctx)
+	if err != nil {
+		var ps config.Problems
+		if errors.As(err, &ps) {
+			for _, p := range ps {
+				fmt.Fprintln(stderr, p.String())
+			}
+		} else {
+			fmt.Fprintln(stderr, "toolexec:", err)
+		}
+		return 1
+	}
+	p := server.NewProvider(set)
+	defer func() { _ = p.Current().Close() }()
+
+	h, _ := server.Handler(p, server.Options{
+		Token:          token,
+		Timeout:        *timeout,
+		MaxConcurrency: *concurrency,
+		MaxBodyBytes:   *maxBody,
+		Logger:         logger,
+		ServerName:     "toolexec",
+		ServerVersion:  version,
+		Extra:          otelOpts,
+		OAuth:          verifier,
+		NoExplorer:     *noExplorer,
+	})
+	srv := &http.Server{
+		Handler:           h,
+		ReadHeaderTimeout: 10 * time.Second,
+		IdleTimeout:       2 * time.Minute,
+		MaxHeaderBytes:    64 << 10,
+		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
+	}
+	ln, err := net.Listen("tcp", *addr)
+	if err != nil {
+		fmt.Fprintln(stderr, "toolexec:", err)
+		return 1
+	}
+	if *reload > 0 {
+		watchCtx, cancel := context.WithCancel(ctx)
+		defer cancel()
+		go server.Watch(watchCtx, p, *file, *reload, load, logger)
+	}
+	base := "http://" + ln.Addr().String()
+	fmt.Fprintf(stdout, "toolexec %s serving %d tools from %s\n", version, len(p.Tools()), *file)
+	fmt.Fprintf(stdout, "  REST: %s%s/tools\n  MCP:  %s%s\n  OXP:  %s%s/tools\n", base, server.RESTPrefix, base, server.MCPPath, base, server.OXPPrefix)
+	if token == "" {
+		fmt.Fprintf(stdout, "  calls need no token (set %s to require one)\n", *tokenEnv)
+	} else {
+		fmt.Fprintf(stdout, "  calls need \"Authorization: Bearer $%s\"\n", *tokenEnv)
+	}
+	if otelDesc != "" {
+		fmt.Fprintf(stdout, "  OpenTelemetry:%s\n", otelDesc)
+	}
+	if ready != nil {
+		ready <- ln.Addr()
+	}
+
+	serveErr := make(chan error, 1)
+	go func() { serveErr <- srv.Serve(ln) }()
+	select {
+	case err := <-serveErr:
+		fmt.Fprintln(stderr, "toolexec:", err)
+		return 1
+	case <-ctx.Done():
+	}
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := srv.Shutdown(shutdownCtx); err != nil {
+		_ = srv.Close()
+	}
+	return 0
+}
+
+func isLoopback(host string) bool {
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// oauthVerifier builds the OAuth token verifier of --oauth-issuer, or nil
+// when the flag is unset. The server's three endpoints are the protected
+// resources; a token is accepted for the one its request addresses.
+func oauthVerifier(issuer, base, scopes, token string, logger *slog.Logger) (*oauth.Verifier, error) {
+	if issuer == "" {
+		if base != "" || scopes != "" {
+			return nil, errors.New("--oauth-resource and --oauth-scopes need --oauth-issuer")
+		}
+		return nil, nil
+	}
+	if token != "" {
+		return nil, errors.New("--oauth-issuer and a static token are exclusive: unset the token's environment variable")
+	}
+	if base == "" {
+		return nil, errors.New("--oauth-issuer needs --oauth-resource, this server's public base URL")
+	}
+	base = strings.TrimSuffix(base, "/")
+	var supported []string
+	for _, s := range strings.Split(scopes, ",") {
+		if s = strings.TrimSpace(s); s != "" {
+			supported = append(supported, s)
+		}
+	}
+	return oauth.NewVerifier(oauth.Config{
+		Issuer:          issuer,
+		Resources:       []string{base + server.RESTPrefix, base + server.MCPPath, base + server.OXPPrefix},
+		ScopesSupported: supported,
+		Logger:          logger,
+	})
+}

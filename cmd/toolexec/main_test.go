@@ -319,3 +319,62 @@ func TestOAuthVerifierFlags(t *testing.T) {
 		})
 	}
 }
+
+// TestServe_ReloadNotifiesMCPListeners: an MCP client listening for tool
+// changes (2026-07-28's subscriptions/listen) is told when the tools file
+// changes.
+func TestServe_ReloadNotifiesMCPListeners(t *testing.T) {
+	base, path := startServerIn(t, t.TempDir())
+	const meta = `{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}`
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, base+"/mcp", strings.NewReader(
+		`{"jsonrpc":"2.0","id":"l1","method":"subscriptions/listen","params":{"notifications":{"toolsListChanged":true},"_meta":`+meta+`}}`))
+	require.NoError(t, err)
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("MCP-Protocol-Version", "2026-07-28")
+	req.Header.Set("Mcp-Method", "subscriptions/listen")
+	resp, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	require.Equal(t, http.StatusOK, resp.StatusCode)
+	require.Contains(t, resp.Header.Get("Content-Type"), "text/event-stream")
+
+	lines := make(chan string, 16)
+	go func() {
+		defer close(lines)
+		buf := make([]byte, 4096)
+		var pending string
+		for {
+			n, err := resp.Body.Read(buf)
+			pending += string(buf[:n])
+			for {
+				i := strings.Index(pending, "\n")
+				if i < 0 {
+					break
+				}
+				lines <- pending[:i]
+				pending = pending[i+1:]
+			}
+			if err != nil {
+				return
+			}
+		}
+	}()
+	next := func() string {
+		for l := range lines {
+			if v, ok := strings.CutPrefix(l, "data: "); ok {
+				return v
+			}
+		}
+		t.Fatal("the stream ended")
+		return ""
+	}
+	assert.Contains(t, next(), "notifications/subscriptions/acknowledged")
+
+	updated := strings.Replace(e2eTools, "  find:\n", "  lookup:\n", 1)
+	updated = strings.Replace(updated, "public: [find]", "public: [lookup]", 1)
+	require.NoError(t, os.WriteFile(path, []byte(updated), 0o600))
+	assert.Contains(t, next(), "notifications/tools/list_changed", "the reload reaches the listener")
+}

@@ -164,6 +164,9 @@ func serve(ctx context.Context, args []string, getenv func(string) (string, bool
 		_ = otelShutdown(sctx)
 	}()
 
+	// The watch starts from the file as it is before the first load, so a
+	// change made while the server starts is not missed.
+	watch := server.NewWatch(*file)
 	load := server.FileLoader(*file, getenv, logger)
 	set, err := load(ctx)
 	if err != nil {
@@ -207,7 +210,7 @@ func serve(ctx context.Context, args []string, getenv func(string) (string, bool
 	if *reload > 0 {
 		watchCtx, cancel := context.WithCancel(ctx)
 		defer cancel()
-		go server.Watch(watchCtx, p, *file, *reload, load, logger)
+		go watch.Run(watchCtx, p, *reload, load, logger)
 	}
 	base := "http://" + ln.Addr().String()
 	fmt.Fprintf(stdout, "toolexec %s serving %d tools from %s\n", version, len(p.Tools()), *file)

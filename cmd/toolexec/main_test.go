@@ -77,6 +77,9 @@ func startServerWith(t *testing.T, dir, tools string, env map[string]string, fla
 	t.Cleanup(func() {
 		cancel()
 		assert.Equal(t, 0, <-done)
+		if t.Failed() {
+			t.Logf("server log:\n%s", errOut.String())
+		}
 	})
 	return "http://" + addr.String(), filepath.Join(dir, "tools.yaml")
 }

@@ -54,16 +54,30 @@ func stamp(path string) (fileStamp, error) {
 	return s, nil
 }
 
-// Watch polls path every interval until ctx is done. When the file's
+// A Watch follows a tools file from the version it was created on.
+type Watch struct {
+	path string
+	last fileStamp
+}
+
+// NewWatch records the current version of the file at path. Create it
+// before loading the file: a change made after that moment, even one made
+// while the server starts, is then seen by Run.
+func NewWatch(path string) *Watch {
+	last, _ := stamp(path)
+	return &Watch{path: path, last: last}
+}
+
+// Run polls the file every interval until ctx is done. When the file's
 // contents change it loads them with load: a good file replaces the
 // served set (the old one closes once its calls finish; MCP clients get
 // notifications/tools/list_changed through OnToolsChanged); a bad one is
 // logged, with every problem, and the old set keeps serving.
-func Watch(ctx context.Context, p *Provider, path string, interval time.Duration, load Loader, logger *slog.Logger) {
+func (w *Watch) Run(ctx context.Context, p *Provider, interval time.Duration, load Loader, logger *slog.Logger) {
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	last, _ := stamp(path)
+	path, last := w.path, w.last
 	t := time.NewTicker(interval)
 	defer t.Stop()
 	for {

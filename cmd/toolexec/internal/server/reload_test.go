@@ -38,6 +38,7 @@ func TestReload_UnderLoadLosesNoCall(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "tools.yaml")
 	require.NoError(t, os.WriteFile(path, []byte(versionFile(1)), 0o600))
+	watch := NewWatch(path)
 	load := FileLoader(path, nil, nil)
 	set, err := load(t.Context())
 	require.NoError(t, err)
@@ -51,7 +52,7 @@ func TestReload_UnderLoadLosesNoCall(t *testing.T) {
 
 	ctx, cancel := context.WithCancel(t.Context())
 	watchDone := make(chan struct{})
-	go func() { Watch(ctx, p, path, 5*time.Millisecond, load, nil); close(watchDone) }()
+	go func() { watch.Run(ctx, p, 5*time.Millisecond, load, nil); close(watchDone) }()
 
 	const workers = 8
 	var (

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+
+	"github.com/toolexec/toolexec/internal/schema"
 )
 
 // DefaultMaxBodyBytes is the request body limit every surface applies unless
@@ -30,9 +32,9 @@ type Executor struct {
 
 	pipelineConfig // timeout, limit, transforms, cache, telemetry (pipeline_config.go)
 
-	panicDetails bool        // WithPanicDetails(true) (panic.go)
-	noValidation bool        // WithValidation(false)
-	schemas      schemaCache // each tool's compiled schemas (validate.go)
+	panicDetails bool         // WithPanicDetails(true) (panic.go)
+	noValidation bool         // WithValidation(false)
+	schemas      schema.Cache // each tool's compiled schemas (validate.go)
 }
 
 // Option configures an Executor.

@@ -10,6 +10,7 @@ import (
 	"github.com/go-chi/chi/v5/middleware"
 
 	"github.com/toolexec/toolexec/internal/httpjson"
+	"github.com/toolexec/toolexec/internal/rawjson"
 )
 
 // NewHandler returns the REST surface of x, an http.Handler that serves,
@@ -227,7 +228,7 @@ func routePath(r *http.Request) string {
 
 // isJSONObject reports whether b is one well-formed JSON object.
 func isJSONObject(b []byte) bool {
-	t := trimJSONSpace(b)
+	t := rawjson.TrimSpace(b)
 	return len(t) > 0 && t[0] == '{' && json.Valid(t)
 }
 

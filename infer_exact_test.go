@@ -12,6 +12,8 @@ import (
 	"github.com/stretchr/testify/require"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
+
+	"github.com/toolexec/toolexec/internal/schema"
 )
 
 type exactOut struct {
@@ -77,17 +79,17 @@ func TestOutputValidationSkipsOnlyWhatConformsByConstruction(t *testing.T) {
 		// And the skip was safe: the output, zero values and all, passes
 		// the inferred schema when checked by hand.
 		tool, _ := reg.LookupTool("exact", "")
-		v, err := jsonValue(res.StructuredContent)
+		v, err := schema.JSONValue(res.StructuredContent)
 		require.NoError(t, err)
-		fs, _ := validateValue(x.compiled(&tool, true).schema, v)
+		fs, _ := x.compiled(&tool, true).Validate(v)
 		assert.Empty(t, fs)
 		p := 2.5
 		full := exactOut{N: -3, S: "s", P: &p, L: []string{"a"}, B: []byte{1}, T: time.Now(), Raw: json.RawMessage(`[1]`), Any: map[string]any{"k": 1}}
 		data, err := json.Marshal(full)
 		require.NoError(t, err)
-		v, err = jsonValue(json.RawMessage(data))
+		v, err = schema.JSONValue(json.RawMessage(data))
 		require.NoError(t, err)
-		fs, _ = validateValue(x.compiled(&tool, true).schema, v)
+		fs, _ = x.compiled(&tool, true).Validate(v)
 		assert.Empty(t, fs)
 	})
 

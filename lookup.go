@@ -1,5 +1,7 @@
 package toolexec
 
+import semver "github.com/toolexec/toolexec/internal/version"
+
 // ToolLookup is an optional interface of a ToolProvider that finds one tool
 // without listing them all; Registry implements it. version "" asks for the
 // latest version. An implementation must resolve versions as
@@ -72,7 +74,7 @@ func matchTool(n int, at func(int) *Tool, name, version string) int {
 			if t.Version == version {
 				return i
 			}
-			if equal < 0 && sameVersion(t.Version, version) {
+			if equal < 0 && semver.Same(t.Version, version) {
 				equal = i
 			}
 			continue
@@ -87,29 +89,15 @@ func matchTool(n int, at func(int) *Tool, name, version string) int {
 	return best
 }
 
-// sameVersion reports whether a and b are two spellings of one semantic
-// version: both parse and have equal precedence.
-func sameVersion(a, b string) bool {
-	_, oka := parseVersion(a)
-	_, okb := parseVersion(b)
-	return oka && okb && CompareVersions(a, b) == 0
-}
-
 // newerForLatest reports whether version a beats b for "latest": any
 // release beats any pre-release, then semantic version precedence decides.
 // Ties keep b, so the first registered of two equal versions wins.
 func newerForLatest(a, b string) bool {
-	ra, rb := isRelease(a), isRelease(b)
+	ra, rb := semver.IsRelease(a), semver.IsRelease(b)
 	if ra != rb {
 		return ra
 	}
-	return CompareVersions(a, b) > 0
-}
-
-// isRelease reports whether v parses as a version without a pre-release.
-func isRelease(v string) bool {
-	p, ok := parseVersion(v)
-	return ok && len(p.pre) == 0
+	return semver.Compare(a, b) > 0
 }
 
 // LatestVersions keeps, for each tool name, only its latest version (as

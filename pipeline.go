@@ -10,6 +10,8 @@ import (
 	"runtime/debug"
 
 	"go.opentelemetry.io/otel/trace"
+
+	"github.com/toolexec/toolexec/internal/rawjson"
 )
 
 // CallRequest is a tool call as a surface (or the host) hands it to
@@ -167,7 +169,7 @@ func (x *Executor) call(ob *observation, req CallRequest) (_ *CallToolResult, er
 // condition: that the schema validated against is the one inferred from its
 // input type (see decodeTyped).
 func (x *Executor) rawStaysTrue(t *Tool, req *CallRequest, raw json.RawMessage) bool {
-	if _, ok := x.handler.(*Registry); !ok || isNullOrEmpty(raw) {
+	if _, ok := x.handler.(*Registry); !ok || rawjson.IsNullOrEmpty(raw) {
 		return false
 	}
 	if x.noValidation || t.Options.SkipValidation || len(t.InputSchema) == 0 {
@@ -239,17 +241,6 @@ func (x *Executor) execute(ctx context.Context, call *Call) (res *CallToolResult
 		return nil, &Error{Stage: StageExecute, Code: CodeToolError, Message: herr.Error(), Err: herr}
 	}
 	return res, nil
-}
-
-func trimJSONSpace(b []byte) []byte {
-	isSpace := func(c byte) bool { return c == ' ' || c == '\t' || c == '\r' || c == '\n' }
-	for len(b) > 0 && isSpace(b[0]) {
-		b = b[1:]
-	}
-	for len(b) > 0 && isSpace(b[len(b)-1]) {
-		b = b[:len(b)-1]
-	}
-	return b
 }
 
 func surfaceOf(req CallRequest) Surface {

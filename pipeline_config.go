@@ -47,5 +47,6 @@ func (x *Executor) buildPipeline() {
 		x.cacheTTL = DefaultCacheTTL
 	}
 	x.limiter = newLimiter(x.limit)
+	x.schemas.Live = x.schemaIDs
 	x.run = chain(x.runTool, x.builtinInterceptors(), x.interceptors)
 }

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+
+	semver "github.com/toolexec/toolexec/internal/version"
 )
 
 // Registry holds tools together with their own handlers. It is both the
@@ -60,7 +62,7 @@ func (r *Registry) add(tool Tool, handler any) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	for _, i := range r.byName[tool.Name] {
-		if v := r.entries[i].tool.Version; v == tool.Version || sameVersion(v, tool.Version) {
+		if v := r.entries[i].tool.Version; v == tool.Version || semver.Same(v, tool.Version) {
 			return fmt.Errorf("toolexec: Registry.Add: tool %q version %q is already registered", tool.Name, v)
 		}
 	}

@@ -74,7 +74,7 @@ func TestValidationCanBeTurnedOffGlobally(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "ran", res.Text())
 	assert.Equal(t, int64(1), ran.Load())
-	assert.Zero(t, x.schemas.compiles.Load(), "nothing is compiled when validation is off")
+	assert.Zero(t, x.schemas.Compiles(), "nothing is compiled when validation is off")
 }
 
 func TestValidationCanBeTurnedOffPerTool(t *testing.T) {
@@ -110,7 +110,7 @@ func TestToolWithoutSchemaAcceptsAnyArguments(t *testing.T) {
 	_, err := callJSON(x, "free", `{"anything": [1, {"goes": true}]}`)
 	require.NoError(t, err)
 	assert.Equal(t, int64(1), ran.Load())
-	assert.Zero(t, x.schemas.compiles.Load())
+	assert.Zero(t, x.schemas.Compiles())
 }
 
 func TestRESTValidationFailureIs422WithOneLinePerFailure(t *testing.T) {
@@ -226,7 +226,7 @@ func TestSchemaIsCompiledOnceAcrossManyCalls(t *testing.T) {
 		do(t, h, http.MethodPost, "/tools/forecast/validate", `{"location": "x"}`)
 		do(t, h, http.MethodPost, "/tools/forecast/call", `{"location": "x"}`)
 	}
-	assert.Equal(t, int64(1), x.schemas.compiles.Load(), "one compilation serves every call and validate request")
+	assert.Equal(t, int64(1), x.schemas.Compiles(), "one compilation serves every call and validate request")
 }
 
 func TestChangedSchemaFromDynamicProviderIsRecompiled(t *testing.T) {
@@ -246,7 +246,7 @@ func TestChangedSchemaFromDynamicProviderIsRecompiled(t *testing.T) {
 	require.NoError(t, err)
 	_, err = callJSON(x, "dyn", `{"a": 1}`)
 	require.NoError(t, err)
-	assert.Equal(t, int64(1), x.schemas.compiles.Load())
+	assert.Equal(t, int64(1), x.schemas.Compiles())
 
 	mu.Lock()
 	schema = `{"type": "object", "required": ["b"]}`
@@ -258,8 +258,8 @@ func TestChangedSchemaFromDynamicProviderIsRecompiled(t *testing.T) {
 	assert.Equal(t, "/b", e.Failures[0].Path)
 	_, err = callJSON(x, "dyn", `{"b": 1}`)
 	require.NoError(t, err)
-	assert.Equal(t, int64(2), x.schemas.compiles.Load(), "compiled again once, then reused")
-	assert.Equal(t, 1, x.schemas.len(), "the old entry was replaced")
+	assert.Equal(t, int64(2), x.schemas.Compiles(), "compiled again once, then reused")
+	assert.Equal(t, 1, x.schemas.Len(), "the old entry was replaced")
 }
 
 func TestSchemaCacheStaysBoundedWhenToolsComeAndGo(t *testing.T) {
@@ -274,7 +274,7 @@ func TestSchemaCacheStaysBoundedWhenToolsComeAndGo(t *testing.T) {
 		_, err := callJSON(x, fmt.Sprintf("t%d", i), `{}`)
 		require.NoError(t, err)
 	}
-	assert.LessOrEqual(t, x.schemas.len(), 2*minSweep, "entries of tools the provider dropped are swept")
+	assert.LessOrEqual(t, x.schemas.Len(), 2*64, "entries of tools the provider dropped are swept")
 }
 
 func TestUncompilableSchemaFailsTheCallClearlyAndLogs(t *testing.T) {
@@ -293,38 +293,12 @@ func TestUncompilableSchemaFailsTheCallClearlyAndLogs(t *testing.T) {
 		assert.Contains(t, e.Message, `Invalid schema: the inputSchema of tool "broken" cannot be used`)
 	}
 	assert.Zero(t, ran.Load())
-	assert.Equal(t, int64(1), x.schemas.compiles.Load(), "a broken schema is not recompiled on every call")
+	assert.Equal(t, int64(1), x.schemas.Compiles(), "a broken schema is not recompiled on every call")
 	assert.Contains(t, logs.String(), "tool schema cannot be compiled")
 
 	r := do(t, NewHandler(x), http.MethodPost, "/tools/broken/call", `{}`)
 	assert.Equal(t, http.StatusInternalServerError, r.status)
 	assert.Contains(t, r.body, "Invalid schema")
-}
-
-func TestSchemasThatCannotCompileNeverPanic(t *testing.T) {
-	for _, schema := range []string{
-		`not json`,
-		`{"type": 5}`,
-		`{"$ref": "#/$defs/missing"}`,
-		`{"$ref": "https://example.com/remote.json"}`,
-		`{"$ref": "file:///etc/passwd"}`,
-		`{"$ref": "other.json"}`,
-		`{"pattern": "(?=lookahead)"}`,
-		`{"$schema": "https://example.com/unknown-draft"}`,
-		`{"items": [{"type": "integer"}]}`,
-		`[]`,
-	} {
-		sch, err := compileSchema([]byte(schema))
-		assert.Nil(t, sch, schema)
-		require.Error(t, err, schema)
-		assert.NotContains(t, err.Error(), "\n", schema)
-	}
-}
-
-func TestSchemasNeverReadFilesOrTheNetwork(t *testing.T) {
-	_, err := compileSchema([]byte(`{"$ref": "file:///etc/hostname"}`))
-	require.Error(t, err)
-	assert.Contains(t, err.Error(), "self-contained")
 }
 
 func TestDraft07IsUsedWhenTheSchemaSaysSo(t *testing.T) {
@@ -484,7 +458,7 @@ func BenchmarkValidatedCall(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
-	if n := x.schemas.compiles.Load(); n != 1 {
+	if n := x.schemas.Compiles(); n != 1 {
 		b.Fatalf("compiled %d times", n)
 	}
 }

@@ -1,4 +1,4 @@
-package toolexec
+package schema
 
 import (
 	"bytes"
@@ -8,7 +8,7 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
-// schemaCache keeps each tool's compiled schemas, so a schema is compiled
+// Cache keeps each tool's compiled schemas, so a schema is compiled
 // once and reused by every call and every validate request. Entries are
 // keyed by tool name, version and which schema (input or output), and hold
 // the bytes they were compiled from: a provider that hands back different
@@ -19,9 +19,13 @@ import (
 // tools the provider no longer has are dropped.
 //
 // The zero value is an empty cache ready to use.
-type schemaCache struct {
+type Cache struct {
+	// Live lists the tools the host serves now, for sweeping; set it once,
+	// before the first Get. With none, the cache is never swept.
+	Live func() []ID
+
 	mu      sync.RWMutex // read-locked on the hits every call makes
-	entries map[schemaKey]*compiledSchema
+	entries map[Key]*Compiled
 	sweepAt int
 
 	// compiles counts schema compilations, for tests proving that a schema
@@ -29,13 +33,18 @@ type schemaCache struct {
 	compiles atomic.Int64
 }
 
-type schemaKey struct {
-	name, version string
-	output        bool
+// Key names one cached schema: a tool's name and version, and whether it
+// is the output schema.
+type Key struct {
+	Name, Version string
+	Output        bool
 }
 
-// compiledSchema is one compiled schema, or why it could not be compiled.
-type compiledSchema struct {
+// ID names one tool version, as Live lists them.
+type ID struct{ Name, Version string }
+
+// Compiled is one compiled schema, or why it could not be compiled.
+type Compiled struct {
 	raw    []byte
 	once   sync.Once
 	schema *jsonschema.Schema
@@ -45,10 +54,10 @@ type compiledSchema struct {
 // minSweep is the size below which the cache is never swept.
 const minSweep = 64
 
-// get returns the compiled form of raw, the schema of key, compiling it on
-// first use. live lists the provider's current tools, for sweeping; it is
-// called without the cache's lock held.
-func (c *schemaCache) get(key schemaKey, raw []byte, live func() []Tool) *compiledSchema {
+// Get returns the compiled form of raw, the schema of key, compiling it on
+// first use. Live is called, when a sweep is due, without the cache's lock
+// held.
+func (c *Cache) Get(key Key, raw []byte) *Compiled {
 	c.mu.RLock()
 	e, ok := c.entries[key]
 	c.mu.RUnlock()
@@ -60,9 +69,9 @@ func (c *schemaCache) get(key schemaKey, raw []byte, live func() []Tool) *compil
 	c.mu.Lock()
 	e, ok = c.entries[key]
 	if !ok || !bytes.Equal(e.raw, raw) {
-		e = &compiledSchema{raw: bytes.Clone(raw)}
+		e = &Compiled{raw: bytes.Clone(raw)}
 		if c.entries == nil {
-			c.entries = make(map[schemaKey]*compiledSchema)
+			c.entries = make(map[Key]*Compiled)
 		}
 		c.entries[key] = e
 	}
@@ -72,41 +81,51 @@ func (c *schemaCache) get(key schemaKey, raw []byte, live func() []Tool) *compil
 	}
 	c.mu.Unlock()
 
-	if sweep && live != nil {
-		c.sweep(live())
+	if sweep && c.Live != nil {
+		c.sweep(c.Live())
 	}
 	e.compile(&c.compiles)
 	return e
 }
 
 // compile compiles the schema on first use, counting it in n.
-func (e *compiledSchema) compile(n *atomic.Int64) {
+func (e *Compiled) compile(n *atomic.Int64) {
 	e.once.Do(func() {
 		n.Add(1)
-		e.schema, e.err = compileSchema(e.raw)
+		e.schema, e.err = Compile(e.raw)
 	})
 }
 
 // sweep drops the entries of tools that are not in tools.
-func (c *schemaCache) sweep(tools []Tool) {
-	type id struct{ name, version string }
-	keep := make(map[id]bool, len(tools))
-	for i := range tools {
-		keep[id{tools[i].Name, tools[i].Version}] = true
+func (c *Cache) sweep(tools []ID) {
+	keep := make(map[ID]bool, len(tools))
+	for _, t := range tools {
+		keep[t] = true
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for k := range c.entries {
-		if !keep[id{k.name, k.version}] {
+		if !keep[ID{k.Name, k.Version}] {
 			delete(c.entries, k)
 		}
 	}
 	c.sweepAt = max(2*len(c.entries), minSweep)
 }
 
-// len returns the number of cached schemas.
-func (c *schemaCache) len() int {
+// Len returns the number of cached schemas.
+func (c *Cache) Len() int {
 	c.mu.RLock()
 	defer c.mu.RUnlock()
 	return len(c.entries)
 }
+
+// Compiles returns how many schemas the cache has compiled, for tests
+// proving that a schema is compiled once.
+func (c *Cache) Compiles() int64 { return c.compiles.Load() }
+
+// Err is why the schema cannot be compiled; nil when it compiled.
+func (e *Compiled) Err() error { return e.err }
+
+// Validate checks v against the compiled schema, as the package-level
+// Validate does. The schema must have compiled (Err is nil).
+func (e *Compiled) Validate(v any) ([]Failure, int) { return Validate(e.schema, v) }

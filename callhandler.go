@@ -49,12 +49,12 @@ func (a basicAdapter) HandleCall(_ context.Context, name string, args map[string
 	return a.h.HandleCall(name, args)
 }
 
-// AsToolCallHandler tells the two handler forms apart by their Go types, the
-// Go counterpart of seed F3's "detect 2 or 3 parameters", and returns a
-// ToolCallHandler for either. It accepts a ToolCallHandler, a
+// asToolCallHandler tells the two handler forms apart by their Go types
+// (the context form or the basic one, two or three parameters) and returns
+// a ToolCallHandler for either. It accepts a ToolCallHandler, a
 // BasicToolCallHandler, or a plain function of either signature. Anything
 // else, including nil, is an error.
-func AsToolCallHandler(h any) (ToolCallHandler, error) {
+func asToolCallHandler(h any) (ToolCallHandler, error) {
 	switch h := h.(type) {
 	case nil:
 		return nil, fmt.Errorf("toolexec: nil tool call handler")

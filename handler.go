@@ -89,7 +89,7 @@ func (h *restHandler) describe(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if t, found := h.x.Lookup(name, ""); found && len(h.x.VisibleTools(r, []Tool{t})) == 1 {
-		httpjson.Write(w, http.StatusOK, toolDetail{Name: t.Name, Description: t.Description, InputSchema: t.InputSchemaOrDefault(), Annotations: t.Annotations})
+		httpjson.Write(w, http.StatusOK, toolDetail{Name: t.Name, Description: t.Description, InputSchema: t.inputSchemaOrDefault(), Annotations: t.Annotations})
 		return
 	}
 	if _, action := splitAction(raw); action == "call" || action == "validate" {
@@ -122,7 +122,7 @@ func (h *restHandler) call(w http.ResponseWriter, r *http.Request, name string) 
 	// The body is read by the pipeline's decode stage, after the gate and
 	// the lookup, so seed F3's 403 and 404 come before any 413.
 	readArgs := func() (json.RawMessage, error) {
-		body, err := h.x.ReadBody(w, r)
+		body, err := h.x.SurfaceKit().ReadBody(w, r)
 		if err != nil {
 			return nil, err
 		}
@@ -131,7 +131,7 @@ func (h *restHandler) call(w http.ResponseWriter, r *http.Request, name string) 
 		}
 		return body, nil
 	}
-	res, err := h.x.Call(r.Context(), CallRequest{Name: name, ReadArguments: readArgs, Request: r, Surface: SurfaceREST})
+	res, err := h.x.Call(r.Context(), CallRequest{Name: name, readArguments: readArgs, Request: r, Surface: SurfaceREST})
 	if err != nil {
 		h.writeCallError(w, err)
 		return

@@ -21,7 +21,7 @@ func (h *restHandler) validate(w http.ResponseWriter, r *http.Request, name stri
 		writeError(w, http.StatusNotFound, notFound(name, "").Message)
 		return
 	}
-	body, err := h.x.ReadBody(w, r)
+	body, err := h.x.SurfaceKit().ReadBody(w, r)
 	if err != nil {
 		h.writeCallError(w, err)
 		return

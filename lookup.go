@@ -13,8 +13,9 @@ type ToolLookup interface {
 // Lookup resolves a tool by name and version. The provider is asked afresh
 // on every lookup.
 //
-// version "" means the latest version: the highest release by semantic
-// version precedence (see CompareVersions), whatever the registration
+// version "" means the latest version: the highest release by Semantic
+// Versioning 2.0.0 precedence (MAJOR.MINOR.PATCH numerically, pre-releases
+// before their release, build metadata ignored), whatever the registration
 // order. Pre-releases ("2.0.0-rc.1") are chosen only when the name has no
 // release at all, as with Go modules, so publishing a pre-release beside a
 // release never changes what callers get by default. An unversioned tool
@@ -32,25 +33,11 @@ func (x *Executor) Lookup(name, version string) (Tool, bool) {
 	return lookupIn(x.tools.Tools(), name, version)
 }
 
-// IndexedLookup reports whether the provider finds a tool without listing
-// them all (it implements ToolLookup, as Registry does), so that a surface
-// may afford several lookups for one call instead of one pass over every
-// tool.
-func (x *Executor) IndexedLookup() bool {
-	_, ok := x.tools.(ToolLookup)
-	return ok
-}
-
 // LatestTools lists the tools as discovery shows them: one entry per name,
 // the latest version (as Lookup chooses it), in the provider's order of
-// first appearance. AllTools lists every version.
+// first appearance.
 func (x *Executor) LatestTools() []Tool {
-	return LatestVersions(x.tools.Tools())
-}
-
-// AllTools lists every tool in every version, as the provider gives them.
-func (x *Executor) AllTools() []Tool {
-	return x.tools.Tools()
+	return latestVersions(x.tools.Tools())
 }
 
 func lookupIn(tools []Tool, name, version string) (Tool, bool) {
@@ -100,9 +87,9 @@ func newerForLatest(a, b string) bool {
 	return semver.Compare(a, b) > 0
 }
 
-// LatestVersions keeps, for each tool name, only its latest version (as
+// latestVersions keeps, for each tool name, only its latest version (as
 // Executor.Lookup chooses it), in the order names first appear.
-func LatestVersions(tools []Tool) []Tool {
+func latestVersions(tools []Tool) []Tool {
 	index := make(map[string]int, len(tools))
 	out := make([]Tool, 0, len(tools))
 	for _, t := range tools {

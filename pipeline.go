@@ -24,22 +24,21 @@ type CallRequest struct {
 	// Arguments is the JSON object of arguments. Empty or null means {}.
 	// Anything else that is not a JSON object fails StageDecode.
 	Arguments json.RawMessage
-	// ReadArguments, when set, supplies the arguments instead of Arguments.
-	// The decode stage calls it after the gate and the lookup, so a surface
-	// that reads the arguments from a request body reads nothing for a call
-	// refused earlier. An *Error it returns (CodeTooLarge, say) ends the call
-	// as it is; any other error fails StageDecode.
-	ReadArguments func() (json.RawMessage, error)
 	// Request is the HTTP request the call arrived with; nil for an
 	// in-process call. The auth hook runs only when it is set.
 	Request *http.Request
 	// Surface names the protocol; "" is SurfaceGo.
 	Surface Surface
-	// Interceptors run for this call only, after the auth hook and before
-	// every other interceptor: the place for a surface's own checks that
-	// need an authenticated call (OXP's tool requirements, say). An error
-	// they return that is not an *Error fails StageIntercept.
-	Interceptors []Interceptor
+
+	// readArguments, when set, supplies the arguments instead of Arguments.
+	// The decode stage calls it after the gate and the lookup, so the REST
+	// surface, which reads the arguments from the request body, reads
+	// nothing for a call refused earlier. An *Error it returns
+	// (CodeTooLarge, say) ends the call as it is; any other error fails
+	// StageDecode.
+	readArguments func() (json.RawMessage, error)
+	// interceptors run for this call only (SurfaceKit.Call).
+	interceptors []Interceptor
 }
 
 // Call runs one call through the pipeline and returns its result:
@@ -89,7 +88,7 @@ func (x *Executor) Call(ctx context.Context, req CallRequest) (*CallToolResult, 
 func (x *Executor) call(ob *observation, req CallRequest) (_ *CallToolResult, err error) {
 	ctx := ob.ctx
 	// The host's code runs before the interceptors too: its ToolProvider in
-	// the lookup, a surface's ReadArguments. A panic there fails the call
+	// the lookup, the REST surface's readArguments. A panic there fails the call
 	// at that stage, like a panic anywhere later, instead of escaping to the
 	// surface. (The auth hook recovers its own; guard and execute cover the
 	// rest.)
@@ -112,9 +111,9 @@ func (x *Executor) call(ob *observation, req CallRequest) (_ *CallToolResult, er
 	ob.resolved(x.telemetry, &tool)
 	stage = StageDecode
 	raw := req.Arguments
-	if req.ReadArguments != nil {
+	if req.readArguments != nil {
 		var err error
-		if raw, err = req.ReadArguments(); err != nil {
+		if raw, err = req.readArguments(); err != nil {
 			if _, ok := AsError(err); !ok {
 				err = &Error{Stage: StageDecode, Code: CodeInvalidArguments, Message: "could not read arguments", Err: err}
 			}
@@ -153,8 +152,8 @@ func (x *Executor) call(ob *observation, req CallRequest) (_ *CallToolResult, er
 	}
 	ctx = withCall(ctx, call)
 	run := x.run
-	if len(req.Interceptors) > 0 {
-		run = chain(run, req.Interceptors)
+	if len(req.interceptors) > 0 {
+		run = chain(run, req.interceptors)
 	}
 	return x.guard(ctx, call, run)
 }
@@ -175,7 +174,7 @@ func (x *Executor) rawStaysTrue(t *Tool, req *CallRequest, raw json.RawMessage) 
 	if x.noValidation || t.Options.SkipValidation || len(t.InputSchema) == 0 {
 		return false
 	}
-	return len(x.interceptors) == 0 && len(x.inputTransforms) == 0 && len(req.Interceptors) == 0 &&
+	return len(x.interceptors) == 0 && len(x.inputTransforms) == 0 && len(req.interceptors) == 0 &&
 		len(t.Options.Interceptors) == 0 && len(t.Options.InputTransforms) == 0
 }
 

@@ -47,7 +47,7 @@ func TestRegistryCallsReachTheResolvedVersion(t *testing.T) {
 	tools := x.LatestTools()
 	require.Len(t, tools, 1, "discovery shows one entry per name")
 	assert.Equal(t, "10.0.0", tools[0].Version, "the latest by semver, not by registration order")
-	assert.Len(t, x.AllTools(), 3)
+	assert.Len(t, x.SurfaceKit().AllTools(), 3)
 }
 
 func TestRegistryRemove(t *testing.T) {

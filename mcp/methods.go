@@ -77,10 +77,10 @@ func (h *handler) listTools(r *http.Request, params json.RawMessage) (any, *wire
 func (h *handler) encodeTools(r *http.Request, tools []toolexec.Tool) []json.RawMessage {
 	out := make([]json.RawMessage, 0, len(tools))
 	for _, t := range tools {
-		t.InputSchema = t.InputSchemaOrDefault()
+		t.InputSchema = h.x.SurfaceKit().InputSchema(&t)
 		data, err := json.Marshal(t)
 		if err != nil {
-			h.x.Logger().ErrorContext(r.Context(), "mcp: tool left out of the list: it cannot be encoded",
+			h.x.SurfaceKit().Logger().ErrorContext(r.Context(), "mcp: tool left out of the list: it cannot be encoded",
 				"tool", t.Name, "error", err)
 			continue
 		}
@@ -182,7 +182,7 @@ func (h *handler) encodeToolResult(r *http.Request, id json.RawMessage, res *too
 		data, err = json.Marshal(&response{JSONRPC: jsonrpcVersion, ID: id, Result: res})
 	}
 	if err != nil {
-		h.x.Logger().ErrorContext(r.Context(), "mcp: tool result could not be encoded", "error", err)
+		h.x.SurfaceKit().Logger().ErrorContext(r.Context(), "mcp: tool result could not be encoded", "error", err)
 		fallback := toolexec.ErrorResult("The tool's result could not be encoded.")
 		if modern {
 			if data, err = h.modernToolResponse(id, fallback); err == nil {

@@ -3,7 +3,6 @@ package toolexec
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"net/http"
 	"testing"
 
@@ -122,12 +121,4 @@ func TestTypedToolSeesArgumentsAHostHandlerChanged(t *testing.T) {
 	_, err := x.Call(context.Background(), CallRequest{Name: "c", Arguments: json.RawMessage(`{"n":1}`)})
 	require.NoError(t, err)
 	assert.Equal(t, 42, (<-got).N)
-}
-
-func TestMetricAttributeSetsAreBounded(t *testing.T) {
-	tel := newTelemetry(nil, nil, discardLogger())
-	for i := 0; i < maxMeasurements+10; i++ {
-		tel.measurement(metricKey{surface: SurfaceGo, name: fmt.Sprint("tool-", i)})
-	}
-	assert.Equal(t, maxMeasurements, len(tel.sets))
 }

@@ -36,6 +36,9 @@ type Call struct {
 	// Surface is the protocol the call arrived by.
 	Surface Surface
 
+	// obs observes the call's stages (WithObserver); nil observes nothing.
+	obs CallObserver
+
 	// raw is the arguments' JSON as received, kept only when nothing
 	// configured for the call can change Arguments (no interceptor, no
 	// input transform), so that a typed tool decodes its input from it

@@ -9,8 +9,6 @@ import (
 	"net/http"
 	"runtime/debug"
 
-	"go.opentelemetry.io/otel/trace"
-
 	"github.com/toolexec/toolexec/internal/rawjson"
 )
 
@@ -60,7 +58,7 @@ type CallRequest struct {
 // the stage. A handler that reports a logical failure (isError) is not a
 // failed call: its result comes back with IsError set and a nil error.
 func (x *Executor) Call(ctx context.Context, req CallRequest) (*CallToolResult, error) {
-	ob := x.telemetry.begin(ctx, req)
+	ob := x.beginCall(ctx, req)
 	res, err := x.call(&ob, req)
 	if err != nil {
 		if _, ok := AsError(err); !ok {
@@ -70,21 +68,21 @@ func (x *Executor) Call(ctx context.Context, req CallRequest) (*CallToolResult, 
 	} else if res == nil {
 		res = &CallToolResult{}
 	}
-	if err == nil && x.traceIDFromSpan && res.TraceID() == "" {
-		if sc := ob.span.SpanContext(); sc.HasTraceID() {
+	if err == nil {
+		if id := ob.obs.TraceID(); id != "" && res.TraceID() == "" {
 			// The result may be the handler's own, shared value: set the
 			// trace id on a copy, never on it.
 			cp := *res
 			cp.Meta = maps.Clone(res.Meta)
-			cp.SetTraceID(sc.TraceID().String())
+			cp.SetTraceID(id)
 			res = &cp
 		}
 	}
-	x.telemetry.end(&ob, res, err)
+	x.endCall(&ob, res, err)
 	return res, err
 }
 
-// call runs the stages; ob follows it for the telemetry.
+// call runs the stages; ob follows it for the observer and the log.
 func (x *Executor) call(ob *observation, req CallRequest) (_ *CallToolResult, err error) {
 	ctx := ob.ctx
 	// The host's code runs before the interceptors too: its ToolProvider in
@@ -108,7 +106,8 @@ func (x *Executor) call(ob *observation, req CallRequest) (_ *CallToolResult, er
 	if !ok {
 		return nil, notFound(req.Name, req.Version)
 	}
-	ob.resolved(x.telemetry, &tool)
+	ob.tool = &tool
+	ob.obs.Resolved(&tool)
 	stage = StageDecode
 	raw := req.Arguments
 	if req.readArguments != nil {
@@ -124,26 +123,24 @@ func (x *Executor) call(ob *observation, req CallRequest) (_ *CallToolResult, er
 	if err != nil {
 		return nil, err
 	}
-	if x.traceArguments {
-		ob.recordArguments(args)
-	}
+	ob.obs.Arguments(args)
 	httpReq := req.Request
-	call := &Call{Tool: tool, Arguments: args, Request: httpReq, Surface: ob.surface}
+	call := &Call{Tool: tool, Arguments: args, Request: httpReq, Surface: ob.surface, obs: ob.obs}
 	if httpReq != nil && x.authHook != nil {
 		// The hook sees the call it authorizes (CallFromContext), so it can
 		// decide per tool.
-		actx, span := x.telemetry.startStage(withCall(ctx, call), StageAuth)
+		actx, st := ob.obs.StartStage(withCall(ctx, call), StageInfo{Stage: StageAuth})
 		passed, reason, refusal := authenticate(x.authHook, httpReq.WithContext(actx))
 		if passed == nil {
 			x.logger.WarnContext(ctx, "toolexec: call refused by auth hook",
 				"tool", tool.Name, "surface", ob.surface, "reason", reason)
-			endStage(span, nil, refusal)
+			st.End(nil, refusal)
 			return nil, refusal
 		}
-		endStage(span, nil, nil)
-		// The hook's request carries the auth span in its context; the call
-		// goes on under the call span, with whatever else the hook added.
-		ctx = trace.ContextWithSpan(passed.Context(), ob.span)
+		// The hook's request carries the auth stage in its context; the
+		// call goes on as the call, with whatever else the hook added.
+		ctx = ob.obs.Resume(passed.Context())
+		st.End(nil, nil)
 		httpReq = passed.WithContext(ctx)
 		call.Request = httpReq
 	}
@@ -221,14 +218,14 @@ func (x *Executor) guard(ctx context.Context, call *Call, next CallFunc) (res *C
 
 // execute is the innermost stage: the handler, with panics recovered.
 func (x *Executor) execute(ctx context.Context, call *Call) (res *CallToolResult, err error) {
-	ctx, span := x.telemetry.startStage(ctx, StageExecute)
+	ctx, st := call.observer().StartStage(ctx, StageInfo{Stage: StageExecute})
 	defer func() {
 		if p := recover(); p != nil {
 			x.logger.ErrorContext(ctx, "toolexec: tool panicked",
 				"tool", call.Tool.Name, "surface", call.Surface, "panic", fmt.Sprint(p), "stack", string(debug.Stack()))
 			res, err = nil, x.panicError(StageExecute, p, "")
 		}
-		endStage(span, res, err)
+		st.End(res, err)
 	}()
 	res, herr := x.invoke(ctx, call)
 	if herr != nil {

@@ -13,7 +13,6 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 )
 
 func TestCallFailuresNameTheirStage(t *testing.T) {
@@ -347,8 +346,7 @@ func TestTraceIDFromSpanNeverWritesIntoTheHandlersResult(t *testing.T) {
 	shared := &CallToolResult{Content: []Content{Text("shared")}}
 	reg := NewRegistry()
 	MustAddTool(reg, Tool{Name: "shared"}, func(context.Context, struct{}) (*CallToolResult, error) { return shared, nil })
-	tp := sdktrace.NewTracerProvider()
-	x := New(reg, reg, WithAllowExecute(true), WithTracerProvider(tp), WithTraceIDFromSpan(true))
+	x := New(reg, reg, WithAllowExecute(true), WithObserver(&stageLog{traceID: "4bf92f3577b34da6a3ce929d0e0e4736"}))
 
 	var wg sync.WaitGroup
 	for i := 0; i < 20; i++ {

@@ -8,12 +8,7 @@ import (
 
 	"github.com/toolexec/toolexec/internal/rawjson"
 	"github.com/toolexec/toolexec/internal/schema"
-	"go.opentelemetry.io/otel/attribute"
 )
-
-// attrValidateDirection tells the validate stage's two spans apart: the
-// arguments ("input") and the structured result ("output").
-const attrValidateDirection attribute.Key = "toolexec.validate.direction"
 
 // WithValidation turns schema validation of calls on (the default) or off.
 // When on, every call's arguments are checked against the tool's
@@ -133,9 +128,9 @@ func (x *Executor) validationInterceptor(next CallFunc) CallFunc {
 		if sc, ok := res.StructuredContent.(json.RawMessage); ok && sameBytes(sc, call.conforming) {
 			return res, nil // valid by construction: see encodesExactly
 		}
-		sctx, span := x.telemetry.startStage(ctx, StageValidate, attrValidateDirection.String("output"))
+		sctx, st := call.observer().StartStage(ctx, StageInfo{Stage: StageValidate, Direction: "output"})
 		err = x.checkOutput(sctx, t, x.compiled(t, true), res.StructuredContent)
-		endStage(span, nil, err)
+		st.End(nil, err)
 		if err != nil {
 			return nil, err
 		}
@@ -146,8 +141,8 @@ func (x *Executor) validationInterceptor(next CallFunc) CallFunc {
 // validateArguments is the part of the stage before the handler, traced as
 // the validate stage.
 func (x *Executor) validateArguments(ctx context.Context, call *Call) (err error) {
-	ctx, span := x.telemetry.startStage(ctx, StageValidate, attrValidateDirection.String("input"))
-	defer func() { endStage(span, nil, err) }()
+	ctx, st := call.observer().StartStage(ctx, StageInfo{Stage: StageValidate, Direction: "input"})
+	defer func() { st.End(nil, err) }()
 	t := &call.Tool
 	var in *schema.Compiled
 	if len(t.InputSchema) > 0 {

@@ -4,12 +4,15 @@ go 1.26.0
 
 replace github.com/toolexec/toolexec => ../
 
+replace github.com/toolexec/toolexec/otel => ../otel
+
 require (
 	github.com/go-chi/chi/v5 v5.5.0
 	github.com/go-jose/go-jose/v4 v4.1.6
 	github.com/modelcontextprotocol/go-sdk v1.8.0
 	github.com/stretchr/testify v1.12.1
-	github.com/toolexec/toolexec v0.0.0-00010101000000-000000000000
+	github.com/toolexec/toolexec v0.0.0
+	github.com/toolexec/toolexec/otel v0.0.0
 	github.com/zitadel/oidc/v3 v3.51.17
 	go.opentelemetry.io/otel v1.47.0
 	go.opentelemetry.io/otel/exporters/stdout/stdoutmetric v1.47.0

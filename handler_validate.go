@@ -6,7 +6,7 @@ import (
 	"github.com/toolexec/toolexec/internal/httpjson"
 )
 
-// validate is POST /tools/{name}/validate (F7): the body is checked against
+// validate is POST /tools/{name}/validate: the body is checked against
 // the tool's inputSchema and nothing runs. It is deliberately outside the
 // call pipeline: neither the execution gate nor the auth hook applies, and
 // no handler or interceptor can be reached.

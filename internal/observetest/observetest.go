@@ -20,15 +20,15 @@ type Recorder struct {
 
 // Call is what one call told its observer.
 type Call struct {
-	Info         toolexec.CallInfo
-	TraceContext toolexec.TraceContext // from the context StartCall got
-	HasTrace     bool
-	EndUser      string // from the context Resume got
-	Tool         *toolexec.Tool
-	Stages       []Stage
-	Ended        bool
-	Result       *toolexec.CallToolResult
-	Err          error
+	Info         toolexec.CallInfo        // what StartCall was told
+	TraceContext toolexec.TraceContext    // from the context StartCall got
+	HasTrace     bool                     // whether that context had one
+	EndUser      string                   // from the context Resume got
+	Tool         *toolexec.Tool           // from Resolved; nil until then
+	Stages       []Stage                  // in the order they started
+	Ended        bool                     // whether End was called
+	Result       *toolexec.CallToolResult // End's result
+	Err          error                    // End's error
 
 	r *Recorder
 }
@@ -36,8 +36,8 @@ type Call struct {
 // Stage is one stage a call went through.
 type Stage struct {
 	toolexec.StageInfo
-	Err   error
-	Ended bool
+	Err   error // the stage's error
+	Ended bool  // whether End was called
 }
 
 // Calls returns the calls observed so far.
@@ -68,11 +68,19 @@ func (r *Recorder) StartCall(ctx context.Context, info toolexec.CallInfo) (conte
 	return ctx, c
 }
 
-func (c *Call) Resolved(t *toolexec.Tool)      { c.r.mu.Lock(); c.Tool = t; c.r.mu.Unlock() }
-func (c *Call) Arguments(map[string]any)       {}
-func (c *Call) CacheHit(context.Context, bool) {}
-func (c *Call) TraceID() string                { return c.r.TraceIDs }
+// Resolved implements toolexec.CallObserver.
+func (c *Call) Resolved(t *toolexec.Tool) { c.r.mu.Lock(); c.Tool = t; c.r.mu.Unlock() }
 
+// Arguments implements toolexec.CallObserver.
+func (c *Call) Arguments(map[string]any) {}
+
+// CacheHit implements toolexec.CallObserver.
+func (c *Call) CacheHit(context.Context, bool) {}
+
+// TraceID implements toolexec.CallObserver.
+func (c *Call) TraceID() string { return c.r.TraceIDs }
+
+// Resume implements toolexec.CallObserver: it keeps the end user.
 func (c *Call) Resume(ctx context.Context) context.Context {
 	if id, ok := toolexec.EndUserFromContext(ctx); ok {
 		c.r.mu.Lock()
@@ -82,12 +90,14 @@ func (c *Call) Resume(ctx context.Context) context.Context {
 	return ctx
 }
 
+// End implements toolexec.CallObserver.
 func (c *Call) End(res *toolexec.CallToolResult, err error) {
 	c.r.mu.Lock()
 	c.Ended, c.Result, c.Err = true, res, err
 	c.r.mu.Unlock()
 }
 
+// StartStage implements toolexec.CallObserver.
 func (c *Call) StartStage(ctx context.Context, info toolexec.StageInfo) (context.Context, toolexec.StageObserver) {
 	c.r.mu.Lock()
 	defer c.r.mu.Unlock()

@@ -36,12 +36,14 @@ type Cache struct {
 // Key names one cached schema: a tool's name and version, and whether it
 // is the output schema.
 type Key struct {
-	Name, Version string
-	Output        bool
+	Name, Version string // the tool's
+	Output        bool   // the output schema, not the input one
 }
 
 // ID names one tool version, as Live lists them.
-type ID struct{ Name, Version string }
+type ID struct {
+	Name, Version string // the tool's
+}
 
 // Compiled is one compiled schema, or why it could not be compiled.
 type Compiled struct {

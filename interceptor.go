@@ -58,9 +58,9 @@ type CallFunc func(ctx context.Context, call *Call) (*CallToolResult, error)
 
 // Interceptor wraps a CallFunc, in the manner of net/http middleware: it
 // sees the call before it runs (the tool, the arguments, the surface, and
-// through ctx the HTTP request, what the auth hook stored and the call's
-// span) and its outcome after, and may change either, or short-circuit the
-// call by not calling next.
+// through ctx the HTTP request, what the auth hook stored and what the
+// Observer added, such as the call's span) and its outcome after, and may
+// change either, or short-circuit the call by not calling next.
 //
 // Interceptors run after the gate, tool resolution, decoding and the auth
 // hook, in this order, outermost first:

@@ -51,9 +51,9 @@ type CallRequest struct {
 //  6. the handler, with panics recovered (StageExecute, CodeToolError or
 //     CodePanic)
 //
-// The whole call is traced: one span for the call, with a child span for
-// each stage that does work (see docs/pipeline.md), and counted in the
-// Executor's metrics. The first failing stage ends the call, and nothing
+// The whole call is observed by the Observer (WithObserver): its start and
+// end, and each stage that does work (see docs/pipeline.md). The first
+// failing stage ends the call, and nothing
 // after it runs. A failed call returns a nil result and an *Error naming
 // the stage. A handler that reports a logical failure (isError) is not a
 // failed call: its result comes back with IsError set and a nil error.
@@ -178,7 +178,7 @@ func (x *Executor) rawStaysTrue(t *Tool, req *CallRequest, raw json.RawMessage) 
 // builtinInterceptors returns the built-in interceptors, outermost first.
 // They are built once, by New; each reads the tool's own settings from
 // call.Tool.Options when it runs, and does nothing (beyond calling next)
-// when neither the tool nor the Executor configures it. Tracing is not in
+// when neither the tool nor the Executor configures it. Observing is not in
 // this list: it wraps the whole call, stages before the interceptors
 // included (see Call).
 func (x *Executor) builtinInterceptors() []Interceptor {

@@ -7,7 +7,7 @@ import (
 	"strings"
 )
 
-// AuthHook guards tool calls (F4). It is ordinary net/http middleware, so
+// AuthHook guards tool calls, on every surface. It is ordinary net/http middleware, so
 // any existing authentication middleware serves as one:
 //
 //   - the call is allowed when the hook calls next; the request it passes to

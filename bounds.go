@@ -1,9 +1,8 @@
 package toolexec
 
 import (
-	"encoding/json"
-	"strconv"
-	"unicode/utf8"
+	"github.com/toolexec/toolexec/internal/rawjson"
+	"github.com/toolexec/toolexec/internal/schema"
 )
 
 // The bounds that keep validation's work and answer linear in the size of
@@ -14,173 +13,21 @@ const (
 	// validator does exact rational arithmetic, whose cost grows faster
 	// than the number's length; within this bound and MaxNumberExponent
 	// one number costs at most a few microseconds.
-	MaxNumberDigits = 400
+	MaxNumberDigits = rawjson.MaxNumberDigits
 	// MaxNumberExponent bounds a JSON number's exponent, in magnitude,
 	// for the validator to check it: 1e400 and 1e-400 are checked, 1e401
 	// and 1e-999999 are not. A float64 spans about 1e-324 to 1e308, so
 	// every number a handler can hold as one is within it.
-	MaxNumberExponent = 400
+	MaxNumberExponent = rawjson.MaxNumberExponent
 	// MaxValidationFailures is the most failures one validation lists;
 	// the rest are counted (ValidateResult.Omitted, Error.Omitted).
-	MaxValidationFailures = 100
+	MaxValidationFailures = schema.MaxFailures
 	// MaxFailureMessageBytes is the longest message of one failure; a
 	// longer one (a pattern failure quoting a long value) is cut and ends
 	// with "…".
-	MaxFailureMessageBytes = 512
+	MaxFailureMessageBytes = schema.MaxFailureMessageBytes
 	// MaxFailureBytes bounds the bytes of the failures one validation lists,
 	// paths and messages together: a failure that would go over it is
 	// omitted, with every failure after it.
-	MaxFailureBytes = 32 << 10
+	MaxFailureBytes = schema.MaxFailureBytes
 )
-
-// numberKeyword and numberMessage are the failure of a number the validator
-// cannot check cheaply (see MaxNumberDigits).
-const (
-	numberKeyword = "format"
-	numberMessage = "number cannot be checked: a number may have at most 400 digits before its exponent and an exponent from -400 to 400"
-)
-
-// checkableNumber reports whether the JSON number s is within
-// MaxNumberDigits and MaxNumberExponent. It reads s once.
-func checkableNumber(s string) bool {
-	digits, i := 0, 0
-	for ; i < len(s); i++ {
-		c := s[i]
-		if c == 'e' || c == 'E' {
-			break
-		}
-		if c >= '0' && c <= '9' {
-			if digits++; digits > MaxNumberDigits {
-				return false
-			}
-		}
-	}
-	if i >= len(s) {
-		return true
-	}
-	exp := s[i+1:]
-	if len(exp) > 0 && (exp[0] == '+' || exp[0] == '-') {
-		exp = exp[1:]
-	}
-	for len(exp) > 1 && exp[0] == '0' {
-		exp = exp[1:]
-	}
-	if len(exp) > 4 {
-		return false
-	}
-	e, err := strconv.Atoi(exp)
-	return err == nil && e <= MaxNumberExponent
-}
-
-// numberFailures walks v, a value of the validator's JSON model, and
-// returns a failure for each json.Number the validator cannot check cheaply
-// (at most MaxValidationFailures of them) and how many more there are. The
-// walk is linear in the size of v; float64 values are always checkable.
-func numberFailures(v any) (fs []ValidationFailure, omitted int) {
-	if !hasUncheckableNumber(v) {
-		return nil, 0 // the common case: one pass, no allocation
-	}
-	var path []string
-	var walk func(v any)
-	walk = func(v any) {
-		switch v := v.(type) {
-		case json.Number:
-			if checkableNumber(string(v)) {
-				return
-			}
-			if len(fs) >= MaxValidationFailures {
-				omitted++
-				return
-			}
-			fs = append(fs, ValidationFailure{Path: jsonPointer(path), Message: numberMessage, Keyword: numberKeyword})
-		case map[string]any:
-			for k, e := range v {
-				switch e.(type) {
-				case json.Number, map[string]any, []any:
-					path = append(path, k)
-					walk(e)
-					path = path[:len(path)-1]
-				}
-			}
-		case []any:
-			for i, e := range v {
-				switch e.(type) {
-				case json.Number, map[string]any, []any:
-					path = append(path, strconv.Itoa(i))
-					walk(e)
-					path = path[:len(path)-1]
-				}
-			}
-		}
-	}
-	walk(v)
-	return fs, omitted
-}
-
-// hasUncheckableNumber reports whether v holds a json.Number beyond the
-// validator's bounds.
-func hasUncheckableNumber(v any) bool {
-	switch v := v.(type) {
-	case json.Number:
-		return !checkableNumber(string(v))
-	case map[string]any:
-		for _, e := range v {
-			if hasUncheckableNumber(e) {
-				return true
-			}
-		}
-	case []any:
-		for _, e := range v {
-			if hasUncheckableNumber(e) {
-				return true
-			}
-		}
-	}
-	return false
-}
-
-// boundFailures keeps the failures an answer lists within
-// MaxValidationFailures and MaxFailureBytes, each message within
-// MaxFailureMessageBytes, and returns them with the count of those left
-// out, added to omitted. fs is reused.
-func boundFailures(fs []ValidationFailure, omitted int) ([]ValidationFailure, int) {
-	total := 0
-	for i := range fs {
-		fs[i].Message = cutMessage(fs[i].Message)
-		total += len(fs[i].Path) + len(fs[i].Message) + len(fs[i].Keyword)
-		if i >= MaxValidationFailures || total > MaxFailureBytes {
-			return fs[:i:i], omitted + len(fs) - i
-		}
-	}
-	return fs, omitted
-}
-
-// cutMessage cuts s to MaxFailureMessageBytes, on a rune boundary, ending
-// it with "…".
-func cutMessage(s string) string {
-	if len(s) <= MaxFailureMessageBytes {
-		return s
-	}
-	end := MaxFailureMessageBytes - len("…")
-	for end > 0 && !utf8.RuneStart(s[end]) {
-		end--
-	}
-	return s[:end] + "…"
-}
-
-// omittedNote is the line that says how many failures were left out.
-func omittedNote(n int) string {
-	if n == 1 {
-		return "1 more failure was omitted"
-	}
-	return strconv.Itoa(n) + " more failures were omitted"
-}
-
-// nonNilFailures returns fs, or an empty list for nil, so that it encodes
-// as [] rather than null.
-func nonNilFailures(fs []ValidationFailure) []ValidationFailure {
-	if fs == nil {
-		return []ValidationFailure{}
-	}
-	return fs
-}

@@ -7,8 +7,6 @@ import (
 	"encoding/json"
 	"maps"
 	"time"
-
-	"go.opentelemetry.io/otel/trace"
 )
 
 // DefaultCacheTTL is how long a cached result is kept unless WithCacheTTL
@@ -85,12 +83,12 @@ func (x *Executor) cacheInterceptor(next CallFunc) CallFunc {
 			x.logger.DebugContext(ctx, "toolexec: call not cached: no identity (and results not shared), or arguments that cannot be encoded", "tool", call.Tool.Name)
 			return next(ctx, call)
 		}
-		sctx, span := x.telemetry.startStage(ctx, StageCache)
+		obs := call.observer()
+		sctx, st := obs.StartStage(ctx, StageInfo{Stage: StageCache})
 		res := x.cacheGet(sctx, call, key)
 		hit := res != nil
-		span.SetAttributes(attrCacheHit.Bool(hit))
-		trace.SpanFromContext(ctx).SetAttributes(attrCacheHit.Bool(hit))
-		span.End()
+		obs.CacheHit(sctx, hit)
+		st.End(nil, nil)
 		if hit {
 			return res, nil
 		}

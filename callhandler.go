@@ -5,8 +5,8 @@ import (
 	"fmt"
 )
 
-// ToolCallHandler executes tool calls: the three-parameter form of seed F3,
-// with the context first. The context carries the call's deadline and
+// ToolCallHandler executes tool calls: the three-parameter form, with the
+// context first. The context carries the call's deadline and
 // cancellation (it ends when the HTTP client goes away), the HTTP request
 // (RequestFromContext) and anything the auth hook added.
 //
@@ -18,7 +18,7 @@ type ToolCallHandler interface {
 	HandleCall(ctx context.Context, name string, args map[string]any) (content []Content, isError bool, traceID string, err error)
 }
 
-// BasicToolCallHandler is the two-parameter form of seed F3, for handlers
+// BasicToolCallHandler is the two-parameter form (name and arguments), for handlers
 // that need neither the context nor the request. New and Registry.Add accept
 // it wherever they accept a ToolCallHandler.
 type BasicToolCallHandler interface {
@@ -49,12 +49,12 @@ func (a basicAdapter) HandleCall(_ context.Context, name string, args map[string
 	return a.h.HandleCall(name, args)
 }
 
-// AsToolCallHandler tells the two handler forms apart by their Go types, the
-// Go counterpart of seed F3's "detect 2 or 3 parameters", and returns a
-// ToolCallHandler for either. It accepts a ToolCallHandler, a
+// asToolCallHandler tells the two handler forms apart by their Go types
+// (the context form or the basic one, two or three parameters) and returns
+// a ToolCallHandler for either. It accepts a ToolCallHandler, a
 // BasicToolCallHandler, or a plain function of either signature. Anything
 // else, including nil, is an error.
-func AsToolCallHandler(h any) (ToolCallHandler, error) {
+func asToolCallHandler(h any) (ToolCallHandler, error) {
 	switch h := h.(type) {
 	case nil:
 		return nil, fmt.Errorf("toolexec: nil tool call handler")

@@ -39,7 +39,12 @@
 //
 // Executor options configure the pipeline: WithTimeout,
 // WithConcurrencyLimit, WithCache, WithValidation, WithInterceptors,
-// WithLogger, and OpenTelemetry tracing and metrics with providers the host
-// passes in (no global is ever set). Per-tool settings live in
-// Tool.Options.
+// WithLogger, and WithObserver, the hook that tracing and metrics build on
+// (the module github.com/toolexec/toolexec/otel provides an OpenTelemetry
+// observer; this module imports no OpenTelemetry). Per-tool settings live
+// in Tool.Options.
+//
+// Packages that put the pipeline on another wire protocol, as mcp and oxp
+// do, reach the parts of it that hosts never need through one place,
+// Executor.SurfaceKit.
 package toolexec

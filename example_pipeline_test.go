@@ -7,9 +7,6 @@ import (
 	"strings"
 	"time"
 
-	sdktrace "go.opentelemetry.io/otel/sdk/trace"
-	"go.opentelemetry.io/otel/sdk/trace/tracetest"
-
 	"github.com/toolexec/toolexec"
 )
 
@@ -103,26 +100,4 @@ func ExampleToolOptions_cache() {
 	// USD/EUR: 1.08
 	// GBP/EUR: 1.08
 	// handler runs: 2
-}
-
-// The host passes its tracer provider; each call is a span with a child per
-// stage that did work.
-func ExampleWithTracerProvider() {
-	spans := tracetest.NewSpanRecorder()
-	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(spans))
-	reg := toolexec.NewRegistry()
-	reg.MustAdd(toolexec.Tool{Name: "greet", Options: toolexec.ToolOptions{Cache: true, CacheShared: true}},
-		func(string, map[string]any) ([]toolexec.Content, bool, string, error) {
-			return []toolexec.Content{toolexec.Text("Hello!")}, false, "", nil
-		})
-	x := toolexec.New(reg, reg, toolexec.WithAllowExecute(true), toolexec.WithTracerProvider(tp))
-
-	_, _ = x.Call(context.Background(), toolexec.CallRequest{Name: "greet"})
-	for _, s := range spans.Ended() {
-		fmt.Println(s.Name())
-	}
-	// Output:
-	// toolexec.cache
-	// toolexec.execute
-	// execute_tool greet
 }

@@ -50,7 +50,7 @@ func Example() {
 	// {"content":[{"type":"text","text":"Hello, Ada!"}],"isError":false}
 }
 
-// New takes the two halves of seed F3: a source of tools and one handler
+// New takes a source of tools and one handler
 // that executes all of them, told apart by name. Here the tools are a fixed
 // list and the handler a plain function.
 func ExampleNew() {

@@ -3,7 +3,8 @@ package toolexec
 import (
 	"fmt"
 	"log/slog"
-	"net/http"
+
+	"github.com/toolexec/toolexec/internal/schema"
 )
 
 // DefaultMaxBodyBytes is the request body limit every surface applies unless
@@ -30,9 +31,9 @@ type Executor struct {
 
 	pipelineConfig // timeout, limit, transforms, cache, telemetry (pipeline_config.go)
 
-	panicDetails bool        // WithPanicDetails(true) (panic.go)
-	noValidation bool        // WithValidation(false)
-	schemas      schemaCache // each tool's compiled schemas (validate.go)
+	panicDetails bool         // WithPanicDetails(true) (panic.go)
+	noValidation bool         // WithValidation(false)
+	schemas      schema.Cache // each tool's compiled schemas (validate.go)
 }
 
 // Option configures an Executor.
@@ -40,9 +41,9 @@ type Option func(*Executor)
 
 // New returns an Executor serving the tools of provider, executed by handler.
 //
-// handler is either form of seed F3's ToolCallHandler, told apart by its Go
-// type: a ToolCallHandler, a BasicToolCallHandler, or a plain function of
-// either signature (see AsToolCallHandler). A *Registry serves as both
+// handler is either form of tool call handler, told apart by its Go type:
+// a ToolCallHandler, a BasicToolCallHandler, or a plain function of either
+// signature (see Registry.Add). A *Registry serves as both
 // provider and handler: New(reg, reg).
 //
 // Execution is off until WithAllowExecute(true): an Executor mounted by
@@ -55,7 +56,7 @@ func New(provider ToolProvider, handler any, opts ...Option) *Executor {
 	if provider == nil {
 		panic("toolexec: New: nil ToolProvider")
 	}
-	h, err := AsToolCallHandler(handler)
+	h, err := asToolCallHandler(handler)
 	if err != nil {
 		panic(fmt.Sprintf("toolexec: New: %v", err))
 	}
@@ -109,21 +110,4 @@ func WithMaxBodyBytes(n int64) Option {
 // Interceptor).
 func WithInterceptors(ics ...Interceptor) Option {
 	return func(x *Executor) { x.interceptors = append(x.interceptors, ics...) }
-}
-
-// Logger returns the Executor's logger, for surfaces built on it.
-func (x *Executor) Logger() *slog.Logger { return x.logger }
-
-// MaxBodyBytes returns the request body limit surfaces apply.
-func (x *Executor) MaxBodyBytes() int64 { return x.maxBodyBytes }
-
-// ExecutionAllowed reports whether the execution gate is open.
-func (x *Executor) ExecutionAllowed() bool { return x.allowExecute }
-
-// ReadBody reads r's body up to the Executor's limit, then gives r a fresh
-// reader over the same bytes, so an auth hook that reads the body (to check
-// a signature, say) still can. A body over the limit is an *Error with
-// CodeTooLarge; the connection is marked to close.
-func (x *Executor) ReadBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
-	return readBody(w, r, x.maxBodyBytes)
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/go-chi/chi/v5/middleware"
 
 	"github.com/toolexec/toolexec/internal/httpjson"
+	"github.com/toolexec/toolexec/internal/rawjson"
 )
 
 // NewHandler returns the REST surface of x, an http.Handler that serves,
@@ -17,8 +18,8 @@ import (
 //
 //	GET  /tools                  the tool list: [{name, description, annotations?}]
 //	GET  /tools/{name}           one tool: {name, description, inputSchema, annotations?}
-//	POST /tools/{name}/call      run the tool (seed F3); the body is the arguments object
-//	POST /tools/{name}/validate  check arguments against inputSchema, never running the tool (F7)
+//	POST /tools/{name}/call      run the tool; the body is the arguments object
+//	POST /tools/{name}/validate  check arguments against inputSchema, never running the tool
 //
 // Tool names may contain '/' and '.', and may arrive percent-encoded. Every
 // response is JSON with X-Content-Type-Options: nosniff; docs/rest-api.md
@@ -88,7 +89,7 @@ func (h *restHandler) describe(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if t, found := h.x.Lookup(name, ""); found && len(h.x.VisibleTools(r, []Tool{t})) == 1 {
-		httpjson.Write(w, http.StatusOK, toolDetail{Name: t.Name, Description: t.Description, InputSchema: t.InputSchemaOrDefault(), Annotations: t.Annotations})
+		httpjson.Write(w, http.StatusOK, toolDetail{Name: t.Name, Description: t.Description, InputSchema: t.inputSchemaOrDefault(), Annotations: t.Annotations})
 		return
 	}
 	if _, action := splitAction(raw); action == "call" || action == "validate" {
@@ -116,21 +117,23 @@ func (h *restHandler) post(w http.ResponseWriter, r *http.Request) {
 	h.call(w, r, name)
 }
 
-// call is POST /tools/{name}/call: seed F3.
+// call is POST /tools/{name}/call: the body is the arguments object, and
+// the answer is the result (200) or the failed stage's status.
 func (h *restHandler) call(w http.ResponseWriter, r *http.Request, name string) {
 	// The body is read by the pipeline's decode stage, after the gate and
-	// the lookup, so seed F3's 403 and 404 come before any 413.
+	// the lookup, so a disabled gate (403) and an unknown tool (404) answer
+	// before a body that is too large (413).
 	readArgs := func() (json.RawMessage, error) {
-		body, err := h.x.ReadBody(w, r)
+		body, err := h.x.SurfaceKit().ReadBody(w, r)
 		if err != nil {
 			return nil, err
 		}
 		if !isJSONObject(body) {
-			return json.RawMessage("{}"), nil // seed F3: a body that is not a JSON object is treated as {}
+			return json.RawMessage("{}"), nil // a body that is not a JSON object is read as {}
 		}
 		return body, nil
 	}
-	res, err := h.x.Call(r.Context(), CallRequest{Name: name, ReadArguments: readArgs, Request: r, Surface: SurfaceREST})
+	res, err := h.x.Call(r.Context(), CallRequest{Name: name, readArguments: readArgs, Request: r, Surface: SurfaceREST})
 	if err != nil {
 		h.writeCallError(w, err)
 		return
@@ -142,7 +145,8 @@ func (h *restHandler) call(w http.ResponseWriter, r *http.Request, name string) 
 	h.writeResult(w, status, res)
 }
 
-// writeCallError maps a failed call to seed F3's statuses and bodies.
+// writeCallError maps a failed call to its REST status and body (see
+// docs/errors.md).
 func (h *restHandler) writeCallError(w http.ResponseWriter, err error) {
 	e, ok := AsError(err)
 	if !ok {
@@ -227,7 +231,7 @@ func routePath(r *http.Request) string {
 
 // isJSONObject reports whether b is one well-formed JSON object.
 func isJSONObject(b []byte) bool {
-	t := trimJSONSpace(b)
+	t := rawjson.TrimSpace(b)
 	return len(t) > 0 && t[0] == '{' && json.Valid(t)
 }
 

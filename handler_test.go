@@ -113,7 +113,7 @@ func do(t *testing.T, h http.Handler, method, target, body string, headers ...st
 	return response{status: rec.Code, header: rec.Header(), body: rec.Body.String()}
 }
 
-// Seed F3 test criteria 1-7.
+// Calls over REST: statuses and bodies of POST /tools/{name}/call.
 
 func TestCallSuccessfulReturns200WithContentAndTraceID(t *testing.T) { // criterion 1
 	f := newFixture(t)
@@ -278,7 +278,7 @@ func TestClientDisconnectCancelsHandlerContext(t *testing.T) {
 	assert.Error(t, <-errc)
 }
 
-// Discovery (F2).
+// Discovery: GET /tools and GET /tools/{name}.
 
 func TestListToolsOmitsAbsentAnnotations(t *testing.T) {
 	f := newFixture(t)
@@ -336,7 +336,7 @@ func TestDynamicProviderIsAskedOnEveryRequest(t *testing.T) {
 	assert.GreaterOrEqual(t, asked.Load(), int64(5), "no caching: asked at least once per request")
 }
 
-// The auth hook (F4).
+// The auth hook guards calls, never discovery.
 
 type identityKey struct{}
 

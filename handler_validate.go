@@ -6,7 +6,7 @@ import (
 	"github.com/toolexec/toolexec/internal/httpjson"
 )
 
-// validate is POST /tools/{name}/validate (F7): the body is checked against
+// validate is POST /tools/{name}/validate: the body is checked against
 // the tool's inputSchema and nothing runs. It is deliberately outside the
 // call pipeline: neither the execution gate nor the auth hook applies, and
 // no handler or interceptor can be reached.
@@ -21,7 +21,7 @@ func (h *restHandler) validate(w http.ResponseWriter, r *http.Request, name stri
 		writeError(w, http.StatusNotFound, notFound(name, "").Message)
 		return
 	}
-	body, err := h.x.ReadBody(w, r)
+	body, err := h.x.SurfaceKit().ReadBody(w, r)
 	if err != nil {
 		h.writeCallError(w, err)
 		return

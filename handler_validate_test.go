@@ -12,7 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// The F7 criteria of DESIGN.md ("POST /tools/{name}/validate"), one test
+// POST /tools/{name}/validate checks arguments without running the tool; one test
 // each, over HTTP.
 
 const forecastSchema = `{
@@ -199,7 +199,7 @@ func TestValidateOmitsErrorsKeyWhenValid(t *testing.T) {
 
 func TestValidateResultAndValidationFailureAreExported(t *testing.T) {
 	// Compiling this test proves the types are importable from the package
-	// root; their JSON is the F7 wire shape.
+	// root; their JSON is the validate route's wire shape.
 	valid, err := json.Marshal(ValidateResult{Valid: true})
 	require.NoError(t, err)
 	assert.JSONEq(t, `{"valid": true}`, string(valid))

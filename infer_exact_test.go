@@ -10,8 +10,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	sdktrace "go.opentelemetry.io/otel/sdk/trace"
-	"go.opentelemetry.io/otel/sdk/trace/tracetest"
+
+	"github.com/toolexec/toolexec/internal/schema"
 )
 
 type exactOut struct {
@@ -46,24 +46,13 @@ func TestEncodesExactly(t *testing.T) {
 	}
 }
 
-// outputSpans counts the output validation spans a call leaves.
-func outputSpans(sr *tracetest.SpanRecorder) int {
-	n := 0
-	for _, s := range sr.Ended() {
-		for _, kv := range s.Attributes() {
-			if kv.Key == attrValidateDirection && kv.Value.AsString() == "output" {
-				n++
-			}
-		}
-	}
-	return n
-}
+// outputSpans counts the output validation stages a call goes through.
+func outputSpans(sr *stageLog) int { return sr.count(StageValidate, "output") }
 
 func TestOutputValidationSkipsOnlyWhatConformsByConstruction(t *testing.T) {
-	newExec := func(provider ToolProvider, reg *Registry) (*Executor, *tracetest.SpanRecorder) {
-		sr := tracetest.NewSpanRecorder()
-		return New(provider, reg, WithAllowExecute(true), WithLogger(discardLogger()),
-			WithTracerProvider(sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(sr)))), sr
+	newExec := func(provider ToolProvider, reg *Registry) (*Executor, *stageLog) {
+		sr := &stageLog{}
+		return New(provider, reg, WithAllowExecute(true), WithLogger(discardLogger()), WithObserver(sr)), sr
 	}
 
 	t.Run("an exact type against its inferred schema is not re-checked", func(t *testing.T) {
@@ -77,17 +66,17 @@ func TestOutputValidationSkipsOnlyWhatConformsByConstruction(t *testing.T) {
 		// And the skip was safe: the output, zero values and all, passes
 		// the inferred schema when checked by hand.
 		tool, _ := reg.LookupTool("exact", "")
-		v, err := jsonValue(res.StructuredContent)
+		v, err := schema.JSONValue(res.StructuredContent)
 		require.NoError(t, err)
-		fs, _ := validateValue(x.compiled(&tool, true).schema, v)
+		fs, _ := x.compiled(&tool, true).Validate(v)
 		assert.Empty(t, fs)
 		p := 2.5
 		full := exactOut{N: -3, S: "s", P: &p, L: []string{"a"}, B: []byte{1}, T: time.Now(), Raw: json.RawMessage(`[1]`), Any: map[string]any{"k": 1}}
 		data, err := json.Marshal(full)
 		require.NoError(t, err)
-		v, err = jsonValue(json.RawMessage(data))
+		v, err = schema.JSONValue(json.RawMessage(data))
 		require.NoError(t, err)
-		fs, _ = validateValue(x.compiled(&tool, true).schema, v)
+		fs, _ = x.compiled(&tool, true).Validate(v)
 		assert.Empty(t, fs)
 	})
 

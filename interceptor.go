@@ -36,6 +36,9 @@ type Call struct {
 	// Surface is the protocol the call arrived by.
 	Surface Surface
 
+	// obs observes the call's stages (WithObserver); nil observes nothing.
+	obs CallObserver
+
 	// raw is the arguments' JSON as received, kept only when nothing
 	// configured for the call can change Arguments (no interceptor, no
 	// input transform), so that a typed tool decodes its input from it
@@ -61,9 +64,9 @@ type CallFunc func(ctx context.Context, call *Call) (*CallToolResult, error)
 
 // Interceptor wraps a CallFunc, in the manner of net/http middleware: it
 // sees the call before it runs (the tool, the arguments, the surface, and
-// through ctx the HTTP request, what the auth hook stored and the call's
-// span) and its outcome after, and may change either, or short-circuit the
-// call by not calling next.
+// through ctx the HTTP request, what the auth hook stored and what the
+// Observer added, such as the call's span) and its outcome after, and may
+// change either, or short-circuit the call by not calling next.
 //
 // Interceptors run after the gate, tool resolution, decoding and the auth
 // hook, in this order, outermost first:

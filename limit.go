@@ -123,9 +123,9 @@ func (x *Executor) limitInterceptor(next CallFunc) CallFunc {
 		if done != nil {
 			defer done()
 		}
-		sctx, span := x.telemetry.startStage(ctx, StageLimit, attrLimitMax.Int(l.cfg.Max))
+		sctx, st := call.observer().StartStage(ctx, StageInfo{Stage: StageLimit, LimitMax: l.cfg.Max})
 		err := l.acquire(sctx, call)
-		endStage(span, nil, err)
+		st.End(nil, err)
 		if err != nil {
 			return nil, err
 		}

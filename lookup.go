@@ -1,5 +1,7 @@
 package toolexec
 
+import semver "github.com/toolexec/toolexec/internal/version"
+
 // ToolLookup is an optional interface of a ToolProvider that finds one tool
 // without listing them all; Registry implements it. version "" asks for the
 // latest version. An implementation must resolve versions as
@@ -11,8 +13,9 @@ type ToolLookup interface {
 // Lookup resolves a tool by name and version. The provider is asked afresh
 // on every lookup.
 //
-// version "" means the latest version: the highest release by semantic
-// version precedence (see CompareVersions), whatever the registration
+// version "" means the latest version: the highest release by Semantic
+// Versioning 2.0.0 precedence (MAJOR.MINOR.PATCH numerically, pre-releases
+// before their release, build metadata ignored), whatever the registration
 // order. Pre-releases ("2.0.0-rc.1") are chosen only when the name has no
 // release at all, as with Go modules, so publishing a pre-release beside a
 // release never changes what callers get by default. An unversioned tool
@@ -30,25 +33,11 @@ func (x *Executor) Lookup(name, version string) (Tool, bool) {
 	return lookupIn(x.tools.Tools(), name, version)
 }
 
-// IndexedLookup reports whether the provider finds a tool without listing
-// them all (it implements ToolLookup, as Registry does), so that a surface
-// may afford several lookups for one call instead of one pass over every
-// tool.
-func (x *Executor) IndexedLookup() bool {
-	_, ok := x.tools.(ToolLookup)
-	return ok
-}
-
 // LatestTools lists the tools as discovery shows them: one entry per name,
 // the latest version (as Lookup chooses it), in the provider's order of
-// first appearance. AllTools lists every version.
+// first appearance.
 func (x *Executor) LatestTools() []Tool {
-	return LatestVersions(x.tools.Tools())
-}
-
-// AllTools lists every tool in every version, as the provider gives them.
-func (x *Executor) AllTools() []Tool {
-	return x.tools.Tools()
+	return latestVersions(x.tools.Tools())
 }
 
 func lookupIn(tools []Tool, name, version string) (Tool, bool) {
@@ -72,7 +61,7 @@ func matchTool(n int, at func(int) *Tool, name, version string) int {
 			if t.Version == version {
 				return i
 			}
-			if equal < 0 && sameVersion(t.Version, version) {
+			if equal < 0 && semver.Same(t.Version, version) {
 				equal = i
 			}
 			continue
@@ -87,34 +76,20 @@ func matchTool(n int, at func(int) *Tool, name, version string) int {
 	return best
 }
 
-// sameVersion reports whether a and b are two spellings of one semantic
-// version: both parse and have equal precedence.
-func sameVersion(a, b string) bool {
-	_, oka := parseVersion(a)
-	_, okb := parseVersion(b)
-	return oka && okb && CompareVersions(a, b) == 0
-}
-
 // newerForLatest reports whether version a beats b for "latest": any
 // release beats any pre-release, then semantic version precedence decides.
 // Ties keep b, so the first registered of two equal versions wins.
 func newerForLatest(a, b string) bool {
-	ra, rb := isRelease(a), isRelease(b)
+	ra, rb := semver.IsRelease(a), semver.IsRelease(b)
 	if ra != rb {
 		return ra
 	}
-	return CompareVersions(a, b) > 0
+	return semver.Compare(a, b) > 0
 }
 
-// isRelease reports whether v parses as a version without a pre-release.
-func isRelease(v string) bool {
-	p, ok := parseVersion(v)
-	return ok && len(p.pre) == 0
-}
-
-// LatestVersions keeps, for each tool name, only its latest version (as
+// latestVersions keeps, for each tool name, only its latest version (as
 // Executor.Lookup chooses it), in the order names first appear.
-func LatestVersions(tools []Tool) []Tool {
+func latestVersions(tools []Tool) []Tool {
 	index := make(map[string]int, len(tools))
 	out := make([]Tool, 0, len(tools))
 	for _, t := range tools {

@@ -113,19 +113,19 @@ func TestLatestPrefersReleasesOverPreReleases(t *testing.T) {
 	}
 }
 
-func TestLatestVersionsKeepsOneToolPerNameInFirstAppearanceOrder(t *testing.T) {
-	got := toolexec.LatestVersions(versionedTools)
+func TestLatestToolsKeepsOneToolPerNameInFirstAppearanceOrder(t *testing.T) {
+	got := toolexec.New(toolexec.StaticTools(versionedTools), echoVersion).LatestTools()
 	require.Len(t, got, 2)
 	assert.Equal(t, "calc", got[0].Name)
 	assert.Equal(t, "1.10.0", got[0].Version)
 	assert.Equal(t, "other", got[1].Name)
 	assert.Equal(t, "3.0.0", got[1].Version)
-	assert.Empty(t, toolexec.LatestVersions(nil))
+	assert.Empty(t, toolexec.New(toolexec.StaticTools(nil), echoVersion).LatestTools())
 }
 
 func TestExecutorAllToolsListsEveryVersion(t *testing.T) {
 	x := toolexec.New(toolexec.StaticTools(versionedTools), echoVersion)
-	assert.Equal(t, versionedTools, x.AllTools())
+	assert.Equal(t, versionedTools, x.SurfaceKit().AllTools())
 }
 
 func TestCallRunsTheHandlerOfTheResolvedVersion(t *testing.T) {

@@ -467,7 +467,7 @@ func restCallProbes() []probe {
 	missingN := restInvalid("/n") // a body read as {}: the required n is missing
 	tooLarge := restError(http.StatusRequestEntityTooLarge, fmt.Sprintf("Request body too large: the limit is %d bytes", hostileLimit))
 	return []probe{
-		// Bodies that are not one JSON object are read as {} (seed F3);
+		// Bodies that are not one JSON object are read as {}, as the REST call route documents;
 		// validation then refuses the call without its required n.
 		{name: "empty body", path: path, body: "", want: missingN},
 		{name: "white space only", path: path, body: " \n\t ", want: missingN},

@@ -25,10 +25,6 @@ func WithPanicDetails(enabled bool) Option {
 	return func(x *Executor) { x.panicDetails = enabled }
 }
 
-// PanicDetails reports whether WithPanicDetails(true) was given, for
-// surfaces that word panics themselves.
-func (x *Executor) PanicDetails() bool { return x.panicDetails }
-
 // panicError is the *Error of a panic with value p at stage, worded as
 // WithPanicDetails says; prefix, when set, goes before a detailed message.
 func (x *Executor) panicError(stage Stage, p any, prefix string) *Error {

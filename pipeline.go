@@ -9,7 +9,7 @@ import (
 	"net/http"
 	"runtime/debug"
 
-	"go.opentelemetry.io/otel/trace"
+	"github.com/toolexec/toolexec/internal/rawjson"
 )
 
 // CallRequest is a tool call as a surface (or the host) hands it to
@@ -22,12 +22,6 @@ type CallRequest struct {
 	// Arguments is the JSON object of arguments. Empty or null means {}.
 	// Anything else that is not a JSON object fails StageDecode.
 	Arguments json.RawMessage
-	// ReadArguments, when set, supplies the arguments instead of Arguments.
-	// The decode stage calls it after the gate and the lookup, so a surface
-	// that reads the arguments from a request body reads nothing for a call
-	// refused earlier. An *Error it returns (CodeTooLarge, say) ends the call
-	// as it is; any other error fails StageDecode.
-	ReadArguments func() (json.RawMessage, error)
 	// Request is the HTTP request the call arrived with; nil for an
 	// in-process call. The auth hook runs only when it is set.
 	Request *http.Request
@@ -38,11 +32,16 @@ type CallRequest struct {
 	// Peer). It takes precedence over a Peer installed with WithPeer, and
 	// costs the call no allocation.
 	Peer Peer
-	// Interceptors run for this call only, after the auth hook and before
-	// every other interceptor: the place for a surface's own checks that
-	// need an authenticated call (OXP's tool requirements, say). An error
-	// they return that is not an *Error fails StageIntercept.
-	Interceptors []Interceptor
+
+	// readArguments, when set, supplies the arguments instead of Arguments.
+	// The decode stage calls it after the gate and the lookup, so the REST
+	// surface, which reads the arguments from the request body, reads
+	// nothing for a call refused earlier. An *Error it returns
+	// (CodeTooLarge, say) ends the call as it is; any other error fails
+	// StageDecode.
+	readArguments func() (json.RawMessage, error)
+	// interceptors run for this call only (SurfaceKit.Call).
+	interceptors []Interceptor
 }
 
 // Call runs one call through the pipeline and returns its result:
@@ -57,14 +56,14 @@ type CallRequest struct {
 //  6. the handler, with panics recovered (StageExecute, CodeToolError or
 //     CodePanic)
 //
-// The whole call is traced: one span for the call, with a child span for
-// each stage that does work (see docs/pipeline.md), and counted in the
-// Executor's metrics. The first failing stage ends the call, and nothing
+// The whole call is observed by the Observer (WithObserver): its start and
+// end, and each stage that does work (see docs/pipeline.md). The first
+// failing stage ends the call, and nothing
 // after it runs. A failed call returns a nil result and an *Error naming
 // the stage. A handler that reports a logical failure (isError) is not a
 // failed call: its result comes back with IsError set and a nil error.
 func (x *Executor) Call(ctx context.Context, req CallRequest) (*CallToolResult, error) {
-	ob := x.telemetry.begin(ctx, req)
+	ob := x.beginCall(ctx, req)
 	res, err := x.call(&ob, req)
 	if err != nil {
 		if _, ok := AsError(err); !ok {
@@ -74,25 +73,25 @@ func (x *Executor) Call(ctx context.Context, req CallRequest) (*CallToolResult, 
 	} else if res == nil {
 		res = &CallToolResult{}
 	}
-	if err == nil && x.traceIDFromSpan && res.TraceID() == "" {
-		if sc := ob.span.SpanContext(); sc.HasTraceID() {
+	if err == nil {
+		if id := ob.obs.TraceID(); id != "" && res.TraceID() == "" {
 			// The result may be the handler's own, shared value: set the
 			// trace id on a copy, never on it.
 			cp := *res
 			cp.Meta = maps.Clone(res.Meta)
-			cp.SetTraceID(sc.TraceID().String())
+			cp.SetTraceID(id)
 			res = &cp
 		}
 	}
-	x.telemetry.end(&ob, res, err)
+	x.endCall(&ob, res, err)
 	return res, err
 }
 
-// call runs the stages; ob follows it for the telemetry.
+// call runs the stages; ob follows it for the observer and the log.
 func (x *Executor) call(ob *observation, req CallRequest) (_ *CallToolResult, err error) {
 	ctx := ob.ctx
 	// The host's code runs before the interceptors too: its ToolProvider in
-	// the lookup, a surface's ReadArguments. A panic there fails the call
+	// the lookup, the REST surface's readArguments. A panic there fails the call
 	// at that stage, like a panic anywhere later, instead of escaping to the
 	// surface. (The auth hook recovers its own; guard and execute cover the
 	// rest.)
@@ -112,12 +111,13 @@ func (x *Executor) call(ob *observation, req CallRequest) (_ *CallToolResult, er
 	if !ok {
 		return nil, notFound(req.Name, req.Version)
 	}
-	ob.resolved(x.telemetry, &tool)
+	ob.tool = &tool
+	ob.obs.Resolved(&tool)
 	stage = StageDecode
 	raw := req.Arguments
-	if req.ReadArguments != nil {
+	if req.readArguments != nil {
 		var err error
-		if raw, err = req.ReadArguments(); err != nil {
+		if raw, err = req.readArguments(); err != nil {
 			if _, ok := AsError(err); !ok {
 				err = &Error{Stage: StageDecode, Code: CodeInvalidArguments, Message: "could not read arguments", Err: err}
 			}
@@ -128,26 +128,24 @@ func (x *Executor) call(ob *observation, req CallRequest) (_ *CallToolResult, er
 	if err != nil {
 		return nil, err
 	}
-	if x.traceArguments {
-		ob.recordArguments(args)
-	}
+	ob.obs.Arguments(args)
 	httpReq := req.Request
-	call := &Call{Tool: tool, Arguments: args, Request: httpReq, Surface: ob.surface, peer: req.Peer}
+	call := &Call{Tool: tool, Arguments: args, Request: httpReq, Surface: ob.surface, peer: req.Peer, obs: ob.obs}
 	if httpReq != nil && x.authHook != nil {
 		// The hook sees the call it authorizes (CallFromContext), so it can
 		// decide per tool.
-		actx, span := x.telemetry.startStage(withCall(ctx, call), StageAuth)
+		actx, st := ob.obs.StartStage(withCall(ctx, call), StageInfo{Stage: StageAuth})
 		passed, reason, refusal := authenticate(x.authHook, httpReq.WithContext(actx))
 		if passed == nil {
 			x.logger.WarnContext(ctx, "toolexec: call refused by auth hook",
 				"tool", tool.Name, "surface", ob.surface, "reason", reason)
-			endStage(span, nil, refusal)
+			st.End(nil, refusal)
 			return nil, refusal
 		}
-		endStage(span, nil, nil)
-		// The hook's request carries the auth span in its context; the call
-		// goes on under the call span, with whatever else the hook added.
-		ctx = trace.ContextWithSpan(passed.Context(), ob.span)
+		// The hook's request carries the auth stage in its context; the
+		// call goes on as the call, with whatever else the hook added.
+		ctx = ob.obs.Resume(passed.Context())
+		st.End(nil, nil)
 		httpReq = passed.WithContext(ctx)
 		call.Request = httpReq
 	}
@@ -156,8 +154,8 @@ func (x *Executor) call(ob *observation, req CallRequest) (_ *CallToolResult, er
 	}
 	ctx = withCall(ctx, call)
 	run := x.run
-	if len(req.Interceptors) > 0 {
-		run = chain(run, req.Interceptors)
+	if len(req.interceptors) > 0 {
+		run = chain(run, req.interceptors)
 	}
 	return x.guard(ctx, call, run)
 }
@@ -172,20 +170,20 @@ func (x *Executor) call(ob *observation, req CallRequest) (_ *CallToolResult, er
 // condition: that the schema validated against is the one inferred from its
 // input type (see decodeTyped).
 func (x *Executor) rawStaysTrue(t *Tool, req *CallRequest, raw json.RawMessage) bool {
-	if _, ok := x.handler.(*Registry); !ok || isNullOrEmpty(raw) {
+	if _, ok := x.handler.(*Registry); !ok || rawjson.IsNullOrEmpty(raw) {
 		return false
 	}
 	if x.noValidation || t.Options.SkipValidation || len(t.InputSchema) == 0 {
 		return false
 	}
-	return len(x.interceptors) == 0 && len(x.inputTransforms) == 0 && len(req.Interceptors) == 0 &&
+	return len(x.interceptors) == 0 && len(x.inputTransforms) == 0 && len(req.interceptors) == 0 &&
 		len(t.Options.Interceptors) == 0 && len(t.Options.InputTransforms) == 0
 }
 
 // builtinInterceptors returns the built-in interceptors, outermost first.
 // They are built once, by New; each reads the tool's own settings from
 // call.Tool.Options when it runs, and does nothing (beyond calling next)
-// when neither the tool nor the Executor configures it. Tracing is not in
+// when neither the tool nor the Executor configures it. Observing is not in
 // this list: it wraps the whole call, stages before the interceptors
 // included (see Call).
 func (x *Executor) builtinInterceptors() []Interceptor {
@@ -225,14 +223,14 @@ func (x *Executor) guard(ctx context.Context, call *Call, next CallFunc) (res *C
 
 // execute is the innermost stage: the handler, with panics recovered.
 func (x *Executor) execute(ctx context.Context, call *Call) (res *CallToolResult, err error) {
-	ctx, span := x.telemetry.startStage(ctx, StageExecute)
+	ctx, st := call.observer().StartStage(ctx, StageInfo{Stage: StageExecute})
 	defer func() {
 		if p := recover(); p != nil {
 			x.logger.ErrorContext(ctx, "toolexec: tool panicked",
 				"tool", call.Tool.Name, "surface", call.Surface, "panic", fmt.Sprint(p), "stack", string(debug.Stack()))
 			res, err = nil, x.panicError(StageExecute, p, "")
 		}
-		endStage(span, res, err)
+		st.End(res, err)
 	}()
 	res, herr := x.invoke(ctx, call)
 	if herr != nil {
@@ -244,17 +242,6 @@ func (x *Executor) execute(ctx context.Context, call *Call) (res *CallToolResult
 		return nil, &Error{Stage: StageExecute, Code: CodeToolError, Message: herr.Error(), Err: herr}
 	}
 	return res, nil
-}
-
-func trimJSONSpace(b []byte) []byte {
-	isSpace := func(c byte) bool { return c == ' ' || c == '\t' || c == '\r' || c == '\n' }
-	for len(b) > 0 && isSpace(b[0]) {
-		b = b[1:]
-	}
-	for len(b) > 0 && isSpace(b[len(b)-1]) {
-		b = b[:len(b)-1]
-	}
-	return b
 }
 
 func surfaceOf(req CallRequest) Surface {

@@ -1,11 +1,6 @@
 package toolexec
 
-import (
-	"time"
-
-	"go.opentelemetry.io/otel/metric"
-	"go.opentelemetry.io/otel/trace"
-)
+import "time"
 
 // pipelineConfig holds the settings of the built-in interceptors and what
 // New builds from them once, so that a call only reads it. It is embedded in
@@ -23,11 +18,7 @@ type pipelineConfig struct {
 	cache    Cache         // WithCache; a MemoryCache when none is given
 	cacheTTL time.Duration // WithCacheTTL; <= 0 is DefaultCacheTTL
 
-	tracerProvider  trace.TracerProvider // WithTracerProvider
-	meterProvider   metric.MeterProvider // WithMeterProvider
-	traceArguments  bool                 // WithTraceArguments
-	traceIDFromSpan bool                 // WithTraceIDFromSpan
-	telemetry       *telemetry           // tracer and instruments, built once
+	observer Observer // WithObserver; a nopObserver when none is given
 
 	run CallFunc // the interceptor chain around the handler, built once
 }
@@ -35,11 +26,12 @@ type pipelineConfig struct {
 // toolKey names one version of one tool.
 type toolKey struct{ name, version string }
 
-// buildPipeline turns the options into what calls use: the telemetry
-// instruments, the default cache, the global limiter and the interceptor
+// buildPipeline turns the options into what calls use: the observer, the default cache, the global limiter and the interceptor
 // chain. New calls it once, after the options.
 func (x *Executor) buildPipeline() {
-	x.telemetry = newTelemetry(x.tracerProvider, x.meterProvider, x.logger)
+	if x.observer == nil {
+		x.observer = nopObserver{}
+	}
 	if x.cache == nil {
 		x.cache = NewMemoryCache(0)
 	}
@@ -47,5 +39,6 @@ func (x *Executor) buildPipeline() {
 		x.cacheTTL = DefaultCacheTTL
 	}
 	x.limiter = newLimiter(x.limit)
+	x.schemas.Live = x.schemaIDs
 	x.run = chain(x.runTool, x.builtinInterceptors(), x.interceptors)
 }

@@ -13,7 +13,6 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 )
 
 func TestCallFailuresNameTheirStage(t *testing.T) {
@@ -95,7 +94,7 @@ func TestReadArgumentsRunsOnlyAfterGateAndLookup(t *testing.T) {
 	f := newFixture(t)
 	read := 0
 	req := func(name string) CallRequest {
-		return CallRequest{Name: name, ReadArguments: func() (json.RawMessage, error) { read++; return json.RawMessage(`{"msg":"lazy"}`), nil }}
+		return CallRequest{Name: name, readArguments: func() (json.RawMessage, error) { read++; return json.RawMessage(`{"msg":"lazy"}`), nil }}
 	}
 	_, err := New(f.reg, f.reg).Call(context.Background(), req("echo"))
 	require.Error(t, err)
@@ -108,7 +107,7 @@ func TestReadArgumentsRunsOnlyAfterGateAndLookup(t *testing.T) {
 	assert.Equal(t, 1, read)
 
 	_, err = New(f.reg, f.reg, WithAllowExecute(true)).Call(context.Background(), CallRequest{Name: "echo",
-		ReadArguments: func() (json.RawMessage, error) { return nil, errors.New("connection reset") }})
+		readArguments: func() (json.RawMessage, error) { return nil, errors.New("connection reset") }})
 	e, _ := AsError(err)
 	require.NotNil(t, e)
 	assert.Equal(t, StageDecode, e.Stage)
@@ -276,7 +275,7 @@ func (basicStruct) HandleCall(name string, _ map[string]any) ([]Content, bool, s
 func TestNewRejectsWhatIsNotAHandler(t *testing.T) {
 	for name, h := range map[string]any{"nil": nil, "string": "handler", "wrong func": func() {}} {
 		t.Run(name, func(t *testing.T) {
-			_, err := AsToolCallHandler(h)
+			_, err := asToolCallHandler(h)
 			assert.Error(t, err)
 			assert.Panics(t, func() { New(StaticTools{}, h) })
 		})
@@ -304,7 +303,7 @@ func TestPanickingProviderFailsTheCallInsteadOfEscaping(t *testing.T) {
 func TestPanickingReadArgumentsFailsTheDecodeStage(t *testing.T) {
 	f := newFixture(t)
 	x := New(f.reg, f.reg, WithAllowExecute(true), WithLogger(discardLogger()))
-	_, err := x.Call(context.Background(), CallRequest{Name: "echo", ReadArguments: func() (json.RawMessage, error) { panic("reader bug") }})
+	_, err := x.Call(context.Background(), CallRequest{Name: "echo", readArguments: func() (json.RawMessage, error) { panic("reader bug") }})
 	e, ok := AsError(err)
 	require.True(t, ok)
 	assert.Equal(t, StageDecode, e.Stage)
@@ -328,7 +327,7 @@ func TestPerCallInterceptorsRunAfterAuthAndBeforeTheOthers(t *testing.T) {
 	f := newFixture(t)
 	x := New(f.reg, f.reg, WithAllowExecute(true), WithAuthHook(hook), WithInterceptors(mark("global")))
 	_, err := x.Call(context.Background(), CallRequest{Name: "echo", Request: httptest.NewRequest(http.MethodPost, "/", nil),
-		Interceptors: []Interceptor{mark("per-call")}})
+		interceptors: []Interceptor{mark("per-call")}})
 	require.NoError(t, err)
 	assert.Equal(t, []string{"auth", "per-call", "global"}, trace)
 
@@ -338,7 +337,7 @@ func TestPerCallInterceptorsRunAfterAuthAndBeforeTheOthers(t *testing.T) {
 	}
 	x = New(f.reg, f.reg, WithAllowExecute(true), WithAuthHook(deny), WithLogger(discardLogger()))
 	_, err = x.Call(context.Background(), CallRequest{Name: "echo", Request: httptest.NewRequest(http.MethodPost, "/", nil),
-		Interceptors: []Interceptor{mark("per-call")}})
+		interceptors: []Interceptor{mark("per-call")}})
 	require.Error(t, err)
 	assert.Empty(t, trace, "a refused call never reaches the per-call interceptors")
 }
@@ -347,8 +346,7 @@ func TestTraceIDFromSpanNeverWritesIntoTheHandlersResult(t *testing.T) {
 	shared := &CallToolResult{Content: []Content{Text("shared")}}
 	reg := NewRegistry()
 	MustAddTool(reg, Tool{Name: "shared"}, func(context.Context, struct{}) (*CallToolResult, error) { return shared, nil })
-	tp := sdktrace.NewTracerProvider()
-	x := New(reg, reg, WithAllowExecute(true), WithTracerProvider(tp), WithTraceIDFromSpan(true))
+	x := New(reg, reg, WithAllowExecute(true), WithObserver(&stageLog{traceID: "4bf92f3577b34da6a3ce929d0e0e4736"}))
 
 	var wg sync.WaitGroup
 	for i := 0; i < 20; i++ {

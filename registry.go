@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+
+	semver "github.com/toolexec/toolexec/internal/version"
 )
 
 // Registry holds tools together with their own handlers. It is both the
@@ -33,9 +35,9 @@ type registryEntry struct {
 func NewRegistry() *Registry { return &Registry{} }
 
 // Add registers tool, executed by handler: a ToolCallHandler, a
-// BasicToolCallHandler, or a function of either form (see
-// AsToolCallHandler). It fails on an empty name, a Version that is neither
-// "" nor a semantic version (see ValidVersion), a name and version already
+// BasicToolCallHandler, or a plain function of either signature. It fails on an empty name, a Version that is neither
+// "" nor a semantic version (MAJOR.MINOR.PATCH with an
+// optional pre-release and build metadata, no "v" prefix), a name and version already
 // registered (versions equal by precedence, such as "1.0.0" and
 // "1.0.0+build.2", count as the same), or a handler of another type.
 func (r *Registry) Add(tool Tool, handler any) error {
@@ -50,17 +52,17 @@ func (r *Registry) add(tool Tool, handler any) error {
 	if tool.Name == "" {
 		return errors.New("toolexec: Registry.Add: tool has no name")
 	}
-	if tool.Version != "" && !ValidVersion(tool.Version) {
+	if tool.Version != "" && !semver.Valid(tool.Version) {
 		return fmt.Errorf("toolexec: Registry.Add %q: version %q is not a semantic version (MAJOR.MINOR.PATCH, such as \"1.0.0\")", tool.Name, tool.Version)
 	}
-	h, err := AsToolCallHandler(handler)
+	h, err := asToolCallHandler(handler)
 	if err != nil {
 		return fmt.Errorf("toolexec: Registry.Add %q: %w", tool.Name, err)
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	for _, i := range r.byName[tool.Name] {
-		if v := r.entries[i].tool.Version; v == tool.Version || sameVersion(v, tool.Version) {
+		if v := r.entries[i].tool.Version; v == tool.Version || semver.Same(v, tool.Version) {
 			return fmt.Errorf("toolexec: Registry.Add: tool %q version %q is already registered", tool.Name, v)
 		}
 	}

@@ -47,7 +47,7 @@ func TestRegistryCallsReachTheResolvedVersion(t *testing.T) {
 	tools := x.LatestTools()
 	require.Len(t, tools, 1, "discovery shows one entry per name")
 	assert.Equal(t, "10.0.0", tools[0].Version, "the latest by semver, not by registration order")
-	assert.Len(t, x.AllTools(), 3)
+	assert.Len(t, x.SurfaceKit().AllTools(), 3)
 }
 
 func TestRegistryRemove(t *testing.T) {
@@ -97,28 +97,4 @@ func TestStaticProviderLookupPicksLatestVersion(t *testing.T) {
 	_, ok = x.Lookup("a", "1.3.0")
 	assert.False(t, ok)
 	assert.Equal(t, []Tool{{Name: "a", Version: "1.10.0"}, {Name: "b"}}, x.LatestTools())
-}
-
-func TestCompareVersions(t *testing.T) {
-	cases := []struct {
-		a, b string
-		want int
-	}{
-		{"1.0.0", "1.0.0", 0},
-		{"1.0.0", "2.0.0", -1},
-		{"1.10.0", "1.9.0", 1},
-		{"1.0.10", "1.0.9", 1},
-		{"1.0.0-rc.1", "1.0.0", -1},
-		{"1.0.0-alpha", "1.0.0-beta", -1},
-		{"1.0.0+build.5", "1.0.0", 0},
-		{"", "0.0.1", -1},
-		{"garbage", "0.0.1", -1},
-		{"", "garbage", -1},
-		{"01.0.0", "1.0.0", -1},
-		{"1.0", "0.0.1", -1},
-	}
-	for _, tc := range cases {
-		assert.Equal(t, tc.want, CompareVersions(tc.a, tc.b), "%q vs %q", tc.a, tc.b)
-		assert.Equal(t, -tc.want, CompareVersions(tc.b, tc.a), "%q vs %q", tc.b, tc.a)
-	}
 }

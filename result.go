@@ -4,8 +4,8 @@ import (
 	"encoding/json"
 )
 
-// traceIDKey is the _meta key under which a handler's trace id travels, as
-// seed F3 shows it: {"_meta": {"_trace_id": "abc-123"}}.
+// traceIDKey is the _meta key under which a handler's trace id travels:
+// {"_meta": {"_trace_id": "abc-123"}}.
 const traceIDKey = "_trace_id"
 
 // CallToolResult is the outcome of a tool call in the MCP CallToolResult
@@ -110,8 +110,8 @@ func (r *CallToolResult) Text() string {
 	return string(out)
 }
 
-// NewResult builds the result of a handler's return values, as seed F3 maps
-// them: content, isError, and _meta._trace_id only when traceID is not empty.
+// NewResult builds the result of a handler's return values: content,
+// isError, and _meta._trace_id only when traceID is not empty.
 func NewResult(content []Content, isError bool, traceID string) *CallToolResult {
 	r := &CallToolResult{Content: content, IsError: isError}
 	r.SetTraceID(traceID)

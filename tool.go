@@ -144,10 +144,9 @@ type ToolProviderFunc func() []Tool
 // Tools calls f.
 func (f ToolProviderFunc) Tools() []Tool { return f() }
 
-// InputSchemaOrDefault returns the input schema clients see: InputSchema,
-// or {"type":"object"} (any object) for a tool without one. Every surface
-// lists tools with it.
-func (t *Tool) InputSchemaOrDefault() json.RawMessage {
+// inputSchemaOrDefault returns the input schema clients see: InputSchema,
+// or {"type":"object"} (any object) for a tool without one.
+func (t *Tool) inputSchemaOrDefault() json.RawMessage {
 	if len(t.InputSchema) == 0 {
 		return json.RawMessage(`{"type":"object"}`)
 	}

@@ -51,12 +51,12 @@ func (x *Executor) inputTransformInterceptor(next CallFunc) CallFunc {
 		if len(global)+len(own) == 0 {
 			return next(ctx, call)
 		}
-		sctx, span := x.telemetry.startStage(ctx, StageTransform, attrDirection.String("input"))
+		sctx, st := call.observer().StartStage(ctx, StageInfo{Stage: StageTransform, Direction: "input"})
 		err := x.transformInput(sctx, call, global)
 		if err == nil {
 			err = x.transformInput(sctx, call, own)
 		}
-		endStage(span, nil, err)
+		st.End(nil, err)
 		if err != nil {
 			return nil, err
 		}
@@ -93,12 +93,12 @@ func (x *Executor) outputTransformInterceptor(next CallFunc) CallFunc {
 		if res == nil {
 			res = &CallToolResult{}
 		}
-		sctx, span := x.telemetry.startStage(ctx, StageTransform, attrDirection.String("output"))
+		sctx, st := call.observer().StartStage(ctx, StageInfo{Stage: StageTransform, Direction: "output"})
 		res, err = x.transformOutput(sctx, call, res, own)
 		if err == nil {
 			res, err = x.transformOutput(sctx, call, res, global)
 		}
-		endStage(span, nil, err)
+		st.End(nil, err)
 		if err != nil {
 			return nil, err
 		}

@@ -7,6 +7,9 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+
+	"github.com/toolexec/toolexec/internal/infer"
+	"github.com/toolexec/toolexec/internal/schema"
 )
 
 // TypedHandler is the handler of a typed tool: it receives the call's
@@ -118,7 +121,7 @@ func newTypedHandler[In, Out any](t *Tool, fn TypedHandler[In, Out]) (*typedHand
 		return nil, fmt.Errorf("input type: %s is an interface with methods: arguments cannot be decoded into it", inType)
 	}
 	if len(t.InputSchema) == 0 {
-		s, err := objectSchemaFor(reflect.TypeFor[In](), true)
+		s, err := infer.ObjectSchema(reflect.TypeFor[In](), true)
 		if err != nil {
 			return nil, fmt.Errorf("input type: %w", err)
 		}
@@ -126,7 +129,7 @@ func newTypedHandler[In, Out any](t *Tool, fn TypedHandler[In, Out]) (*typedHand
 		h.exactIn = s
 	}
 	if len(t.OutputSchema) == 0 && h.out == outStructured {
-		s, err := objectSchemaFor(outType, false)
+		s, err := infer.ObjectSchema(outType, false)
 		if err != nil {
 			return nil, fmt.Errorf("output type: %w (or return []Content, Content or *CallToolResult)", err)
 		}
@@ -142,7 +145,7 @@ func newTypedHandler[In, Out any](t *Tool, fn TypedHandler[In, Out]) (*typedHand
 		if len(s.raw) == 0 {
 			continue
 		}
-		if _, err := compileSchema(s.raw); err != nil {
+		if _, err := schema.Compile(s.raw); err != nil {
 			return nil, fmt.Errorf("invalid %s: %w", s.name, err)
 		}
 	}

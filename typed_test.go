@@ -15,6 +15,9 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/toolexec/toolexec/internal/infer"
+	"github.com/toolexec/toolexec/internal/schema"
 )
 
 type weatherIn struct {
@@ -45,7 +48,7 @@ func typedExecutor(t *testing.T, reg *Registry, opts ...Option) *Executor {
 // schemaOf infers T's schema as a generic JSON value, for comparisons.
 func schemaOf[T any](t *testing.T) map[string]any {
 	t.Helper()
-	raw, err := objectSchemaFor(reflect.TypeFor[T](), true)
+	raw, err := infer.ObjectSchema(reflect.TypeFor[T](), true)
 	require.NoError(t, err)
 	var m map[string]any
 	require.NoError(t, json.Unmarshal(raw, &m))
@@ -274,9 +277,9 @@ func TestInferredSchemaMatchesWhatEncodingJSONWrites(t *testing.T) {
 		Empty []string        `json:"empty"`
 		Ptr   *Inner          `json:"ptr"`
 	}
-	raw, err := objectSchemaFor(reflect.TypeFor[T](), false)
+	raw, err := infer.ObjectSchema(reflect.TypeFor[T](), false)
 	require.NoError(t, err)
-	sch, err := compileSchema(raw)
+	sch, err := schema.Compile(raw)
 	require.NoError(t, err)
 	for _, v := range []T{
 		{Base: Base{B: "x"}, Inner: &Inner{A: 1}, When: time.Now(), Raw: json.RawMessage(`[1]`), Blob: []byte{0, 1}, List: []Inner{{A: 2}}, Ptr: &Inner{}},
@@ -284,9 +287,9 @@ func TestInferredSchemaMatchesWhatEncodingJSONWrites(t *testing.T) {
 	} {
 		data, err := json.Marshal(v)
 		require.NoError(t, err)
-		val, err := jsonValue(json.RawMessage(data))
+		val, err := schema.JSONValue(json.RawMessage(data))
 		require.NoError(t, err)
-		fs, _ := validateValue(sch, val)
+		fs, _ := schema.Validate(sch, val)
 		assert.Empty(t, fs, "%s", data)
 	}
 }

@@ -1,19 +1,14 @@
 package toolexec
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"strings"
 
-	"github.com/santhosh-tekuri/jsonschema/v6"
-	"go.opentelemetry.io/otel/attribute"
+	"github.com/toolexec/toolexec/internal/rawjson"
+	"github.com/toolexec/toolexec/internal/schema"
 )
-
-// attrValidateDirection tells the validate stage's two spans apart: the
-// arguments ("input") and the structured result ("output").
-const attrValidateDirection attribute.Key = "toolexec.validate.direction"
 
 // WithValidation turns schema validation of calls on (the default) or off.
 // When on, every call's arguments are checked against the tool's
@@ -61,14 +56,14 @@ func (x *Executor) Validate(ctx context.Context, name, version string, args json
 
 // decodeJSON decodes one JSON value, numbers kept exact.
 func decodeJSON(data []byte) (any, error) {
-	if len(trimJSONSpace(data)) == 0 {
+	if len(rawjson.TrimSpace(data)) == 0 {
 		return nil, fmt.Errorf("the body is empty")
 	}
-	return jsonschema.UnmarshalJSON(bytes.NewReader(data))
+	return schema.DecodeJSON(data)
 }
 
 func invalidJSON(err error) ValidationFailure {
-	return ValidationFailure{Path: "", Message: "Invalid JSON: " + oneLine(err.Error()), Keyword: "format"}
+	return ValidationFailure{Path: "", Message: "Invalid JSON: " + schema.OneLine(err.Error()), Keyword: "format"}
 }
 
 // validateInput checks v against t's InputSchema.
@@ -77,22 +72,33 @@ func (x *Executor) validateInput(t *Tool, v any) ValidateResult {
 		return ValidateResult{Valid: true}
 	}
 	cs := x.compiled(t, false)
-	if cs.err != nil {
-		return ValidateResult{Errors: []ValidationFailure{{Path: "", Message: "Invalid schema: " + cs.err.Error(), Keyword: "schema"}}}
+	if err := cs.Err(); err != nil {
+		return ValidateResult{Errors: []ValidationFailure{{Path: "", Message: "Invalid schema: " + err.Error(), Keyword: "schema"}}}
 	}
-	if fs, omitted := validateValue(cs.schema, v); len(fs) > 0 || omitted > 0 {
-		return ValidateResult{Errors: fs, Omitted: omitted}
+	if fs, omitted := cs.Validate(v); len(fs) > 0 || omitted > 0 {
+		return ValidateResult{Errors: failuresOf(fs), Omitted: omitted}
 	}
 	return ValidateResult{Valid: true}
 }
 
 // compiled returns t's input (or output) schema compiled, from the cache.
-func (x *Executor) compiled(t *Tool, output bool) *compiledSchema {
+func (x *Executor) compiled(t *Tool, output bool) *schema.Compiled {
 	raw := t.InputSchema
 	if output {
 		raw = t.OutputSchema
 	}
-	return x.schemas.get(schemaKey{name: t.Name, version: t.Version, output: output}, raw, x.tools.Tools)
+	return x.schemas.Get(schema.Key{Name: t.Name, Version: t.Version, Output: output}, raw)
+}
+
+// schemaIDs lists the tools the provider serves now, for the schema cache
+// to drop the schemas of tools that are gone.
+func (x *Executor) schemaIDs() []schema.ID {
+	tools := x.tools.Tools()
+	ids := make([]schema.ID, len(tools))
+	for i := range tools {
+		ids[i] = schema.ID{Name: tools[i].Name, Version: tools[i].Version}
+	}
+	return ids
 }
 
 // validationInterceptor is the validation stage. It does nothing when
@@ -122,9 +128,9 @@ func (x *Executor) validationInterceptor(next CallFunc) CallFunc {
 		if sc, ok := res.StructuredContent.(json.RawMessage); ok && sameBytes(sc, call.conforming) {
 			return res, nil // valid by construction: see encodesExactly
 		}
-		sctx, span := x.telemetry.startStage(ctx, StageValidate, attrValidateDirection.String("output"))
+		sctx, st := call.observer().StartStage(ctx, StageInfo{Stage: StageValidate, Direction: "output"})
 		err = x.checkOutput(sctx, t, x.compiled(t, true), res.StructuredContent)
-		endStage(span, nil, err)
+		st.End(nil, err)
 		if err != nil {
 			return nil, err
 		}
@@ -135,28 +141,29 @@ func (x *Executor) validationInterceptor(next CallFunc) CallFunc {
 // validateArguments is the part of the stage before the handler, traced as
 // the validate stage.
 func (x *Executor) validateArguments(ctx context.Context, call *Call) (err error) {
-	ctx, span := x.telemetry.startStage(ctx, StageValidate, attrValidateDirection.String("input"))
-	defer func() { endStage(span, nil, err) }()
+	ctx, st := call.observer().StartStage(ctx, StageInfo{Stage: StageValidate, Direction: "input"})
+	defer func() { st.End(nil, err) }()
 	t := &call.Tool
-	var in *compiledSchema
+	var in *schema.Compiled
 	if len(t.InputSchema) > 0 {
-		if in = x.compiled(t, false); in.err != nil {
-			return x.brokenSchema(ctx, t, "inputSchema", in.err)
+		if in = x.compiled(t, false); in.Err() != nil {
+			return x.brokenSchema(ctx, t, "inputSchema", in.Err())
 		}
 	}
 	if len(t.OutputSchema) > 0 {
-		if out := x.compiled(t, true); out.err != nil {
-			return x.brokenSchema(ctx, t, "outputSchema", out.err)
+		if out := x.compiled(t, true); out.Err() != nil {
+			return x.brokenSchema(ctx, t, "outputSchema", out.Err())
 		}
 	}
 	if in == nil {
 		return nil
 	}
-	v, verr := jsonValue(call.Arguments)
+	v, verr := schema.JSONValue(call.Arguments)
 	if verr != nil {
 		return &Error{Stage: StageValidate, Code: CodeInvalidArguments, Message: "arguments are not JSON: " + verr.Error(), Err: verr}
 	}
-	if fs, omitted := validateValue(in.schema, v); len(fs) > 0 || omitted > 0 {
+	if sfs, omitted := in.Validate(v); len(sfs) > 0 || omitted > 0 {
+		fs := failuresOf(sfs)
 		return &Error{Stage: StageValidate, Code: CodeInvalidArguments, Message: failureSummary(fs, omitted), Failures: fs, Omitted: omitted}
 	}
 	return nil
@@ -165,14 +172,16 @@ func (x *Executor) validateArguments(ctx context.Context, call *Call) (err error
 // checkOutput validates a result's structured content; a mismatch is the
 // tool's fault, not the caller's, so it is logged in full and the caller
 // gets a tool error whose developer message holds the details.
-func (x *Executor) checkOutput(ctx context.Context, t *Tool, out *compiledSchema, structured any) error {
-	v, err := jsonValue(structured)
+func (x *Executor) checkOutput(ctx context.Context, t *Tool, out *schema.Compiled, structured any) error {
+	v, err := schema.JSONValue(structured)
 	var fs []ValidationFailure
 	omitted := 0
 	if err != nil {
 		fs = []ValidationFailure{{Message: "structuredContent is not JSON: " + err.Error(), Keyword: "format"}}
 	} else {
-		fs, omitted = validateValue(out.schema, v)
+		var sfs []schema.Failure
+		sfs, omitted = out.Validate(v)
+		fs = failuresOf(sfs)
 	}
 	if len(fs) == 0 && omitted == 0 {
 		return nil
@@ -220,7 +229,7 @@ func failureLines(fs []ValidationFailure, sep string, omitted int) string {
 		if len(fs) > 0 {
 			b.WriteString(sep)
 		}
-		b.WriteString(omittedNote(omitted))
+		b.WriteString(schema.OmittedNote(omitted))
 	}
 	return b.String()
 }

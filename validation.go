@@ -1,6 +1,10 @@
 package toolexec
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/toolexec/toolexec/internal/schema"
+)
 
 // ValidationFailure is one way a JSON value fails a tool's input schema.
 type ValidationFailure struct {
@@ -40,4 +44,25 @@ func (f ValidationFailure) Tokens() []string {
 		tokens[i] = strings.ReplaceAll(strings.ReplaceAll(t, "~1", "/"), "~0", "~")
 	}
 	return tokens
+}
+
+// failuresOf converts the validator's failures to the public type.
+func failuresOf(fs []schema.Failure) []ValidationFailure {
+	if fs == nil {
+		return nil
+	}
+	out := make([]ValidationFailure, len(fs))
+	for i, f := range fs {
+		out[i] = ValidationFailure(f)
+	}
+	return out
+}
+
+// nonNilFailures returns fs, or an empty list for nil, so that it encodes
+// as [] rather than null.
+func nonNilFailures(fs []ValidationFailure) []ValidationFailure {
+	if fs == nil {
+		return []ValidationFailure{}
+	}
+	return fs
 }

@@ -13,9 +13,6 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	"go.opentelemetry.io/otel/codes"
-	sdktrace "go.opentelemetry.io/otel/sdk/trace"
-	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 )
 
 // countingTool registers name with schema on reg; the returned counter
@@ -74,7 +71,7 @@ func TestValidationCanBeTurnedOffGlobally(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "ran", res.Text())
 	assert.Equal(t, int64(1), ran.Load())
-	assert.Zero(t, x.schemas.compiles.Load(), "nothing is compiled when validation is off")
+	assert.Zero(t, x.schemas.Compiles(), "nothing is compiled when validation is off")
 }
 
 func TestValidationCanBeTurnedOffPerTool(t *testing.T) {
@@ -110,7 +107,7 @@ func TestToolWithoutSchemaAcceptsAnyArguments(t *testing.T) {
 	_, err := callJSON(x, "free", `{"anything": [1, {"goes": true}]}`)
 	require.NoError(t, err)
 	assert.Equal(t, int64(1), ran.Load())
-	assert.Zero(t, x.schemas.compiles.Load())
+	assert.Zero(t, x.schemas.Compiles())
 }
 
 func TestRESTValidationFailureIs422WithOneLinePerFailure(t *testing.T) {
@@ -226,7 +223,7 @@ func TestSchemaIsCompiledOnceAcrossManyCalls(t *testing.T) {
 		do(t, h, http.MethodPost, "/tools/forecast/validate", `{"location": "x"}`)
 		do(t, h, http.MethodPost, "/tools/forecast/call", `{"location": "x"}`)
 	}
-	assert.Equal(t, int64(1), x.schemas.compiles.Load(), "one compilation serves every call and validate request")
+	assert.Equal(t, int64(1), x.schemas.Compiles(), "one compilation serves every call and validate request")
 }
 
 func TestChangedSchemaFromDynamicProviderIsRecompiled(t *testing.T) {
@@ -246,7 +243,7 @@ func TestChangedSchemaFromDynamicProviderIsRecompiled(t *testing.T) {
 	require.NoError(t, err)
 	_, err = callJSON(x, "dyn", `{"a": 1}`)
 	require.NoError(t, err)
-	assert.Equal(t, int64(1), x.schemas.compiles.Load())
+	assert.Equal(t, int64(1), x.schemas.Compiles())
 
 	mu.Lock()
 	schema = `{"type": "object", "required": ["b"]}`
@@ -258,8 +255,8 @@ func TestChangedSchemaFromDynamicProviderIsRecompiled(t *testing.T) {
 	assert.Equal(t, "/b", e.Failures[0].Path)
 	_, err = callJSON(x, "dyn", `{"b": 1}`)
 	require.NoError(t, err)
-	assert.Equal(t, int64(2), x.schemas.compiles.Load(), "compiled again once, then reused")
-	assert.Equal(t, 1, x.schemas.len(), "the old entry was replaced")
+	assert.Equal(t, int64(2), x.schemas.Compiles(), "compiled again once, then reused")
+	assert.Equal(t, 1, x.schemas.Len(), "the old entry was replaced")
 }
 
 func TestSchemaCacheStaysBoundedWhenToolsComeAndGo(t *testing.T) {
@@ -274,7 +271,7 @@ func TestSchemaCacheStaysBoundedWhenToolsComeAndGo(t *testing.T) {
 		_, err := callJSON(x, fmt.Sprintf("t%d", i), `{}`)
 		require.NoError(t, err)
 	}
-	assert.LessOrEqual(t, x.schemas.len(), 2*minSweep, "entries of tools the provider dropped are swept")
+	assert.LessOrEqual(t, x.schemas.Len(), 2*64, "entries of tools the provider dropped are swept")
 }
 
 func TestUncompilableSchemaFailsTheCallClearlyAndLogs(t *testing.T) {
@@ -293,38 +290,12 @@ func TestUncompilableSchemaFailsTheCallClearlyAndLogs(t *testing.T) {
 		assert.Contains(t, e.Message, `Invalid schema: the inputSchema of tool "broken" cannot be used`)
 	}
 	assert.Zero(t, ran.Load())
-	assert.Equal(t, int64(1), x.schemas.compiles.Load(), "a broken schema is not recompiled on every call")
+	assert.Equal(t, int64(1), x.schemas.Compiles(), "a broken schema is not recompiled on every call")
 	assert.Contains(t, logs.String(), "tool schema cannot be compiled")
 
 	r := do(t, NewHandler(x), http.MethodPost, "/tools/broken/call", `{}`)
 	assert.Equal(t, http.StatusInternalServerError, r.status)
 	assert.Contains(t, r.body, "Invalid schema")
-}
-
-func TestSchemasThatCannotCompileNeverPanic(t *testing.T) {
-	for _, schema := range []string{
-		`not json`,
-		`{"type": 5}`,
-		`{"$ref": "#/$defs/missing"}`,
-		`{"$ref": "https://example.com/remote.json"}`,
-		`{"$ref": "file:///etc/passwd"}`,
-		`{"$ref": "other.json"}`,
-		`{"pattern": "(?=lookahead)"}`,
-		`{"$schema": "https://example.com/unknown-draft"}`,
-		`{"items": [{"type": "integer"}]}`,
-		`[]`,
-	} {
-		sch, err := compileSchema([]byte(schema))
-		assert.Nil(t, sch, schema)
-		require.Error(t, err, schema)
-		assert.NotContains(t, err.Error(), "\n", schema)
-	}
-}
-
-func TestSchemasNeverReadFilesOrTheNetwork(t *testing.T) {
-	_, err := compileSchema([]byte(`{"$ref": "file:///etc/hostname"}`))
-	require.Error(t, err)
-	assert.Contains(t, err.Error(), "self-contained")
 }
 
 func TestDraft07IsUsedWhenTheSchemaSaysSo(t *testing.T) {
@@ -484,7 +455,7 @@ func BenchmarkValidatedCall(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
-	if n := x.schemas.compiles.Load(); n != 1 {
+	if n := x.schemas.Compiles(); n != 1 {
 		b.Fatalf("compiled %d times", n)
 	}
 }
@@ -524,78 +495,6 @@ func TestInvalidCallsAreNeverCached(t *testing.T) {
 		require.NoError(t, err)
 	}
 	assert.Equal(t, int64(1), ran.Load(), "valid calls are cached behind validation")
-}
-
-func TestValidationIsTracedAsTheValidateStage(t *testing.T) {
-	sr := tracetest.NewSpanRecorder()
-	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(sr))
-	reg := NewRegistry()
-	// A map in the output keeps output validation (a nil map would encode
-	// as null): see TestOutputValidationSkipsOnlyWhatConformsByConstruction.
-	MustAddTool(reg, Tool{Name: "typed"}, func(_ context.Context, in struct {
-		N int `json:"n"`
-	}) (struct {
-		N int            `json:"n"`
-		M map[string]int `json:"m"`
-	}, error) {
-		return struct {
-			N int            `json:"n"`
-			M map[string]int `json:"m"`
-		}{N: in.N, M: map[string]int{}}, nil
-	})
-	x := newValidatingExecutor(reg, WithTracerProvider(tp))
-
-	_, err := callJSON(x, "typed", `{"n": 1}`)
-	require.NoError(t, err)
-	var directions []string
-	for _, s := range sr.Ended() {
-		if s.Name() != "toolexec.validate" {
-			continue
-		}
-		for _, kv := range s.Attributes() {
-			if kv.Key == attrValidateDirection {
-				directions = append(directions, kv.Value.AsString())
-			}
-		}
-		assert.Equal(t, codes.Unset, s.Status().Code)
-	}
-	assert.Equal(t, []string{"input", "output"}, directions, "one span for the arguments, one for the structured result")
-
-	_, err = callJSON(x, "typed", `{"n": "one"}`)
-	require.Error(t, err)
-	var failed []sdktrace.ReadOnlySpan
-	for _, s := range sr.Ended() {
-		if s.Name() == "toolexec.validate" && s.Status().Code == codes.Error {
-			failed = append(failed, s)
-		}
-	}
-	require.Len(t, failed, 1)
-	assert.Equal(t, "invalid arguments: /n (type)", failed[0].Status().Description, "paths and keywords only: no values")
-}
-
-func TestFailedArgumentValuesNeverReachLogsOrSpans(t *testing.T) {
-	var logs bytes.Buffer
-	sr := tracetest.NewSpanRecorder()
-	reg := NewRegistry()
-	reg.MustAdd(Tool{Name: "login", InputSchema: json.RawMessage(`{"type":"object","properties":{"password":{"type":"string","pattern":"^[a-z]+$"}}}`)},
-		func(string, map[string]any) ([]Content, bool, string, error) { return nil, false, "", nil })
-	x := New(reg, reg, WithAllowExecute(true),
-		WithLogger(slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))),
-		WithTracerProvider(sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(sr))))
-
-	_, err := x.Call(context.Background(), CallRequest{Name: "login", Arguments: json.RawMessage(`{"password":"Hunter2-Secret"}`)})
-	e, ok := AsError(err)
-	require.True(t, ok)
-	assert.Contains(t, e.Message, "Hunter2-Secret", "the caller is told what failed, in the validator's words")
-
-	assert.Contains(t, logs.String(), "/password (pattern)")
-	assert.NotContains(t, logs.String(), "Hunter2-Secret")
-	for _, s := range sr.Ended() {
-		assert.NotContains(t, s.Status().Description, "Hunter2-Secret", s.Name())
-		for _, kv := range s.Attributes() {
-			assert.NotContains(t, kv.Value.String(), "Hunter2-Secret", s.Name())
-		}
-	}
 }
 
 func TestValidationFailureTokens(t *testing.T) {

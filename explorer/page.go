@@ -39,11 +39,11 @@ func pageConfigFor(x *toolexec.Executor, c *config) pageConfig {
 		Title:        c.title,
 		ProjectLabel: c.projectLabel,
 		ProjectURL:   c.projectURL,
-		Auth:         x.AuthConfigured(),
+		Auth:         x.SurfaceKit().AuthConfigured(),
 		MetaPath:     metaPath[1:],
 	}
 	switch {
-	case !x.ExecutionAllowed():
+	case !x.SurfaceKit().ExecutionAllowed():
 		pc.ExecuteReason = reasonGateClosed
 	case !c.execute:
 		pc.ExecuteReason = reasonPageOff

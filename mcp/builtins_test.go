@@ -12,10 +12,9 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	sdktrace "go.opentelemetry.io/otel/sdk/trace"
-	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 
 	"github.com/toolexec/toolexec"
+	"github.com/toolexec/toolexec/internal/observetest"
 	"github.com/toolexec/toolexec/mcp"
 )
 
@@ -194,33 +193,18 @@ func TestCacheHitSkipsTheHandlerOverMCPAndHandsAI(t *testing.T) {
 	assert.EqualValues(t, 2, runs.Load(), "other arguments miss")
 }
 
-func TestCallSpansNameTheMCPAndHandsAISurfaces(t *testing.T) {
-	rec := tracetest.NewSpanRecorder()
-	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(rec))
-	h := newHandler(t, []toolexec.Option{toolexec.WithTracerProvider(tp)})
+func TestCallsNameTheMCPAndHandsAISurfaces(t *testing.T) {
+	rec := &observetest.Recorder{}
+	h := newHandler(t, []toolexec.Option{toolexec.WithObserver(rec)})
 
 	callResult(t, post(t, h, callBody("weather_get", `{"location":"Oslo"}`)))
 	status, _ := handsAICall(t, h, handsAIBody("weather_get", `{"location":"Oslo"}`))
 	require.Equal(t, http.StatusOK, status)
 
-	var surfaces []string
-	for _, s := range rec.Ended() {
-		if s.Name() != "execute_tool weather_get" {
-			continue
-		}
-		for _, kv := range s.Attributes() {
-			if kv.Key == "toolexec.surface" {
-				surfaces = append(surfaces, kv.Value.AsString())
-			}
-		}
+	var surfaces []toolexec.Surface
+	for _, c := range rec.Calls() {
+		assert.Equal(t, "weather_get", c.Info.Name)
+		surfaces = append(surfaces, c.Info.Surface)
 	}
-	assert.Equal(t, []string{"mcp", "handsai"}, surfaces, "one call span per call, in order: %s", spanNames(rec))
-}
-
-func spanNames(rec *tracetest.SpanRecorder) []string {
-	var names []string
-	for _, s := range rec.Ended() {
-		names = append(names, s.Name())
-	}
-	return names
+	assert.Equal(t, []toolexec.Surface{toolexec.SurfaceMCP, toolexec.SurfaceHandsAI}, surfaces, "one observed call per call, in order")
 }

@@ -236,7 +236,7 @@ func (h *handler) answer(ex *exchange, m message) outcome {
 		return outcome{} // notifications and client responses: accepted, nothing to say
 	}
 	var out outcome
-	if httpjson.Guard(ex.r.Context(), h.x.Logger(), "mcp: answering a JSON-RPC request", func() { out = h.dispatch(ex, m) }) {
+	if httpjson.Guard(ex.r.Context(), h.x.SurfaceKit().Logger(), "mcp: answering a JSON-RPC request", func() { out = h.dispatch(ex, m) }) {
 		return outcome{data: encodeError(m.id, newError(CodeInternalError, "Internal error"))}
 	}
 	return out
@@ -278,7 +278,7 @@ func (h *handler) dispatch(ex *exchange, m message) outcome {
 func (h *handler) encodeResult(r *http.Request, id json.RawMessage, result any) []byte {
 	data, err := json.Marshal(&response{JSONRPC: jsonrpcVersion, ID: id, Result: result})
 	if err != nil {
-		h.x.Logger().ErrorContext(r.Context(), "mcp: result could not be encoded", "error", err)
+		h.x.SurfaceKit().Logger().ErrorContext(r.Context(), "mcp: result could not be encoded", "error", err)
 		return encodeError(id, newError(CodeInternalError, "Internal error: the result could not be encoded"))
 	}
 	return data
@@ -316,7 +316,7 @@ func singleID(body []byte) json.RawMessage {
 // readBody reads the request body within the Executor's limit, answering
 // 413 (over the limit) or 400 (unreadable) itself when it cannot.
 func (h *handler) readBody(w http.ResponseWriter, r *http.Request, handsAI bool) ([]byte, bool) {
-	body, err := h.x.ReadBody(w, r)
+	body, err := h.x.SurfaceKit().ReadBody(w, r)
 	if err != nil {
 		status, msg := http.StatusBadRequest, "Bad Request: the body could not be read"
 		if e, ok := toolexec.AsError(err); ok && e.Code == toolexec.CodeTooLarge {

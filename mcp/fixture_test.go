@@ -17,11 +17,11 @@ import (
 	"github.com/toolexec/toolexec/mcp"
 )
 
-// weatherSchema is seed 001's weather_get tool: location is required. The
+// weatherSchema is the HandsAI examples' weather_get tool: location is required. The
 // pipeline's schema validation (on by default) refuses a call without it.
 const weatherSchema = `{"type":"object","properties":{"location":{"type":"string"},"units":{"type":"string","enum":["celsius","fahrenheit"]}},"required":["location"]}`
 
-// fixtureRegistry holds seed 001's tools plus the failing ones the MCP error
+// fixtureRegistry holds the HandsAI examples' tools plus the failing ones the MCP error
 // mapping is tested with.
 func fixtureRegistry() *toolexec.Registry {
 	reg := toolexec.NewRegistry()

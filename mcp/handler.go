@@ -48,7 +48,7 @@ func NewHandler(x *toolexec.Executor, opts ...Option) http.Handler {
 	// not reach the client as a dropped connection or a stack trace: the
 	// shared recoverer logs the stack and answers in the route's shape.
 	// Tool panics never get this far: the pipeline recovers them.
-	logger := x.Logger()
+	logger := x.SurfaceKit().Logger()
 	mcpPanic := httpjson.Recoverer(logger, "mcp: MCP endpoint", func(w http.ResponseWriter) {
 		httpjson.Write(w, http.StatusInternalServerError, errorResponse(nil, newError(CodeInternalError, "Internal error")))
 	})
@@ -109,7 +109,7 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 func (h *handler) allowListed(handsAI bool, next http.HandlerFunc) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !h.requestAllowed(r) {
-			h.x.Logger().WarnContext(r.Context(), "mcp: request refused by the origin/host allow-list",
+			h.x.SurfaceKit().Logger().WarnContext(r.Context(), "mcp: request refused by the origin/host allow-list",
 				"host", r.Host, "origin", r.Header.Get("Origin"))
 			h.reject(w, handsAI, http.StatusForbidden, "Forbidden: origin or host not allowed")
 			return

@@ -94,7 +94,7 @@ func (h *handler) handsAICall(w http.ResponseWriter, r *http.Request) {
 	data, err := json.Marshal(&handsAIResponse{JSONRPC: jsonrpcVersion, ID: id,
 		Result: handsAIResult{Content: content, StructuredContent: res.StructuredContent, Meta: res.Meta}})
 	if err != nil {
-		h.x.Logger().ErrorContext(r.Context(), "mcp: tool result could not be encoded", "error", err)
+		h.x.SurfaceKit().Logger().ErrorContext(r.Context(), "mcp: tool result could not be encoded", "error", err)
 		writeHandsAI(w, id, nil, newError(CodeInternalError, "Internal error: the tool's result could not be encoded"))
 		return
 	}

@@ -14,7 +14,7 @@ import (
 )
 
 // handsAICall posts body to the HandsAI call route of a handler mounted at
-// /mcp, as seed 001's curl examples do.
+// /mcp, as HandsAI's curl examples do.
 func handsAICall(t *testing.T, h http.Handler, body string, hdr ...string) (int, string) {
 	t.Helper()
 	mux := http.NewServeMux()
@@ -24,7 +24,7 @@ func handsAICall(t *testing.T, h http.Handler, body string, hdr ...string) (int,
 	return rec.Code, rec.Body.String()
 }
 
-// The five examples of seed 001, request and response, byte for byte in
+// The five examples of the HandsAI bridge's documentation, request and response, byte for byte in
 // meaning.
 func TestHandsAISeedExamples(t *testing.T) {
 	h := newHandler(t, nil)

@@ -77,16 +77,16 @@ func (h *handler) listTools(r *http.Request, params json.RawMessage) (any, *wire
 }
 
 // encodeTools writes tools in MCP's Tool shape, each with an inputSchema
-// (Tool.InputSchemaOrDefault: {"type":"object"} for a tool that has none).
+// (SurfaceKit.InputSchema: {"type":"object"} for a tool that has none).
 // A tool that cannot be encoded (a schema that is not JSON) is left out and
 // logged, so that one broken tool does not hide all the others.
 func (h *handler) encodeTools(r *http.Request, tools []toolexec.Tool) []json.RawMessage {
 	out := make([]json.RawMessage, 0, len(tools))
 	for _, t := range tools {
-		t.InputSchema = t.InputSchemaOrDefault()
+		t.InputSchema = h.x.SurfaceKit().InputSchema(&t)
 		data, err := json.Marshal(t)
 		if err != nil {
-			h.x.Logger().ErrorContext(r.Context(), "mcp: tool left out of the list: it cannot be encoded",
+			h.x.SurfaceKit().Logger().ErrorContext(r.Context(), "mcp: tool left out of the list: it cannot be encoded",
 				"tool", t.Name, "error", err)
 			continue
 		}
@@ -213,7 +213,7 @@ func (h *handler) encodeToolResult(r *http.Request, id json.RawMessage, res *too
 		data, err = json.Marshal(&response{JSONRPC: jsonrpcVersion, ID: id, Result: res})
 	}
 	if err != nil {
-		h.x.Logger().ErrorContext(r.Context(), "mcp: tool result could not be encoded", "error", err)
+		h.x.SurfaceKit().Logger().ErrorContext(r.Context(), "mcp: tool result could not be encoded", "error", err)
 		fallback := toolexec.ErrorResult("The tool's result could not be encoded.")
 		if modern {
 			if data, err = h.modernToolResponse(id, fallback); err == nil {

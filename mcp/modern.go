@@ -194,7 +194,7 @@ func writeStatus(w http.ResponseWriter, status int, data []byte) {
 // answers it by its method. A panic is an internal error, as in answer.
 func (h *handler) answerModern(ex *exchange, m message) outcome {
 	var out outcome
-	if httpjson.Guard(ex.r.Context(), h.x.Logger(), "mcp: answering a JSON-RPC request", func() { out = h.dispatchModern(ex, m) }) {
+	if httpjson.Guard(ex.r.Context(), h.x.SurfaceKit().Logger(), "mcp: answering a JSON-RPC request", func() { out = h.dispatchModern(ex, m) }) {
 		return outcome{data: encodeError(m.id, newError(CodeInternalError, "Internal error"))}
 	}
 	return out

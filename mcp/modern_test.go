@@ -1,7 +1,6 @@
 package mcp_test
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -12,11 +11,9 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	"go.opentelemetry.io/otel/baggage"
-	sdktrace "go.opentelemetry.io/otel/sdk/trace"
-	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 
 	"github.com/toolexec/toolexec"
+	"github.com/toolexec/toolexec/internal/observetest"
 	"github.com/toolexec/toolexec/mcp"
 )
 
@@ -278,52 +275,31 @@ func TestModernParamHeadersMustMatchTheArguments(t *testing.T) {
 	}
 }
 
-func TestModernTraceContextInMetaParentsTheCallSpan(t *testing.T) {
-	rec := tracetest.NewSpanRecorder()
-	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(rec))
-	h := newHandler(t, []toolexec.Option{toolexec.WithTracerProvider(tp)})
+func TestModernTraceContextInMetaReachesTheObserver(t *testing.T) {
+	rec := &observetest.Recorder{}
+	h := newHandler(t, []toolexec.Option{toolexec.WithObserver(rec)})
 	meta := `{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},
 		"traceparent":"00-0af7651916cd43dd8448eb211c80319c-00f067aa0ba902b7-01","tracestate":"vendor=1","baggage":"tenant=acme"}`
 	body := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"weather_get","arguments":{"location":"Paris"},"_meta":` + meta + `}}`
 	res := postModern(t, h, "tools/call", "weather_get", body)
 	require.Equal(t, http.StatusOK, res.Code, res.Body.String())
-	spans := rec.Ended()
-	require.NotEmpty(t, spans)
-	var root sdktrace.ReadOnlySpan
-	for _, s := range spans {
-		if s.Parent().IsRemote() {
-			root = s
-		}
-	}
-	require.NotNil(t, root, "one span's parent is the remote span of _meta")
-	assert.Equal(t, "0af7651916cd43dd8448eb211c80319c", root.SpanContext().TraceID().String())
-	assert.Equal(t, "00f067aa0ba902b7", root.Parent().SpanID().String())
-	assert.Equal(t, "vendor=1", root.Parent().TraceState().String())
-	for _, s := range spans {
-		assert.Equal(t, "0af7651916cd43dd8448eb211c80319c", s.SpanContext().TraceID().String(), s.Name())
-	}
+	calls := rec.Calls()
+	require.Len(t, calls, 1)
+	assert.True(t, calls[0].HasTrace, "the call's context carries the trace context of _meta")
+	assert.Equal(t, toolexec.TraceContext{
+		Traceparent: "00-0af7651916cd43dd8448eb211c80319c-00f067aa0ba902b7-01",
+		Tracestate:  "vendor=1",
+		Baggage:     "tenant=acme",
+	}, calls[0].TraceContext)
 
-	// A malformed traceparent is ignored: the call runs in a trace of its own.
-	rec2 := tracetest.NewSpanRecorder()
-	tp2 := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(rec2))
-	h2 := newHandler(t, []toolexec.Option{toolexec.WithTracerProvider(tp2)})
-	bad := strings.Replace(body, "00-0af7651916cd43dd8448eb211c80319c-00f067aa0ba902b7-01", "garbage", 1)
-	require.Equal(t, http.StatusOK, postModern(t, h2, "tools/call", "weather_get", bad).Code)
-	for _, s := range rec2.Ended() {
-		assert.False(t, s.Parent().IsRemote())
-	}
-}
-
-func TestModernBaggageInMetaReachesTheHandler(t *testing.T) {
-	reg := toolexec.NewRegistry()
-	reg.MustAdd(toolexec.Tool{Name: "tenant"}, func(ctx context.Context, _ string, _ map[string]any) ([]toolexec.Content, bool, string, error) {
-		return []toolexec.Content{toolexec.Text("tenant=" + baggage.FromContext(ctx).Member("tenant").Value())}, false, "", nil
-	})
-	h := mcp.NewHandler(toolexec.New(reg, reg, toolexec.WithAllowExecute(true)))
-	meta := `{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"baggage":"tenant=acme"}`
-	rec := postModern(t, h, "tools/call", "tenant", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"tenant","_meta":`+meta+`}}`)
-	require.Equal(t, http.StatusOK, rec.Code, rec.Body.String())
-	assert.Contains(t, string(decodeReply(t, rec).Result), `"text":"tenant=acme"`)
+	// Without trace context in _meta, the call carries none.
+	rec2 := &observetest.Recorder{}
+	h2 := newHandler(t, []toolexec.Option{toolexec.WithObserver(rec2)})
+	plain := strings.Replace(body, `,
+		"traceparent":"00-0af7651916cd43dd8448eb211c80319c-00f067aa0ba902b7-01","tracestate":"vendor=1","baggage":"tenant=acme"`, "", 1)
+	require.Equal(t, http.StatusOK, postModern(t, h2, "tools/call", "weather_get", plain).Code)
+	require.Len(t, rec2.Calls(), 1)
+	assert.False(t, rec2.Calls()[0].HasTrace)
 }
 
 // TestToolsListFollowsPerCallerListsAtEveryVersion: with a ToolFilter, the

@@ -115,7 +115,7 @@ func (h *handler) closeStream(ex *exchange, m message, name string, args json.Ra
 		if asked, _ := s.mrtr.pending(); len(asked) > 0 {
 			res, err := h.inputRequired(ex.r, name, args, s.mrtr)
 			if err != nil {
-				h.x.Logger().ErrorContext(ex.r.Context(), "mcp: input-required result could not be built", "error", err)
+				h.x.SurfaceKit().Logger().ErrorContext(ex.r.Context(), "mcp: input-required result could not be built", "error", err)
 				out.data = encodeError(m.id, newError(CodeInternalError, "Internal error"))
 			} else {
 				out.data = h.encodeResult(ex.r, m.id, res)

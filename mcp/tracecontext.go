@@ -3,9 +3,7 @@ package mcp
 import (
 	"context"
 
-	"go.opentelemetry.io/otel/baggage"
-	"go.opentelemetry.io/otel/propagation"
-	"go.opentelemetry.io/otel/trace"
+	"github.com/toolexec/toolexec"
 )
 
 // traceContext is the W3C trace context a request carries in params._meta:
@@ -15,28 +13,22 @@ type traceContext struct {
 	traceparent, tracestate, baggage []byte
 }
 
-// withRemoteParent returns ctx carrying the trace context tc describes, so
-// that the call's span becomes a child of the client's span and the
-// client's baggage reaches the handler (baggage.FromContext). It reports
-// false, and leaves ctx alone, when tc holds nothing valid.
+// withRemoteParent returns ctx carrying the trace context tc describes
+// (toolexec.WithTraceContext), so that an observer (the OpenTelemetry one)
+// makes the call's span a child of the client's span and hands the
+// client's baggage to the handler. It reports false, and leaves ctx alone,
+// when tc holds neither a traceparent nor baggage. The values are passed on
+// as sent; the observer checks them.
 func withRemoteParent(ctx context.Context, tc traceContext) (context.Context, bool) {
 	if tc.traceparent == nil && tc.baggage == nil {
 		return ctx, false
 	}
-	carrier := propagation.MapCarrier{}
-	for key, raw := range map[string][]byte{"traceparent": tc.traceparent, "tracestate": tc.tracestate, "baggage": tc.baggage} {
-		if s, ok := jsonString(raw); ok {
-			carrier[key] = s
-		}
+	var out toolexec.TraceContext
+	out.Traceparent, _ = jsonString(tc.traceparent)
+	out.Tracestate, _ = jsonString(tc.tracestate)
+	out.Baggage, _ = jsonString(tc.baggage)
+	if out == (toolexec.TraceContext{}) {
+		return ctx, false
 	}
-	extracted := propagation.NewCompositeTextMapPropagator(propagation.TraceContext{}, propagation.Baggage{}).
-		Extract(context.Background(), carrier)
-	changed := false
-	if sc := trace.SpanContextFromContext(extracted); sc.IsValid() {
-		ctx, changed = trace.ContextWithRemoteSpanContext(ctx, sc), true
-	}
-	if b := baggage.FromContext(extracted); b.Len() > 0 {
-		ctx, changed = baggage.ContextWithBaggage(ctx, b), true
-	}
-	return ctx, changed
+	return toolexec.WithTraceContext(ctx, out), true
 }

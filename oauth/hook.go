@@ -8,9 +8,6 @@ import (
 	"slices"
 	"strings"
 
-	"go.opentelemetry.io/otel/attribute"
-	"go.opentelemetry.io/otel/trace"
-
 	"github.com/toolexec/toolexec"
 )
 
@@ -78,7 +75,6 @@ func (v *Verifier) AuthHook(next http.Handler) http.Handler {
 				challenge("insufficient_scope", stepUpScopes(needed, id.Scopes, v.s.ScopesSupported), res.metadataURL))
 			return
 		}
-		trace.SpanFromContext(r.Context()).SetAttributes(attribute.String("enduser.id", id.Subject))
 		next.ServeHTTP(w, r.WithContext(callerContext(r.Context(), id)))
 	})
 }
@@ -90,6 +86,7 @@ func (v *Verifier) AuthHook(next http.Handler) http.Handler {
 func callerContext(ctx context.Context, id *Identity) context.Context {
 	ctx = NewContext(ctx, id)
 	ctx = toolexec.WithIdentity(ctx, id.Issuer+" "+id.Subject)
+	ctx = toolexec.WithEndUser(ctx, id.Subject) // an observer's enduser.id
 	scopes := slices.Clone(id.Scopes)
 	slices.Sort(scopes)
 	return toolexec.WithCacheVariant(ctx, "scope="+strings.Join(scopes, " "))

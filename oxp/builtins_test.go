@@ -2,7 +2,6 @@ package oxp_test
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"sync/atomic"
 	"testing"
@@ -10,10 +9,9 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	sdktrace "go.opentelemetry.io/otel/sdk/trace"
-	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 
 	"github.com/toolexec/toolexec"
+	"github.com/toolexec/toolexec/internal/observetest"
 )
 
 // The pipeline's built-in interceptors act on OXP calls exactly as on the
@@ -90,30 +88,15 @@ func TestCacheHitSkipsTheHandlerOverOXP(t *testing.T) {
 	assert.EqualValues(t, 2, runs.Load(), "other arguments miss")
 }
 
-func TestCallSpanNamesTheOXPSurface(t *testing.T) {
-	rec := tracetest.NewSpanRecorder()
-	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(rec))
+func TestCallsNameTheOXPSurface(t *testing.T) {
+	rec := &observetest.Recorder{}
 	reg := seedRegistry(t)
-	callBody(t, call(newHandler(t, reg, []toolexec.Option{toolexec.WithTracerProvider(tp)}),
+	callBody(t, call(newHandler(t, reg, []toolexec.Option{toolexec.WithObserver(rec)}),
 		`{"tool_id":"Calculator.Add","input":{"a":1,"b":2}}`))
 
-	var found bool
-	for _, s := range rec.Ended() {
-		for _, kv := range s.Attributes() {
-			if kv.Key == "toolexec.surface" && s.Name() == "execute_tool Calculator.Add" {
-				assert.Equal(t, "oxp", kv.Value.AsString())
-				found = true
-			}
-		}
-	}
-	assert.True(t, found, "a call span with toolexec.surface=oxp: %s", spanNames(rec))
-}
-
-func spanNames(rec *tracetest.SpanRecorder) string {
-	var names []string
-	for _, s := range rec.Ended() {
-		names = append(names, s.Name())
-	}
-	b, _ := json.Marshal(names)
-	return string(b)
+	calls := rec.Calls()
+	require.Len(t, calls, 1)
+	assert.Equal(t, toolexec.SurfaceOXP, calls[0].Info.Surface)
+	require.NotNil(t, calls[0].Tool)
+	assert.Equal(t, "Calculator.Add", calls[0].Tool.Name)
 }

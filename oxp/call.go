@@ -30,7 +30,7 @@ import (
 //     interceptor, so only an authenticated call learns of them), the
 //     input (422), then the tool itself (200, success true or false).
 func (h *handler) call(w http.ResponseWriter, r *http.Request) {
-	body, err := h.x.ReadBody(w, r)
+	body, err := h.x.SurfaceKit().ReadBody(w, r)
 	if err != nil {
 		if e, ok := toolexec.AsError(err); ok && e.Code == toolexec.CodeTooLarge {
 			httpjson.Write(w, http.StatusRequestEntityTooLarge, serverError{Message: "The request is too large", DeveloperMessage: e.Message})
@@ -46,7 +46,7 @@ func (h *handler) call(w http.ResponseWriter, r *http.Request) {
 	}
 	e, bad := h.resolve(req.toolID)
 	if bad != nil {
-		if !h.x.ExecutionAllowed() {
+		if !h.x.SurfaceKit().ExecutionAllowed() {
 			// The pipeline, which never sees this call, would have said so
 			// before looking the tool up.
 			bad = executionDisabled()
@@ -61,14 +61,13 @@ func (h *handler) call(w http.ResponseWriter, r *http.Request) {
 		cc.CallID = uuid.NewString()
 	}
 	start := time.Now()
-	res, err := h.x.Call(NewContext(r.Context(), &cc), toolexec.CallRequest{
-		Name:         e.tool.Name,
-		Version:      e.tool.Version,
-		Arguments:    req.input,
-		Request:      r,
-		Surface:      toolexec.SurfaceOXP,
-		Interceptors: h.callInterceptors,
-	})
+	res, err := h.x.SurfaceKit().Call(NewContext(r.Context(), &cc), toolexec.CallRequest{
+		Name:      e.tool.Name,
+		Version:   e.tool.Version,
+		Arguments: req.input,
+		Request:   r,
+		Surface:   toolexec.SurfaceOXP,
+	}, h.callInterceptors...)
 	resp := &callResponse{CallID: cc.CallID, Duration: milliseconds(time.Since(start))}
 	if err != nil {
 		if h.refuseFailure(w, req, err) {
@@ -84,7 +83,7 @@ func (h *handler) call(w http.ResponseWriter, r *http.Request) {
 	} else {
 		v, verr := valueOf(e.tool, res)
 		if verr != nil {
-			h.x.Logger().ErrorContext(r.Context(), "oxp: result could not be encoded", "tool", e.id(), "error", verr)
+			h.x.SurfaceKit().Logger().ErrorContext(r.Context(), "oxp: result could not be encoded", "tool", e.id(), "error", verr)
 			resp.Error = &callError{Message: "The tool's result could not be encoded"}
 		} else {
 			resp.Success, resp.Value = true, &v

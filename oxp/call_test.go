@@ -281,7 +281,7 @@ func TestPipelineFailuresAfterAcceptanceAre200WithSuccessFalse(t *testing.T) {
 
 func TestValidationFailuresMapToParameterErrors(t *testing.T) {
 	// The failures are injected, so that the mapping to parameter_errors is
-	// checked case by case whatever the validator's wording; the seed test
+	// checked case by case whatever the validator's wording; the OXP examples' test
 	// (seed_test.go) goes through real schema validation.
 	cases := []struct {
 		title    string

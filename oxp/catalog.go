@@ -39,7 +39,7 @@ const reasonUnmappable = "the name cannot be expressed as an OXP id (segments of
 //
 // resolve applies the same rules to one call without building all this.
 func (h *handler) catalog() *catalog {
-	tools := h.x.AllTools()
+	tools := h.x.SurfaceKit().AllTools()
 	c := &catalog{skipped: make(map[string]string)}
 	type mapping struct {
 		base, name string

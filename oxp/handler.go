@@ -89,7 +89,7 @@ func NewHandler(x *toolexec.Executor, opts ...Option) http.Handler {
 	}
 	h.callInterceptors = []toolexec.Interceptor{h.requirementsInterceptor}
 	r := chi.NewRouter()
-	r.Use(h.headers, httpjson.Recoverer(x.Logger(), "oxp: handler", func(w http.ResponseWriter) {
+	r.Use(h.headers, httpjson.Recoverer(x.SurfaceKit().Logger(), "oxp: handler", func(w http.ResponseWriter) {
 		httpjson.Write(w, http.StatusInternalServerError, serverError{Message: "Internal server error"})
 	}), h.checkVersion)
 	r.NotFound(func(w http.ResponseWriter, _ *http.Request) {

@@ -17,7 +17,7 @@ import (
 	"github.com/toolexec/toolexec/oxp"
 )
 
-// The seed's tools: Calculator.Add@1.0.0 and Doorbell.Ring@0.1.0.
+// The OXP 1.0 examples' tools: Calculator.Add@1.0.0 and Doorbell.Ring@0.1.0.
 var (
 	calculatorAdd = toolexec.Tool{
 		Name:        "Calculator.Add",
@@ -57,7 +57,7 @@ func ring(_ context.Context, _ string, args map[string]any) ([]toolexec.Content,
 	return []toolexec.Content{toolexec.Text("ding")}, false, "", nil
 }
 
-// seedRegistry holds the seed's tools.
+// seedRegistry holds the OXP 1.0 examples' tools.
 func seedRegistry(t *testing.T) *toolexec.Registry {
 	t.Helper()
 	reg := &toolexec.Registry{}

@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/toolexec/toolexec"
+	semver "github.com/toolexec/toolexec/internal/version"
 )
 
 // randomName is a short name over a small alphabet rich in separators and
@@ -107,7 +108,7 @@ func checkResolutionAgreesWithTheList(t *testing.T, h *handler, tools toolexec.S
 				_, ok := listed[key+"@"+e.version]
 				assert.True(t, ok, "%s%s resolved to %s, not listed, in %v", key, v, e.id(), tools)
 				if v != "" && v != "@latest" {
-					assert.Equal(t, 0, toolexec.CompareVersions(e.version, expandVersion(v[1:])), "%s%s resolved to %s in %v", key, v, e.id(), tools)
+					assert.Equal(t, 0, semver.Compare(e.version, expandVersion(v[1:])), "%s%s resolved to %s in %v", key, v, e.id(), tools)
 				}
 			}
 		}

@@ -3,7 +3,7 @@ package oxp
 import (
 	"strings"
 
-	"github.com/toolexec/toolexec"
+	semver "github.com/toolexec/toolexec/internal/version"
 )
 
 // resolve finds the tool version a call's tool_id names, by the rules of
@@ -20,7 +20,7 @@ import (
 // OXP name asked for without building anything (mapsTo), then a Lookup:
 // the pass is what keeps two names with the same OXP name both unserved,
 // as the list shows them. Its cost is mostly the provider's own (a Registry
-// copies its list for Executor.AllTools); skipping it would need a way to
+// copies its list for SurfaceKit.AllTools); skipping it would need a way to
 // tell that the provider's list has not changed since the last call. It
 // returns a serverError when nothing matches.
 func (h *handler) resolve(toolID string) (*entry, *serverError) {
@@ -58,7 +58,7 @@ func (h *handler) resolve(toolID string) (*entry, *serverError) {
 		want = expandVersion(version)
 	}
 	tool, ok := h.x.Lookup(name, want)
-	if !ok && toolexec.ValidVersion(want) && toolexec.CompareVersions(want, unversioned) == 0 {
+	if !ok && semver.Valid(want) && semver.Compare(want, unversioned) == 0 {
 		// An unversioned tool is served as 0.0.0, unless the name also has
 		// versions: then the latest is one of them.
 		if t, latest := h.x.Lookup(name, ""); latest && t.Version == "" {
@@ -98,8 +98,8 @@ func (h *handler) nameFor(target string) (name string, found, unique bool) {
 		return true
 	}
 	k := strings.Count(target, "_")
-	if !h.x.IndexedLookup() || k > maxEnumerated {
-		for _, t := range h.x.AllTools() {
+	if !h.x.SurfaceKit().IndexedLookup() || k > maxEnumerated {
+		for _, t := range h.x.SurfaceKit().AllTools() {
 			if mapsTo(t.Name, target, h.toolkit) && !note(t.Name) {
 				return name, found, false
 			}
@@ -150,7 +150,7 @@ func (h *handler) versions(name string) []string {
 	var out []string
 	unversionedToo := false
 	seen := make(map[string]bool)
-	for _, t := range h.x.AllTools() {
+	for _, t := range h.x.SurfaceKit().AllTools() {
 		switch {
 		case t.Name != name:
 		case t.Version == "":

@@ -8,7 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// The four examples of seed 003, request for request.
+// The four examples of the OXP 1.0 call specification, request for request.
 
 func TestSeedCalculatorAddSucceedsWithValue15(t *testing.T) {
 	h := newHandler(t, seedRegistry(t), nil)

@@ -24,7 +24,7 @@ func (h *handler) list(w http.ResponseWriter, r *http.Request) {
 		if !visible(e) {
 			continue
 		}
-		in, out := e.tool.InputSchemaOrDefault(), e.tool.OutputSchema
+		in, out := h.x.SurfaceKit().InputSchema(&e.tool), e.tool.OutputSchema
 		if !json.Valid(in) || (len(out) > 0 && !json.Valid(out)) {
 			h.warnOnce(r.Context(), "oxp: tool not listed", e.id(), "its schema is not valid JSON")
 			continue
@@ -50,5 +50,5 @@ func (h *handler) warnOnce(ctx context.Context, msg, tool, reason string) {
 	if h.logged.first(msg + "\x00" + tool + "\x00" + reason) {
 		level = slog.LevelWarn
 	}
-	h.x.Logger().Log(ctx, level, msg, "tool", tool, "reason", reason)
+	h.x.SurfaceKit().Logger().Log(ctx, level, msg, "tool", tool, "reason", reason)
 }

@@ -15,6 +15,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/toolexec/toolexec"
 )
 
 const e2eTools = `
@@ -191,9 +193,17 @@ func TestTelemetry_ConsoleSpansWhenAsked(t *testing.T) {
 	}
 	opts, desc, shutdown, err := telemetry(context.Background(), env, &out)
 	require.NoError(t, err)
-	assert.Len(t, opts, 2)
+	require.Len(t, opts, 1, "one observer")
 	assert.Contains(t, desc, "traces (console)")
+	reg := toolexec.NewRegistry()
+	reg.MustAdd(toolexec.Tool{Name: "hello"}, func(string, map[string]any) ([]toolexec.Content, bool, string, error) {
+		return []toolexec.Content{toolexec.Text("hi")}, false, "", nil
+	})
+	x := toolexec.New(reg, reg, append(opts, toolexec.WithAllowExecute(true))...)
+	_, err = x.Call(context.Background(), toolexec.CallRequest{Name: "hello"})
+	require.NoError(t, err)
 	require.NoError(t, shutdown(context.Background()))
+	assert.Contains(t, out.String(), `"Name":"execute_tool hello"`, "the call's span reaches the console exporter")
 
 	opts, desc, _, err = telemetry(context.Background(), func(string) (string, bool) { return "", false }, &out)
 	require.NoError(t, err)

@@ -16,6 +16,7 @@ import (
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 
 	"github.com/toolexec/toolexec"
+	toolexecotel "github.com/toolexec/toolexec/otel"
 )
 
 // telemetry turns OpenTelemetry on when the standard environment variables
@@ -31,7 +32,7 @@ import (
 // is set), a description, and a shutdown function that flushes them.
 func telemetry(ctx context.Context, getenv func(string) (string, bool), out io.Writer) ([]toolexec.Option, string, func(context.Context) error, error) {
 	var (
-		opts      []toolexec.Option
+		opts      []toolexecotel.Option
 		shutdowns []func(context.Context) error
 		desc      string
 	)
@@ -60,7 +61,7 @@ func telemetry(ctx context.Context, getenv func(string) (string, bool), out io.W
 			return nil, "", shutdown, fmt.Errorf("OTEL_TRACES_EXPORTER=%s: %w", traces, err)
 		}
 		tp := sdktrace.NewTracerProvider(sdktrace.WithBatcher(exp), sdktrace.WithResource(res))
-		opts = append(opts, toolexec.WithTracerProvider(tp), toolexec.WithTraceIDFromSpan(true))
+		opts = append(opts, toolexecotel.WithTracerProvider(tp), toolexecotel.WithTraceIDFromSpan(true))
 		shutdowns = append(shutdowns, tp.Shutdown)
 		desc += " traces (" + traces + ")"
 	default:
@@ -80,11 +81,14 @@ func telemetry(ctx context.Context, getenv func(string) (string, bool), out io.W
 			return nil, "", shutdown, fmt.Errorf("OTEL_METRICS_EXPORTER=%s: %w", metrics, err)
 		}
 		mp := sdkmetric.NewMeterProvider(sdkmetric.WithResource(res), sdkmetric.WithReader(sdkmetric.NewPeriodicReader(exp)))
-		opts = append(opts, toolexec.WithMeterProvider(mp))
+		opts = append(opts, toolexecotel.WithMeterProvider(mp))
 		shutdowns = append(shutdowns, mp.Shutdown)
 		desc += " metrics (" + metrics + ")"
 	default:
 		return nil, "", shutdown, fmt.Errorf("OTEL_METRICS_EXPORTER=%q: want otlp, console or none", metrics)
 	}
-	return opts, desc, shutdown, nil
+	if len(opts) == 0 {
+		return nil, desc, shutdown, nil
+	}
+	return []toolexec.Option{toolexec.WithObserver(toolexecotel.NewObserver(opts...))}, desc, shutdown, nil
 }

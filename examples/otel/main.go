@@ -48,6 +48,7 @@ import (
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 
 	"github.com/toolexec/toolexec"
+	toolexecotel "github.com/toolexec/toolexec/otel"
 )
 
 func main() {
@@ -94,10 +95,13 @@ func run(ctx context.Context, cfg config, out io.Writer, logger *slog.Logger) (e
 	// The providers are passed in: toolexec never touches the global ones.
 	x := toolexec.New(tools(), toolHandler,
 		toolexec.WithAllowExecute(true),
-		toolexec.WithTracerProvider(tp),
-		toolexec.WithMeterProvider(mp),
-		toolexec.WithTraceIDFromSpan(true),
-		toolexec.WithTraceArguments(cfg.traceArgs),
+		toolexec.WithObserver(toolexecotel.NewObserver(
+			toolexecotel.WithTracerProvider(tp),
+			toolexecotel.WithMeterProvider(mp),
+			toolexecotel.WithTraceIDFromSpan(true),
+			toolexecotel.WithTraceArguments(cfg.traceArgs),
+			toolexecotel.WithLogger(logger),
+		)),
 		toolexec.WithTimeout(5*time.Second),
 		toolexec.WithConcurrencyLimit(toolexec.ConcurrencyLimit{Max: 64}),
 		toolexec.WithLogger(logger),

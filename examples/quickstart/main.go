@@ -1,7 +1,7 @@
 package main
 
 import (
-	"encoding/json"
+	"context"
 	"log"
 	"net/http"
 	"strings"
@@ -10,18 +10,24 @@ import (
 	"github.com/toolexec/toolexec"
 )
 
+// UpperIn is the tool's input: its JSON Schema is inferred from this type.
+type UpperIn struct {
+	Text string `json:"text" jsonschema:"the text to convert"`
+}
+
+// UpperOut is the tool's output: its structured content, and a text block
+// holding the same JSON.
+type UpperOut struct {
+	Upper string `json:"upper"`
+}
+
 func main() {
 	reg := toolexec.NewRegistry()
-	reg.MustAdd(toolexec.Tool{
+	toolexec.MustAddTool(reg, toolexec.Tool{
 		Name:        "text/upper",
 		Description: "Returns the text in upper case.",
-		InputSchema: json.RawMessage(`{"type":"object","properties":{"text":{"type":"string"}},"required":["text"]}`),
-	}, func(_ string, args map[string]any) ([]toolexec.Content, bool, string, error) {
-		text, ok := args["text"].(string)
-		if !ok {
-			return []toolexec.Content{toolexec.Text(`"text" must be a string`)}, true, "", nil
-		}
-		return []toolexec.Content{toolexec.Text(strings.ToUpper(text))}, false, "", nil
+	}, func(_ context.Context, in UpperIn) (UpperOut, error) {
+		return UpperOut{Upper: strings.ToUpper(in.Text)}, nil
 	})
 
 	// Execution is off by default: turn it on deliberately.

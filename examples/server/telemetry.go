@@ -14,6 +14,7 @@ import (
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 
 	"github.com/toolexec/toolexec"
+	toolexecotel "github.com/toolexec/toolexec/otel"
 )
 
 // telemetry turns on OpenTelemetry when the standard environment variables
@@ -23,9 +24,10 @@ import (
 // Executor options that use the providers, a description for the banner,
 // and a shutdown function that flushes them.
 //
-// The providers are handed to toolexec; no global provider is set.
+// The providers are handed to the toolexec OpenTelemetry observer (module
+// github.com/toolexec/toolexec/otel); no global provider is set.
 func telemetry(getenv func(string) string, out io.Writer) ([]toolexec.Option, string, func(context.Context) error, error) {
-	var opts []toolexec.Option
+	var otelOpts []toolexecotel.Option
 	var shutdowns []func(context.Context) error
 	var desc string
 	res := resource.NewSchemaless(attribute.String("service.name", "toolexec-example-server"))
@@ -36,7 +38,7 @@ func telemetry(getenv func(string) string, out io.Writer) ([]toolexec.Option, st
 			return nil, "", nil, err
 		}
 		tp := sdktrace.NewTracerProvider(sdktrace.WithSyncer(exp), sdktrace.WithResource(res))
-		opts = append(opts, toolexec.WithTracerProvider(tp), toolexec.WithTraceIDFromSpan(true))
+		otelOpts = append(otelOpts, toolexecotel.WithTracerProvider(tp), toolexecotel.WithTraceIDFromSpan(true))
 		shutdowns = append(shutdowns, tp.Shutdown)
 		desc += " traces"
 	}
@@ -47,7 +49,7 @@ func telemetry(getenv func(string) string, out io.Writer) ([]toolexec.Option, st
 		}
 		mp := sdkmetric.NewMeterProvider(sdkmetric.WithResource(res),
 			sdkmetric.WithReader(sdkmetric.NewPeriodicReader(exp, sdkmetric.WithInterval(10*time.Second))))
-		opts = append(opts, toolexec.WithMeterProvider(mp))
+		otelOpts = append(otelOpts, toolexecotel.WithMeterProvider(mp))
 		shutdowns = append(shutdowns, mp.Shutdown)
 		desc += " metrics"
 	}
@@ -57,6 +59,10 @@ func telemetry(getenv func(string) string, out io.Writer) ([]toolexec.Option, st
 			errs = append(errs, s(ctx))
 		}
 		return errors.Join(errs...)
+	}
+	var opts []toolexec.Option
+	if len(otelOpts) > 0 {
+		opts = append(opts, toolexec.WithObserver(toolexecotel.NewObserver(otelOpts...)))
 	}
 	return opts, desc, shutdown, nil
 }

@@ -179,7 +179,7 @@ func TestHTTP_RequestFromArguments(t *testing.T) {
 
 func TestHTTP_SecretsNeverListed(t *testing.T) {
 	x, _, _ := httpExecutor(t)
-	b, err := json.Marshal(x.AllTools())
+	b, err := json.Marshal(x.SurfaceKit().AllTools())
 	require.NoError(t, err)
 	assert.NotContains(t, string(b), secret)
 	assert.NotContains(t, string(b), "Authorization")

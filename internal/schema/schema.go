@@ -1,4 +1,4 @@
-package toolexec
+package schema
 
 import (
 	"bytes"
@@ -12,6 +12,8 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6/kind"
 	"golang.org/x/text/language"
 	"golang.org/x/text/message"
+
+	"github.com/toolexec/toolexec/internal/rawjson"
 )
 
 // schemaLocation is the URL a tool's schema is compiled under. Each schema
@@ -19,12 +21,12 @@ import (
 // $ref resolves against it and is then refused by noLoader.
 const schemaLocation = "toolexec:///schema.json"
 
-// compileSchema compiles one JSON Schema document: 2020-12 unless its
+// Compile compiles one JSON Schema document: 2020-12 unless its
 // $schema names another draft (draft-07, say), formats asserted, and no
 // $ref ever fetched from outside the document (no file, no network). The
 // error says, in one line, why the schema cannot be used; the library's
 // own panics are turned into errors too, so no schema can crash a call.
-func compileSchema(raw []byte) (sch *jsonschema.Schema, err error) {
+func Compile(raw []byte) (sch *jsonschema.Schema, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			sch, err = nil, fmt.Errorf("the schema compiler failed: %v", p)
@@ -39,7 +41,7 @@ func compileSchema(raw []byte) (sch *jsonschema.Schema, err error) {
 	c.AssertFormat()
 	c.UseLoader(noLoader{})
 	if err := c.AddResource(schemaLocation, doc); err != nil {
-		return nil, errors.New(oneLine(err.Error()))
+		return nil, errors.New(OneLine(err.Error()))
 	}
 	sch, err = c.Compile(schemaLocation)
 	if err != nil {
@@ -75,22 +77,22 @@ func compileError(err error) error {
 			return errors.New(msg)
 		}
 	}
-	return errors.New(oneLine(err.Error()))
+	return errors.New(OneLine(err.Error()))
 }
 
-// validateValue checks v, a value in the validator's JSON model (see
-// jsonValue), against sch and lists its failures, bounded as boundFailures
+// Validate checks v, a value in the validator's JSON model (see
+// JSONValue), against sch and lists its failures, bounded as boundFailures
 // says, with the count of those omitted; nil means valid. A number the
 // validator cannot check cheaply (see MaxNumberDigits) fails with keyword
 // "format" and the schema is not checked at all: the answer lists those
 // numbers only.
-func validateValue(sch *jsonschema.Schema, v any) (failures []ValidationFailure, omitted int) {
+func Validate(sch *jsonschema.Schema, v any) (failures []Failure, omitted int) {
 	if fs, n := numberFailures(v); len(fs) > 0 {
 		return boundFailures(fs, n)
 	}
 	defer func() {
 		if p := recover(); p != nil {
-			failures, omitted = []ValidationFailure{{Message: fmt.Sprintf("the validator failed: %v", p), Keyword: "schema"}}, 0
+			failures, omitted = []Failure{{Message: fmt.Sprintf("the validator failed: %v", p), Keyword: "schema"}}, 0
 		}
 	}()
 	err := sch.Validate(v)
@@ -173,15 +175,15 @@ func isIndex(s string) bool {
 }
 
 // validationFailures flattens the validator's error tree into its leaves,
-// one ValidationFailure each, sorted by path. A missing required property is
+// one Failure each, sorted by path. A missing required property is
 // reported at the property's own pointer ("/location"), as is a property
 // that additionalProperties forbids, so every failure names the exact field.
-// Only the first MaxValidationFailures (by path) are worded; the count of
+// Only the first MaxFailures (by path) are worded; the count of
 // the others is returned with them.
-func validationFailures(err error) ([]ValidationFailure, int) {
+func validationFailures(err error) ([]Failure, int) {
 	var ve *jsonschema.ValidationError
 	if !errors.As(err, &ve) {
-		return []ValidationFailure{{Message: oneLine(err.Error()), Keyword: "schema"}}, 0
+		return []Failure{{Message: OneLine(err.Error()), Keyword: "schema"}}, 0
 	}
 	var leaves []failureLeaf
 	var walk func(e *jsonschema.ValidationError)
@@ -223,12 +225,12 @@ func validationFailures(err error) ([]ValidationFailure, int) {
 		return int(a - b)
 	})
 	omitted := 0
-	if len(order) > MaxValidationFailures {
-		omitted = len(order) - MaxValidationFailures
-		order = order[:MaxValidationFailures]
+	if len(order) > MaxFailures {
+		omitted = len(order) - MaxFailures
+		order = order[:MaxFailures]
 	}
 	p := message.NewPrinter(language.English)
-	out := make([]ValidationFailure, 0, len(order))
+	out := make([]Failure, 0, len(order))
 	for _, i := range order {
 		l := &leaves[i]
 		var msg string
@@ -242,9 +244,9 @@ func validationFailures(err error) ([]ValidationFailure, int) {
 		default:
 			msg = l.e.ErrorKind.LocalizedString(p)
 		}
-		out = append(out, ValidationFailure{Path: l.path(), Message: msg, Keyword: l.keyword})
+		out = append(out, Failure{Path: l.path(), Message: msg, Keyword: l.keyword})
 	}
-	slices.SortStableFunc(out, func(a, b ValidationFailure) int {
+	slices.SortStableFunc(out, func(a, b Failure) int {
 		if c := strings.Compare(a.Path, b.Path); c != 0 {
 			return c
 		}
@@ -289,20 +291,21 @@ func escapePointer(s string) string {
 	return strings.NewReplacer("~", "~0", "/", "~1").Replace(s)
 }
 
-func oneLine(s string) string {
+// OneLine joins the lines of s with spaces.
+func OneLine(s string) string {
 	return strings.Join(strings.Fields(s), " ")
 }
 
-// jsonValue turns v into the validator's JSON model: map[string]any, []any,
+// JSONValue turns v into the validator's JSON model: map[string]any, []any,
 // string, bool, nil and numbers. Arguments the pipeline decoded are already
 // in it (numbers are float64, which the validator reads exactly, so 3.0 is
 // an integer and 3.5 is not) and pass through untouched. A json.RawMessage
 // is decoded as arguments are, every number kept exact; anything else (an
 // interceptor's []string, a struct) goes through encoding/json first.
-func jsonValue(v any) (any, error) {
+func JSONValue(v any) (any, error) {
 	switch v := v.(type) {
 	case json.RawMessage:
-		return decodeValue(v)
+		return rawjson.DecodeValue(v)
 	}
 	if isJSONModel(v) {
 		return v, nil
@@ -311,7 +314,7 @@ func jsonValue(v any) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return decodeValue(data)
+	return rawjson.DecodeValue(data)
 }
 
 // isJSONModel reports whether v is built only of the types encoding/json
@@ -341,3 +344,9 @@ func isJSONModel(v any) bool {
 }
 
 func isNaNOrInf(f float64) bool { return f != f || f-f != 0 }
+
+// DecodeJSON decodes one JSON value into the validator's JSON model,
+// numbers kept exact (as json.Number).
+func DecodeJSON(data []byte) (any, error) {
+	return jsonschema.UnmarshalJSON(bytes.NewReader(data))
+}

@@ -1,13 +1,18 @@
-package toolexec
+package toolexecotel
 
 import (
 	"log/slog"
+	"sync"
+
+	"go.opentelemetry.io/otel/attribute"
 
 	"go.opentelemetry.io/otel/metric"
 	"go.opentelemetry.io/otel/metric/noop"
+
+	"github.com/toolexec/toolexec"
 )
 
-// The metrics toolexec records, under the meter named
+// The metrics the observer records, under the meter named
 // "github.com/toolexec/toolexec".
 const (
 	// metricCalls counts calls by tool, surface and outcome.
@@ -27,16 +32,6 @@ const (
 // slow tools.
 func durationBuckets() []float64 {
 	return []float64{0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.25, 0.5, 0.75, 1, 2.5, 5, 7.5, 10, 30, 60}
-}
-
-// WithMeterProvider sets where the Executor's metrics go: calls
-// (toolexec.calls), their duration in seconds (toolexec.call.duration),
-// failed calls by stage (toolexec.call.errors) and calls in flight
-// (toolexec.calls.active); docs/pipeline.md lists their attributes. The
-// default is otel.GetMeterProvider() as it is when New runs; toolexec never
-// sets the global provider.
-func WithMeterProvider(mp metric.MeterProvider) Option {
-	return func(x *Executor) { x.meterProvider = mp }
 }
 
 // instruments are the Executor's metric instruments, created once by New.
@@ -80,4 +75,56 @@ func newInstruments(mp metric.MeterProvider, logger *slog.Logger) *instruments {
 		in.active, _ = none.Int64UpDownCounter(metricActive)
 	}
 	return &in
+}
+
+// maxMeasurements bounds the attribute sets kept: tools times surfaces
+// times outcomes, for any host with a reasonable number of tools.
+const maxMeasurements = 4096
+
+// measurement is one attribute set as the instruments take it: ready-made
+// option slices, because a variadic slice passed to an instrument (an
+// interface) would otherwise be allocated on every call.
+type measurement struct {
+	add    []metric.AddOption
+	record []metric.RecordOption
+}
+
+// metricKey names one combination of the metrics' attributes. Only
+// resolved tools have a name here, so callers cannot grow the combinations
+// by asking for made-up tools: they are bounded by the tools served.
+type metricKey struct {
+	surface       toolexec.Surface
+	name, version string
+	outcome       string // "" for the calls-in-flight gauge
+}
+
+// measurements are the attribute sets made so far, each once; a plain map
+// so keys are not boxed.
+type measurements struct {
+	setsMu sync.RWMutex
+	sets   map[metricKey]*measurement
+}
+
+// get returns the attribute set of k, built on first use.
+func (t *measurements) get(k metricKey) *measurement {
+	t.setsMu.RLock()
+	m, ok := t.sets[k]
+	t.setsMu.RUnlock()
+	if ok {
+		return m
+	}
+	t.setsMu.Lock()
+	defer t.setsMu.Unlock()
+	if m, ok := t.sets[k]; ok {
+		return m
+	}
+	if t.sets == nil {
+		t.sets = make(map[metricKey]*measurement)
+	}
+	set := metric.WithAttributeSet(attribute.NewSet(k.attrs()...))
+	m = &measurement{add: []metric.AddOption{set}, record: []metric.RecordOption{set}}
+	if len(t.sets) < maxMeasurements { // beyond, a provider minting tools gets fresh sets per call
+		t.sets[k] = m
+	}
+	return m
 }

@@ -1,4 +1,4 @@
-package toolexec_test
+package toolexecotel_test
 
 import (
 	"context"
@@ -17,6 +17,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/toolexec/toolexec"
+	toolexecotel "github.com/toolexec/toolexec/otel"
 )
 
 // newRecorder returns a tracer provider that keeps every ended span.
@@ -68,7 +69,7 @@ func TestTracingRecordsACallSpanWithAChildPerStage(t *testing.T) {
 		Cache: true, CacheShared: true, ConcurrencyLimit: &toolexec.ConcurrencyLimit{Max: 4},
 		InputTransforms: []toolexec.InputTransform{upper}, OutputTransforms: []toolexec.OutputTransform{mark},
 	}}
-	x := newExec(t, tool, echoArgs, toolexec.WithTracerProvider(tp), toolexec.WithAuthHook(allowAll))
+	x := newExec(t, tool, echoArgs, observe(toolexecotel.WithTracerProvider(tp)), toolexec.WithAuthHook(allowAll))
 
 	r := restCall(t, x, "weather%2Fget", `{"city":"Oslo"}`)
 	require.Equal(t, http.StatusOK, r.status, r.raw)
@@ -114,7 +115,7 @@ func TestTracingRecordsACallSpanWithAChildPerStage(t *testing.T) {
 
 func TestTracingMarksCacheHits(t *testing.T) {
 	tp, sr := newRecorder()
-	x := newExec(t, cachedTool("c"), textHandler("x"), toolexec.WithTracerProvider(tp))
+	x := newExec(t, cachedTool("c"), textHandler("x"), observe(toolexecotel.WithTracerProvider(tp)))
 	_, err := call(x, "c", `{}`)
 	require.NoError(t, err)
 	sr.Reset()
@@ -138,19 +139,19 @@ func TestTracingRecordsFailuresWithStageAndErrorType(t *testing.T) {
 		errorType string
 	}{
 		{"unknown tool", func(t *testing.T, tp trace.TracerProvider) *toolexec.Executor {
-			return newExec(t, toolexec.Tool{Name: "t"}, echoArgs, toolexec.WithTracerProvider(tp))
+			return newExec(t, toolexec.Tool{Name: "t"}, echoArgs, observe(toolexecotel.WithTracerProvider(tp)))
 		}, "nope", "execute_tool", "resolve", "not_found"},
 		{"gate closed", func(t *testing.T, tp trace.TracerProvider) *toolexec.Executor {
 			reg := toolexec.NewRegistry()
 			reg.MustAdd(toolexec.Tool{Name: "t"}, echoArgs)
-			return toolexec.New(reg, reg, toolexec.WithTracerProvider(tp))
+			return toolexec.New(reg, reg, observe(toolexecotel.WithTracerProvider(tp)))
 		}, "t", "execute_tool", "gate", "execution_disabled"},
 		{"timeout", func(t *testing.T, tp trace.TracerProvider) *toolexec.Executor {
-			return newExec(t, toolexec.Tool{Name: "t"}, cooperative, toolexec.WithTracerProvider(tp), toolexec.WithTimeout(time.Millisecond))
+			return newExec(t, toolexec.Tool{Name: "t"}, cooperative, observe(toolexecotel.WithTracerProvider(tp)), toolexec.WithTimeout(time.Millisecond))
 		}, "t", "execute_tool t", "timeout", "timeout"},
 		{"panic", func(t *testing.T, tp trace.TracerProvider) *toolexec.Executor {
 			h := func(context.Context, string, map[string]any) ([]toolexec.Content, bool, string, error) { panic("boom") }
-			return newExec(t, toolexec.Tool{Name: "t"}, h, toolexec.WithTracerProvider(tp), toolexec.WithLogger(discard()))
+			return newExec(t, toolexec.Tool{Name: "t"}, h, observe(toolexecotel.WithTracerProvider(tp)), toolexec.WithLogger(discard()))
 		}, "t", "execute_tool t", "execute", "panic"},
 	}
 	for _, tt := range tests {
@@ -178,7 +179,7 @@ func TestTracingRecordsIsErrorResultsAsToolErrors(t *testing.T) {
 	h := func(context.Context, string, map[string]any) ([]toolexec.Content, bool, string, error) {
 		return []toolexec.Content{toolexec.Text("no")}, true, "", nil
 	}
-	x := newExec(t, toolexec.Tool{Name: "t"}, h, toolexec.WithTracerProvider(tp))
+	x := newExec(t, toolexec.Tool{Name: "t"}, h, observe(toolexecotel.WithTracerProvider(tp)))
 
 	_, err := call(x, "t", `{}`)
 
@@ -192,7 +193,7 @@ func TestTracingRecordsIsErrorResultsAsToolErrors(t *testing.T) {
 
 func TestTracingNeverRecordsArgumentsByDefault(t *testing.T) {
 	tp, sr := newRecorder()
-	x := newExec(t, toolexec.Tool{Name: "t"}, echoArgs, toolexec.WithTracerProvider(tp))
+	x := newExec(t, toolexec.Tool{Name: "t"}, echoArgs, observe(toolexecotel.WithTracerProvider(tp)))
 
 	_, err := call(x, "t", `{"city":"Reykjavik-unique-value"}`)
 
@@ -208,7 +209,7 @@ func TestTracingNeverRecordsArgumentsByDefault(t *testing.T) {
 
 func TestTraceArgumentsRedactsSecretKeys(t *testing.T) {
 	tp, sr := newRecorder()
-	x := newExec(t, toolexec.Tool{Name: "t"}, echoArgs, toolexec.WithTracerProvider(tp), toolexec.WithTraceArguments(true))
+	x := newExec(t, toolexec.Tool{Name: "t"}, echoArgs, observe(toolexecotel.WithTracerProvider(tp), toolexecotel.WithTraceArguments(true)))
 
 	_, err := call(x, "t", `{
 		"city": "Oslo",
@@ -232,7 +233,7 @@ func TestTraceArgumentsRedactsSecretKeys(t *testing.T) {
 
 func TestTraceArgumentsDoesNotChangeWhatTheHandlerGets(t *testing.T) {
 	tp, _ := newRecorder()
-	x := newExec(t, toolexec.Tool{Name: "t"}, echoArgs, toolexec.WithTracerProvider(tp), toolexec.WithTraceArguments(true))
+	x := newExec(t, toolexec.Tool{Name: "t"}, echoArgs, observe(toolexecotel.WithTracerProvider(tp), toolexecotel.WithTraceArguments(true)))
 
 	res, err := call(x, "t", `{"password":"p1"}`)
 
@@ -250,7 +251,7 @@ func TestTraceIDFromSpanFillsMissingTraceID(t *testing.T) {
 			return withID(ctx, name, args)
 		}
 		return nil, false, "", nil
-	}, []toolexec.Tool{{Name: "none"}, {Name: "own"}}, toolexec.WithTracerProvider(tp), toolexec.WithTraceIDFromSpan(true))
+	}, []toolexec.Tool{{Name: "none"}, {Name: "own"}}, observe(toolexecotel.WithTracerProvider(tp), toolexecotel.WithTraceIDFromSpan(true)))
 
 	res, err := call(x, "none", `{}`)
 	require.NoError(t, err)
@@ -264,7 +265,7 @@ func TestTraceIDFromSpanFillsMissingTraceID(t *testing.T) {
 
 func TestTraceIDFromSpanIsOffByDefault(t *testing.T) {
 	tp, _ := newRecorder()
-	x := newExec(t, toolexec.Tool{Name: "t"}, textHandler("x"), toolexec.WithTracerProvider(tp))
+	x := newExec(t, toolexec.Tool{Name: "t"}, textHandler("x"), observe(toolexecotel.WithTracerProvider(tp)))
 
 	res, err := call(x, "t", `{}`)
 
@@ -279,7 +280,7 @@ func TestTracingJoinsTheCallersTraceAndReachesTheHandler(t *testing.T) {
 		handlerSpan = trace.SpanContextFromContext(ctx)
 		return nil, false, "", nil
 	}
-	x := newExec(t, toolexec.Tool{Name: "t"}, h, toolexec.WithTracerProvider(tp))
+	x := newExec(t, toolexec.Tool{Name: "t"}, h, observe(toolexecotel.WithTracerProvider(tp)))
 	ctx, parent := tp.Tracer("test").Start(context.Background(), "caller")
 
 	_, err := x.Call(ctx, toolexec.CallRequest{Name: "t"})
@@ -294,7 +295,7 @@ func TestTracingJoinsTheCallersTraceAndReachesTheHandler(t *testing.T) {
 
 func TestTracingDefaultsToTheGlobalProviderAndNeverSetsIt(t *testing.T) {
 	before := otel.GetTracerProvider()
-	x := newExec(t, toolexec.Tool{Name: "t"}, textHandler("x"), toolexec.WithTraceIDFromSpan(true))
+	x := newExec(t, toolexec.Tool{Name: "t"}, textHandler("x"), observe(toolexecotel.WithTraceIDFromSpan(true)))
 
 	res, err := call(x, "t", `{}`)
 

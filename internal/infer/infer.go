@@ -1,4 +1,4 @@
-package toolexec
+package infer
 
 import (
 	"encoding/json"
@@ -49,12 +49,12 @@ func inferSchema(t reflect.Type) (*jsonschema.Schema, error) {
 	return s, nil
 }
 
-// objectSchemaFor infers the schema of t, which must describe a JSON
+// ObjectSchema infers the schema of t, which must describe a JSON
 // object: a struct, a map with string keys, or a pointer to one (the
 // pointer's "or null" is dropped: arguments and structured content are
 // always objects). allowAny lets a type with no constraint at all (any,
 // json.RawMessage) stand for any object.
-func objectSchemaFor(t reflect.Type, allowAny bool) (json.RawMessage, error) {
+func ObjectSchema(t reflect.Type, allowAny bool) (json.RawMessage, error) {
 	s, err := inferSchema(t)
 	if err != nil {
 		return nil, err

@@ -1,8 +1,11 @@
-package toolexec_test
+package toolexecotel_test
 
 import (
 	"context"
 	"errors"
+	"net/http"
+	"net/http/httptest"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -12,6 +15,7 @@ import (
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 
 	"github.com/toolexec/toolexec"
+	toolexecotel "github.com/toolexec/toolexec/otel"
 )
 
 // newReader returns a meter provider read by hand.
@@ -69,7 +73,7 @@ func metricsExec(t *testing.T, opts ...toolexec.Option) *toolexec.Executor {
 
 func TestMetricsCountCallsByOutcome(t *testing.T) {
 	mp, r := newReader()
-	x := metricsExec(t, toolexec.WithMeterProvider(mp))
+	x := metricsExec(t, observe(toolexecotel.WithMeterProvider(mp)))
 
 	for _, name := range []string{"ok", "ok", "iserr", "fails", "missing"} {
 		_, _ = call(x, name, `{}`)
@@ -102,7 +106,7 @@ func TestMetricsCountCallsByOutcome(t *testing.T) {
 func TestMetricsCountCallsInFlight(t *testing.T) {
 	mp, r := newReader()
 	g := newGate()
-	x := newExec(t, toolexec.Tool{Name: "slow"}, g.handle, toolexec.WithMeterProvider(mp))
+	x := newExec(t, toolexec.Tool{Name: "slow"}, g.handle, observe(toolexecotel.WithMeterProvider(mp)))
 	active := func() map[string]int64 { return sums(t, collect(t, r)["toolexec.calls.active"]) }
 
 	done := background(x, "slow")
@@ -116,9 +120,11 @@ func TestMetricsCountCallsInFlight(t *testing.T) {
 
 func TestMetricsRecordSurface(t *testing.T) {
 	mp, r := newReader()
-	x := newExec(t, toolexec.Tool{Name: "t"}, textHandler("x"), toolexec.WithMeterProvider(mp))
+	x := newExec(t, toolexec.Tool{Name: "t"}, textHandler("x"), observe(toolexecotel.WithMeterProvider(mp)))
 
-	restCall(t, x, "t", `{}`)
+	w := httptest.NewRecorder()
+	toolexec.NewHandler(x).ServeHTTP(w, httptest.NewRequest(http.MethodPost, "/tools/t/call", strings.NewReader(`{}`)))
+	require.Equal(t, http.StatusOK, w.Code)
 
 	assert.Equal(t, map[string]int64{"toolexec.outcome=success,toolexec.surface=rest,toolexec.tool.name=t": 1},
 		sums(t, collect(t, r)["toolexec.calls"]))

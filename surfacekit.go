@@ -1,0 +1,72 @@
+package toolexec
+
+import (
+	"context"
+	"encoding/json"
+	"log/slog"
+	"net/http"
+)
+
+// SurfaceKit is the one extension point for packages that put an Executor
+// on a wire protocol, as the mcp and oxp packages (and the explorer) do: it
+// gives them the parts of the pipeline a surface needs and a host does not.
+// A host serving tools never needs it; it uses New, the Executor's methods
+// and the surfaces' handlers.
+//
+// Get one with Executor.SurfaceKit; it is a small value, cheap to get per
+// request, and safe for concurrent use as its Executor is.
+type SurfaceKit struct{ x *Executor }
+
+// SurfaceKit returns the extension point for surface packages (see
+// SurfaceKit).
+func (x *Executor) SurfaceKit() SurfaceKit { return SurfaceKit{x} }
+
+// Logger returns where the Executor logs (WithLogger), for the surface's own
+// log lines.
+func (k SurfaceKit) Logger() *slog.Logger { return k.x.logger }
+
+// ReadBody reads r's body up to the Executor's limit (WithMaxBodyBytes),
+// then gives r a fresh reader over the same bytes, so an auth hook that
+// reads the body (to check a signature, say) still can. A body over the
+// limit is an *Error with CodeTooLarge; the connection is marked to close.
+func (k SurfaceKit) ReadBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
+	return readBody(w, r, k.x.maxBodyBytes)
+}
+
+// ExecutionAllowed reports whether the execution gate is open
+// (WithAllowExecute), for a surface that says so before any call is made.
+func (k SurfaceKit) ExecutionAllowed() bool { return k.x.allowExecute }
+
+// AuthConfigured reports whether calls are guarded by an auth hook
+// (WithAuthHook with a non-nil hook), so a surface can tell a caller that
+// calls need credentials, as the explorer page does with its token field;
+// it says nothing about which credentials the hook accepts.
+func (k SurfaceKit) AuthConfigured() bool { return k.x.authHook != nil }
+
+// AllTools lists every tool in every version, as the provider gives them
+// (Executor.LatestTools lists the latest version of each).
+func (k SurfaceKit) AllTools() []Tool { return k.x.tools.Tools() }
+
+// IndexedLookup reports whether the provider finds a tool without listing
+// them all (it implements ToolLookup, as Registry does), so that a surface
+// may afford several lookups for one call instead of one pass over every
+// tool.
+func (k SurfaceKit) IndexedLookup() bool {
+	_, ok := k.x.tools.(ToolLookup)
+	return ok
+}
+
+// InputSchema returns the input schema clients see for t: its InputSchema,
+// or {"type":"object"} (any object) for a tool without one. Every surface
+// lists tools with it.
+func (k SurfaceKit) InputSchema(t *Tool) json.RawMessage { return t.inputSchemaOrDefault() }
+
+// Call runs req as Executor.Call does, with ics running for this call only,
+// after the auth hook and before every other interceptor: the place for a
+// surface's own checks that need an authenticated call (OXP's tool
+// requirements, say). An error they return that is not an *Error fails
+// StageIntercept.
+func (k SurfaceKit) Call(ctx context.Context, req CallRequest, ics ...Interceptor) (*CallToolResult, error) {
+	req.interceptors = ics
+	return k.x.Call(ctx, req)
+}

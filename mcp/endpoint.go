@@ -257,6 +257,9 @@ func (h *handler) dispatch(ex *exchange, m message) outcome {
 // encodeResult encodes the response carrying result; a result that cannot
 // be encoded becomes an internal error.
 func (h *handler) encodeResult(r *http.Request, id json.RawMessage, result any) []byte {
+	if raw, ok := result.(rawResult); ok {
+		return appendResponse(make([]byte, 0, len(raw)+len(id)+32), id, raw)
+	}
 	data, err := json.Marshal(&response{JSONRPC: jsonrpcVersion, ID: id, Result: result})
 	if err != nil {
 		h.x.Logger().ErrorContext(r.Context(), "mcp: result could not be encoded", "error", err)

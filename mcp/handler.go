@@ -8,6 +8,7 @@ import (
 
 	"github.com/toolexec/toolexec"
 	"github.com/toolexec/toolexec/internal/httpjson"
+	"github.com/toolexec/toolexec/internal/toolenc"
 )
 
 // NewHandler returns the MCP surface of x: an http.Handler serving MCP
@@ -32,7 +33,7 @@ func NewHandler(x *toolexec.Executor, opts ...Option) http.Handler {
 	if x == nil {
 		panic("mcp: NewHandler: nil Executor")
 	}
-	h := &handler{x: x, name: "toolexec", maxBatch: DefaultMaxBatchSize, cacheScope: CachePrivate}
+	h := &handler{x: x, name: "toolexec", maxBatch: DefaultMaxBatchSize, cacheScope: CachePrivate, tools: newToolCache()}
 	for _, opt := range opts {
 		opt(h)
 	}
@@ -80,6 +81,9 @@ type handler struct {
 	serverInfoMember []byte
 	ttl              time.Duration // WithCacheHints
 	cacheScope       CacheScope    // WithCacheHints
+
+	// tools caches each tool's encoding for the lists (see newToolCache).
+	tools *toolenc.Cache[toolexec.Tool]
 
 	endpoint         http.Handler // POST: MCP JSON-RPC
 	handsAIListRoute http.Handler // GET .../tools/list

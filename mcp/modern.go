@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/toolexec/toolexec"
@@ -339,7 +340,7 @@ func (h *handler) listToolsModern(r *http.Request, params json.RawMessage) (any,
 	if !ok {
 		return nil, newError(CodeInvalidParams, "Invalid params: invalid cursor")
 	}
-	tools := h.x.VisibleTools(r, h.x.LatestTools())
+	tools := h.x.VisibleTools(r, h.latestTools())
 	if !slices.IsSortedFunc(tools, compareTools) {
 		tools = slices.SortedStableFunc(slices.Values(tools), compareTools)
 	}
@@ -347,17 +348,19 @@ func (h *handler) listToolsModern(r *http.Request, params json.RawMessage) (any,
 	if h.pageSize > 0 && end-start > h.pageSize {
 		end = start + h.pageSize
 	}
-	res := modernListToolsResult{
-		ResultType:      resultComplete,
-		listToolsResult: listToolsResult{Tools: h.encodeTools(r, tools[start:end])},
-		TTLMs:           h.ttl.Milliseconds(),
-		CacheScope:      h.cacheScope,
-		Meta:            h.serverMeta(),
-	}
-	if end < len(tools) {
-		res.NextCursor = encodeCursor(end)
-	}
-	return res, nil
+	// The members in modernListToolsResult's order, the page assembled from
+	// each tool's cached encoding.
+	out := append(make([]byte, 0, 128+len(h.serverInfoMember)+256*(end-start)), `{"resultType":"complete","tools":`...)
+	out = h.appendTools(out, r, tools[start:end])
+	out = appendNextCursor(out, end, len(tools))
+	out = append(out, `,"ttlMs":`...)
+	out = strconv.AppendInt(out, h.ttl.Milliseconds(), 10)
+	out = append(out, `,"cacheScope":`...)
+	scope, _ := json.Marshal(h.cacheScope) // a string: always encodes
+	out = append(out, scope...)
+	out = append(out, `,"_meta":{`...)
+	out = append(out, h.serverInfoMember...)
+	return rawResult(append(out, "}}"...)), nil
 }
 
 func compareTools(a, b toolexec.Tool) int {

@@ -1,0 +1,62 @@
+package mcp
+
+import (
+	"encoding/json"
+	"net/http"
+	"strconv"
+
+	"github.com/toolexec/toolexec"
+	"github.com/toolexec/toolexec/internal/sametool"
+	"github.com/toolexec/toolexec/internal/toolenc"
+)
+
+// newToolCache returns the cache of each tool's encoding in MCP's Tool
+// shape, which tools/list (both revisions) and the HandsAI list assemble
+// their answers from. An encoding is reused while the provider describes
+// the tool exactly as before (see internal/toolenc), so the cache needs no
+// change notification, and per-caller lists are assembled from the same
+// per-tool encodings.
+func newToolCache() *toolenc.Cache[toolexec.Tool] {
+	return &toolenc.Cache[toolexec.Tool]{
+		Key:    func(t *toolexec.Tool) string { return t.Name },
+		Same:   sametool.Same,
+		Encode: encodeTool,
+	}
+}
+
+// encodeTool writes t in MCP's Tool shape, with an inputSchema
+// (Tool.InputSchemaOrDefault: {"type":"object"} for a tool that has none).
+func encodeTool(t *toolexec.Tool) ([]byte, error) {
+	c := *t
+	c.InputSchema = c.InputSchemaOrDefault()
+	return json.Marshal(&c)
+}
+
+// appendTools appends the tools as a JSON array in MCP's Tool shape. A tool
+// that cannot be encoded (a schema that is not JSON) is left out and
+// logged, so that one broken tool does not hide all the others.
+func (h *handler) appendTools(dst []byte, r *http.Request, tools []toolexec.Tool) []byte {
+	dst = append(dst, '[')
+	dst = h.tools.AppendList(dst, tools, func(t *toolexec.Tool, err error) {
+		h.x.Logger().ErrorContext(r.Context(), "mcp: tool left out of the list: it cannot be encoded",
+			"tool", t.Name, "error", err)
+	})
+	return append(dst, ']')
+}
+
+// latestTools is the tool list every list answer starts from, also bounding
+// the encoding cache by its size.
+func (h *handler) latestTools() []toolexec.Tool {
+	tools := h.x.LatestTools()
+	h.tools.Trim(len(tools))
+	return tools
+}
+
+// appendNextCursor appends the nextCursor member when a page follows.
+func appendNextCursor(dst []byte, end, total int) []byte {
+	if end >= total {
+		return dst
+	}
+	dst = append(dst, `,"nextCursor":`...)
+	return strconv.AppendQuote(dst, encodeCursor(end)) // base64url: nothing to escape
+}

@@ -21,6 +21,7 @@ func newToolCache() *toolenc.Cache[toolexec.Tool] {
 		Key:    func(t *toolexec.Tool) string { return t.Name },
 		Same:   sametool.Same,
 		Encode: encodeTool,
+		Clone:  sametool.Clone,
 	}
 }
 

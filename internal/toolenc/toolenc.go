@@ -7,14 +7,15 @@
 // encoding was made from (see Cache.Same). That makes the cache correct for
 // any tool provider, whether or not it reports changes, and for per-caller
 // lists (a filtered list is assembled from the same per-tool encodings). The
-// comparison is cheap: the provider hands out the same strings and schema
-// bytes every time, and comparing identical memory stops at its address.
+// comparison is cheap: a string or a schema is compared with one memory
+// comparison, and strings the provider hands out again are the same memory,
+// where the comparison stops at once.
 package toolenc
 
 import "sync"
 
 // Cache holds one encoding per key (a tool's name, or its name and
-// version). The zero value is not usable: set Key, Same and Encode. A Cache
+// version). The zero value is not usable: set Key, Same, Encode and Clone. A Cache
 // is safe for concurrent use.
 type Cache[T any] struct {
 	// Key names t's slot in the cache.
@@ -27,6 +28,10 @@ type Cache[T any] struct {
 	// Encode encodes t as the surface lists it: compact JSON, valid UTF-8,
 	// escaped as encoding/json escapes it.
 	Encode func(t *T) ([]byte, error)
+	// Clone copies t for keeping beside its encoding, deeply enough that
+	// memory the provider may change in place later (schema bytes, hints
+	// behind pointers) is not shared with it, so Same sees such a change.
+	Clone func(t *T) T
 
 	mu      sync.RWMutex
 	entries map[string]entry[T]
@@ -61,7 +66,7 @@ func (c *Cache[T]) encode(key string, t *T) ([]byte, error) {
 		if c.entries == nil {
 			c.entries = make(map[string]entry[T])
 		}
-		c.entries[key] = entry[T]{tool: *t, data: data}
+		c.entries[key] = entry[T]{tool: c.Clone(t), data: data}
 		c.mu.Unlock()
 	}
 	return data, nil

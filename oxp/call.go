@@ -27,7 +27,8 @@ import (
 //     gate comes first in the pipeline;
 //  3. toolexec.Executor.Call: the gate (400), the auth hook (401), the
 //     tool's requirements (400, missing_requirements; a per-call
-//     interceptor, so only an authenticated call learns of them), the
+//     interceptor, so only an authenticated call learns of them, given
+//     only for a tool version that declares requirements), the
 //     input (422), then the tool itself (200, success true or false).
 func (h *handler) call(w http.ResponseWriter, r *http.Request) {
 	body, err := h.x.ReadBody(w, r)
@@ -60,6 +61,13 @@ func (h *handler) call(w http.ResponseWriter, r *http.Request) {
 	if cc.CallID == "" {
 		cc.CallID = uuid.NewString()
 	}
+	// The requirements check is a per-call interceptor only for a tool that
+	// declares requirements: the others need no check, and a call without
+	// per-call interceptors takes the pipeline's shorter path.
+	var ics []toolexec.Interceptor
+	if !e.tool.Requirements.IsZero() {
+		ics = h.callInterceptors
+	}
 	start := time.Now()
 	res, err := h.x.Call(NewContext(r.Context(), &cc), toolexec.CallRequest{
 		Name:         e.tool.Name,
@@ -67,7 +75,7 @@ func (h *handler) call(w http.ResponseWriter, r *http.Request) {
 		Arguments:    req.input,
 		Request:      r,
 		Surface:      toolexec.SurfaceOXP,
-		Interceptors: h.callInterceptors,
+		Interceptors: ics,
 	})
 	resp := &callResponse{CallID: cc.CallID, Duration: milliseconds(time.Since(start))}
 	if err != nil {

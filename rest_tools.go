@@ -20,8 +20,8 @@ func (h *restHandler) list(w http.ResponseWriter, r *http.Request) {
 	latest := h.x.LatestTools()
 	h.summaries.Trim(len(latest))
 	tools := h.x.VisibleTools(r, latest)
-	out := append(make([]byte, 0, 16+128*len(tools)), '[')
-	out = h.summaries.AppendList(out, tools, func(*Tool, error) {}) // a summary always encodes
+	out := append(make([]byte, 0, 64), '[')
+	out = h.summaries.AppendList(out, tools, 2, func(*Tool, error) {}) // a summary always encodes
 	out = append(httpjson.ValidUTF8(append(out, ']')), '\n')
 	w.WriteHeader(http.StatusOK)
 	_, _ = w.Write(out)

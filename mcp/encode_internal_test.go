@@ -32,7 +32,8 @@ func TestEnvelopeMatchesMarshal(t *testing.T) {
 			assert.Equal(t, string(want), string(got))
 			raw, err := res.MarshalJSON()
 			require.NoError(t, err)
-			assert.Equal(t, string(want), string(h.encodeResult(nil, id, rawResult(raw))))
+			assert.Equal(t, string(want), string(appendResponse(nil, id, raw)))
+			assert.Equal(t, string(want), string(append(append(responseStart(id), raw...), '}')))
 		}
 	}
 }
@@ -71,20 +72,20 @@ func TestCachedListsMatchMarshal(t *testing.T) {
 	h := NewHandler(x, WithPageSize(2), WithCacheHints(time.Minute, CachePublic)).(*handler)
 	r := httptest.NewRequest("POST", "/", nil)
 	for range 2 { // the second time from the cache
-		res, werr := h.listTools(r, nil)
+		res, werr := h.listTools(r, nil, nil)
 		require.Nil(t, werr)
 		want, err := json.Marshal(listToolsResult{Tools: oldEncodeTools(x.LatestTools()[:2]), NextCursor: encodeCursor(2)})
 		require.NoError(t, err)
-		assert.Equal(t, string(want), string(res.(rawResult)))
+		assert.Equal(t, string(want), string(res))
 
-		res, werr = h.listToolsModern(r, nil)
+		res, werr = h.listToolsModern(r, nil, nil)
 		require.Nil(t, werr)
 		sorted := []toolexec.Tool{x.LatestTools()[1], x.LatestTools()[0]} // a, b<tool>
 		want, err = json.Marshal(modernListToolsResult{ResultType: resultComplete,
 			listToolsResult: listToolsResult{Tools: oldEncodeTools(sorted), NextCursor: encodeCursor(2)},
 			TTLMs:           time.Minute.Milliseconds(), CacheScope: CachePublic, Meta: h.serverMeta()})
 		require.NoError(t, err)
-		assert.Equal(t, string(want), string(res.(rawResult)))
+		assert.Equal(t, string(want), string(res))
 
 		w := httptest.NewRecorder()
 		h.handsAIList(w, httptest.NewRequest("GET", "/tools/list", nil))
@@ -118,9 +119,9 @@ func TestCachedListFollowsChangesAndFilters(t *testing.T) {
 		if hide {
 			r.Header.Set("X-Hide", "1")
 		}
-		res, werr := h.listTools(r, nil)
+		res, werr := h.listTools(r, nil, nil)
 		require.Nil(t, werr)
-		return string(res.(rawResult))
+		return string(res)
 	}
 	assert.Equal(t, `{"tools":[{"name":"a","description":"one","inputSchema":{"type":"object"}},{"name":"b","description":"two","inputSchema":{"type":"object"}}]}`, list(false))
 	assert.Equal(t, `{"tools":[{"name":"a","description":"one","inputSchema":{"type":"object"}}]}`, list(true))

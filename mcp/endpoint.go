@@ -242,7 +242,11 @@ func (h *handler) dispatch(ex *exchange, m message) outcome {
 	case "ping":
 		result = struct{}{}
 	case "tools/list":
-		result, err = h.listTools(ex.r, m.params)
+		data, err := h.listTools(ex.r, m.params, responseStart(m.id))
+		if err != nil {
+			return outcome{data: encodeError(m.id, err)}
+		}
+		return outcome{data: append(data, '}')}
 	case "tools/call":
 		return h.callTool(ex, m)
 	default:
@@ -257,9 +261,6 @@ func (h *handler) dispatch(ex *exchange, m message) outcome {
 // encodeResult encodes the response carrying result; a result that cannot
 // be encoded becomes an internal error.
 func (h *handler) encodeResult(r *http.Request, id json.RawMessage, result any) []byte {
-	if raw, ok := result.(rawResult); ok {
-		return appendResponse(make([]byte, 0, len(raw)+len(id)+32), id, raw)
-	}
 	data, err := json.Marshal(&response{JSONRPC: jsonrpcVersion, ID: id, Result: result})
 	if err != nil {
 		h.x.Logger().ErrorContext(r.Context(), "mcp: result could not be encoded", "error", err)

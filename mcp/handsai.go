@@ -40,8 +40,8 @@ func (h *handler) handsAIList(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	tools := h.x.VisibleTools(r, h.latestTools())
-	out := append(make([]byte, 0, 64+256*len(tools)), `{"jsonrpc":"2.0","result":{"tools":`...)
-	out = h.appendTools(out, r, tools)
+	out := append(make([]byte, 0, 64), `{"jsonrpc":"2.0","result":{"tools":`...)
+	out = h.appendTools(out, r, tools, 3)
 	out = append(httpjson.ValidUTF8(append(out, "}}"...)), '\n')
 	httpjson.SetHeaders(w.Header())
 	w.WriteHeader(http.StatusOK)

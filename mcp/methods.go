@@ -50,8 +50,9 @@ type listToolsResult struct {
 
 // listTools answers one page of the tool list (see WithPageSize), assembled
 // from each tool's cached encoding (see newToolCache): {"tools":[...]}, with
-// nextCursor when a page follows.
-func (h *handler) listTools(r *http.Request, params json.RawMessage) (any, *wireError) {
+// nextCursor when a page follows, appended to dst (the response's start, so
+// the list is written once).
+func (h *handler) listTools(r *http.Request, params json.RawMessage, dst []byte) ([]byte, *wireError) {
 	cursor, err := paramString(params, "cursor")
 	if err != nil {
 		return nil, err
@@ -65,10 +66,10 @@ func (h *handler) listTools(r *http.Request, params json.RawMessage) (any, *wire
 	if h.pageSize > 0 && end-start > h.pageSize {
 		end = start + h.pageSize
 	}
-	out := append(make([]byte, 0, 64+256*(end-start)), `{"tools":`...)
-	out = h.appendTools(out, r, tools[start:end])
+	out := append(dst, `{"tools":`...)
+	out = h.appendTools(out, r, tools[start:end], 64)
 	out = appendNextCursor(out, end, len(tools))
-	return rawResult(append(out, '}')), nil
+	return append(out, '}'), nil
 }
 
 // callTool runs tools/call through the pipeline and maps its outcome to MCP:

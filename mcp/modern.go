@@ -228,11 +228,11 @@ func (h *handler) dispatchModern(ex *exchange, m message) outcome {
 	case "server/discover":
 		return outcome{data: h.encodeResult(ex.r, m.id, h.discover())}
 	case "tools/list":
-		res, werr := h.listToolsModern(ex.r, m.params)
+		data, werr := h.listToolsModern(ex.r, m.params, responseStart(m.id))
 		if werr != nil {
 			return outcome{data: encodeError(m.id, werr)}
 		}
-		return outcome{data: h.encodeResult(ex.r, m.id, res)}
+		return outcome{data: append(data, '}')}
 	default: // "tools/call"
 		return h.callToolModern(ex, m, meta)
 	}
@@ -331,7 +331,7 @@ type modernListToolsResult struct {
 // listToolsModern answers one page of the tool list, sorted by name (then
 // version) so that the same tools always list in the same order, whatever
 // order the provider gives them in.
-func (h *handler) listToolsModern(r *http.Request, params json.RawMessage) (any, *wireError) {
+func (h *handler) listToolsModern(r *http.Request, params json.RawMessage, dst []byte) ([]byte, *wireError) {
 	cursor, err := paramString(params, "cursor")
 	if err != nil {
 		return nil, err
@@ -350,8 +350,8 @@ func (h *handler) listToolsModern(r *http.Request, params json.RawMessage) (any,
 	}
 	// The members in modernListToolsResult's order, the page assembled from
 	// each tool's cached encoding.
-	out := append(make([]byte, 0, 128+len(h.serverInfoMember)+256*(end-start)), `{"resultType":"complete","tools":`...)
-	out = h.appendTools(out, r, tools[start:end])
+	out := append(dst, `{"resultType":"complete","tools":`...)
+	out = h.appendTools(out, r, tools[start:end], 160+len(h.serverInfoMember))
 	out = appendNextCursor(out, end, len(tools))
 	out = append(out, `,"ttlMs":`...)
 	out = strconv.AppendInt(out, h.ttl.Milliseconds(), 10)
@@ -360,7 +360,7 @@ func (h *handler) listToolsModern(r *http.Request, params json.RawMessage) (any,
 	out = append(out, scope...)
 	out = append(out, `,"_meta":{`...)
 	out = append(out, h.serverInfoMember...)
-	return rawResult(append(out, "}}"...)), nil
+	return append(out, "}}"...), nil
 }
 
 func compareTools(a, b toolexec.Tool) int {

@@ -33,12 +33,13 @@ func encodeTool(t *toolexec.Tool) ([]byte, error) {
 	return json.Marshal(&c)
 }
 
-// appendTools appends the tools as a JSON array in MCP's Tool shape. A tool
+// appendTools appends the tools as a JSON array in MCP's Tool shape, with
+// room bytes more left for what the caller appends after it. A tool
 // that cannot be encoded (a schema that is not JSON) is left out and
 // logged, so that one broken tool does not hide all the others.
-func (h *handler) appendTools(dst []byte, r *http.Request, tools []toolexec.Tool) []byte {
+func (h *handler) appendTools(dst []byte, r *http.Request, tools []toolexec.Tool, room int) []byte {
 	dst = append(dst, '[')
-	dst = h.tools.AppendList(dst, tools, func(t *toolexec.Tool, err error) {
+	dst = h.tools.AppendList(dst, tools, room+1, func(t *toolexec.Tool, err error) {
 		h.x.Logger().ErrorContext(r.Context(), "mcp: tool left out of the list: it cannot be encoded",
 			"tool", t.Name, "error", err)
 	})

@@ -34,8 +34,8 @@ func (h *handler) list(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 	}
-	out := append(make([]byte, 0, 16+384*len(items)), `{"items":[`...)
-	out = h.entries.AppendList(out, items, func(e *entry, _ error) {
+	out := append(make([]byte, 0, 64), `{"items":[`...)
+	out = h.entries.AppendList(out, items, 3, func(e *entry, _ error) {
 		h.warnOnce(r.Context(), "oxp: tool not listed", e.id(), "its schema is not valid JSON")
 	})
 	out = append(httpjson.ValidUTF8(append(out, "]}"...)), '\n')

@@ -12,7 +12,10 @@
 // where the comparison stops at once.
 package toolenc
 
-import "sync"
+import (
+	"slices"
+	"sync"
+)
 
 // Cache holds one encoding per key (a tool's name, or its name and
 // version). The zero value is not usable: set Key, Same, Encode and Clone. A Cache
@@ -34,7 +37,7 @@ type Cache[T any] struct {
 	Clone func(t *T) T
 
 	mu      sync.RWMutex
-	entries map[string]entry[T]
+	entries map[string]*entry[T]
 }
 
 type entry[T any] struct {
@@ -64,35 +67,47 @@ func (c *Cache[T]) encode(key string, t *T) ([]byte, error) {
 	if c.Same(t, t) {
 		c.mu.Lock()
 		if c.entries == nil {
-			c.entries = make(map[string]entry[T])
+			c.entries = make(map[string]*entry[T])
 		}
-		c.entries[key] = entry[T]{tool: c.Clone(t), data: data}
+		c.entries[key] = &entry[T]{tool: c.Clone(t), data: data}
 		c.mu.Unlock()
 	}
 	return data, nil
 }
 
 // AppendList appends the encodings of tools to dst, separated by commas,
-// and returns the extended slice. A tool that cannot be encoded is left
-// out, and skip is called with it and the error, so that one broken tool
-// does not hide the others.
-func (c *Cache[T]) AppendList(dst []byte, tools []T, skip func(t *T, err error)) []byte {
-	first := true
+// and returns the extended slice, grown once to its final size plus room
+// bytes more (for what the caller appends after the list). A tool that cannot be
+// encoded is left out, and skip is called with it and the error, so that
+// one broken tool does not hide the others.
+func (c *Cache[T]) AppendList(dst []byte, tools []T, room int, skip func(t *T, err error)) []byte {
+	parts := make([][]byte, len(tools))
+	size := len(tools)
 	c.mu.RLock()
 	for i := range tools {
 		t := &tools[i]
 		key := c.Key(t)
-		e, ok := c.entries[key]
-		data := e.data
-		if !ok || !c.Same(&e.tool, t) {
-			c.mu.RUnlock()
-			var err error
-			data, err = c.encode(key, t)
-			c.mu.RLock()
-			if err != nil {
-				skip(t, err)
-				continue
-			}
+		if e, ok := c.entries[key]; ok && c.Same(&e.tool, t) {
+			parts[i] = e.data
+			size += len(e.data)
+			continue
+		}
+		c.mu.RUnlock()
+		data, err := c.encode(key, t)
+		c.mu.RLock()
+		if err != nil {
+			skip(t, err)
+			continue
+		}
+		parts[i] = data
+		size += len(data)
+	}
+	c.mu.RUnlock()
+	dst = slices.Grow(dst, size+room)
+	first := true
+	for _, data := range parts {
+		if data == nil {
+			continue
 		}
 		if !first {
 			dst = append(dst, ',')
@@ -100,7 +115,6 @@ func (c *Cache[T]) AppendList(dst []byte, tools []T, skip func(t *T, err error))
 		first = false
 		dst = append(dst, data...)
 	}
-	c.mu.RUnlock()
 	return dst
 }
 

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"sync/atomic"
 
 	"github.com/go-chi/chi/v5"
 
@@ -121,6 +122,8 @@ type handler struct {
 	// callInterceptors are the per-call interceptors of every call: the
 	// requirements check. Set once by NewHandler; never modified.
 	callInterceptors []toolexec.Interceptor
+	// memo is the catalog last built (see catalog).
+	memo atomic.Pointer[catalogMemo]
 	// entries caches each tool version's encoding in GET /tools.
 	entries *toolenc.Cache[entry]
 	// logged remembers which tools GET /tools has already warned about.

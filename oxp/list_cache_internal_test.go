@@ -76,4 +76,11 @@ func TestCachedListMatchesMarshalAndFollowsChanges(t *testing.T) {
 	assert.Equal(t, oldList(t, h), get(false))
 	assert.Contains(t, get(false), `"OTHER"`)
 	assert.Contains(t, get(false), `"Kit.Bad@0.0.0"`)
+	assert.Contains(t, get(false), `"description":"changed"`)
+	p.tools[1].Name, p.tools[1].Version = "Kit.C", "2.0.0" // a new name and version: the catalog is built again
+	assert.Equal(t, oldList(t, h), get(false))
+	assert.Contains(t, get(false), `"Kit.C@2.0.0"`)
+	assert.NotContains(t, get(false), `"Kit.B@`)
+	p.tools = append(p.tools, toolexec.Tool{Name: "Kit.C", Version: "2.0.0", Description: "same id: not served twice"})
+	assert.NotContains(t, get(false), "not served twice")
 }

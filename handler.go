@@ -40,13 +40,13 @@ func NewHandler(x *Executor) http.Handler {
 // /tools/{name}/call and POST /tools/{name}/validate (HEAD is GET). The path
 // is the one chi would route on (see routePath), so a name's encoded '/'
 // stays in the name and the handler can be mounted under chi or
-// http.StripPrefix. Any other path is 404; another method on a route is 405
-// with Allow.
+// http.StripPrefix. Any other path is 404; another method on a route, or a
+// method that is not one of HTTP's on any path, is 405 with Allow.
 func (h *restHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	httpjson.SetHeaders(w.Header())
 	path := routePath(r)
 	rest, isTool := strings.CutPrefix(path, "/tools/")
-	if !isTool && path != "/tools" {
+	if !isTool && path != "/tools" && standardMethod(r.Method) {
 		writeError(w, http.StatusNotFound, "Not found")
 		return
 	}
@@ -205,6 +205,18 @@ func (h *restHandler) writeResult(w http.ResponseWriter, status int, res *CallTo
 	}
 	w.WriteHeader(status)
 	_, _ = w.Write(append(httpjson.ValidUTF8(data), '\n'))
+}
+
+// standardMethod reports whether m is one of HTTP's methods. Any other is
+// answered 405 whatever the path, as chi, which routed this handler before,
+// answered it.
+func standardMethod(m string) bool {
+	switch m {
+	case http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodPatch,
+		http.MethodDelete, http.MethodOptions, http.MethodConnect, http.MethodTrace:
+		return true
+	}
+	return false
 }
 
 // splitAction splits "image%2Fresize/call" into ("image%2Fresize", "call"),

@@ -12,9 +12,15 @@ type entry struct {
 	base    string // "Toolkit.Tool", the id without its version
 	name    string // "Toolkit_Tool"
 	version string // the tool's Version, or unversioned
+	fullID  string // base@version, when the catalog made it; "" otherwise
 }
 
-func (e *entry) id() string { return e.base + "@" + e.version }
+func (e *entry) id() string {
+	if e.fullID != "" {
+		return e.fullID
+	}
+	return e.base + "@" + e.version
+}
 
 // catalog is the tool list as GET /tools shows it, from the provider's
 // list of every request. Which tools it serves under which ids depends only
@@ -127,10 +133,11 @@ func (h *handler) buildCatalog(tools []toolexec.Tool) (*catalog, []int) {
 		if e.version == "" {
 			e.version = unversioned
 		}
-		if ids[e.id()] {
+		e.fullID = e.id()
+		if ids[e.fullID] {
 			continue
 		}
-		ids[e.id()] = true
+		ids[e.fullID] = true
 		c.entries = append(c.entries, e)
 		index = append(index, i)
 	}

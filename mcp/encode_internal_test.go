@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -137,4 +138,50 @@ func (s staticTools) Tools() []toolexec.Tool { return s() }
 
 func newX(p toolexec.ToolProvider, opts ...toolexec.Option) *toolexec.Executor {
 	return toolexec.New(p, toolexec.NewRegistry(), opts...)
+}
+
+// BenchmarkEncodeToolResult compares the response written around the
+// result's own encoding with json.Marshal of the envelope, which scans and
+// compacts that encoding again.
+func BenchmarkEncodeToolResult(b *testing.B) {
+	res := &toolexec.CallToolResult{Content: []toolexec.Content{toolexec.Text(`{"sum":42}`)}, StructuredContent: json.RawMessage(`{"sum":42}`)}
+	id := json.RawMessage(`7`)
+	h := &handler{x: newX(toolexec.NewRegistry())}
+	r := httptest.NewRequest("POST", "/", nil)
+	b.Run("once", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			_ = h.encodeToolResult(r, id, res, false)
+		}
+	})
+	b.Run("marshal", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			_, _ = json.Marshal(&response{JSONRPC: jsonrpcVersion, ID: id, Result: res})
+		}
+	})
+}
+
+// BenchmarkListTools1000 is tools/list of 1,000 tools, from the cache.
+func BenchmarkListTools1000(b *testing.B) {
+	reg := toolexec.NewRegistry()
+	for i := range 1000 {
+		reg.MustAdd(toolexec.Tool{Name: "tool_" + strconv.Itoa(i), Description: "Adds two integers.",
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"a":{"type":"integer"},"b":{"type":"integer"}},"required":["a","b"]}`)},
+			func(string, map[string]any) ([]toolexec.Content, bool, string, error) { return nil, false, "", nil })
+	}
+	h := NewHandler(newX(reg)).(*handler)
+	r := httptest.NewRequest("POST", "/", nil)
+	b.Run("cached", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			_, _ = h.listTools(r, nil, nil)
+		}
+	})
+	b.Run("marshal", func(b *testing.B) { // as tools/list encoded before
+		b.ReportAllocs()
+		for b.Loop() {
+			_, _ = json.Marshal(&response{JSONRPC: jsonrpcVersion, ID: json.RawMessage(`1`), Result: listToolsResult{Tools: oldEncodeTools(reg.Tools())}})
+		}
+	})
 }

@@ -165,7 +165,7 @@ func (h *handler) encodeToolResult(r *http.Request, id json.RawMessage, res *too
 	} else {
 		var result []byte
 		if result, err = res.MarshalJSON(); err == nil {
-			data = appendResponse(make([]byte, 0, len(result)+len(id)+32), id, result)
+			data = appendResponse(make([]byte, 0, len(result)+len(id)+48), id, result) // the envelope is 33 bytes, and writeAnswer adds a newline
 		}
 	}
 	if err != nil {

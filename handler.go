@@ -7,10 +7,10 @@ import (
 	"strings"
 
 	"github.com/go-chi/chi/v5"
-	"github.com/go-chi/chi/v5/middleware"
 
 	"github.com/toolexec/toolexec/internal/httpjson"
 	"github.com/toolexec/toolexec/internal/rawjson"
+	"github.com/toolexec/toolexec/internal/toolenc"
 )
 
 // NewHandler returns the REST surface of x, an http.Handler that serves,
@@ -29,28 +29,55 @@ import (
 // mux.Handle("/api/", http.StripPrefix("/api", h)).
 func NewHandler(x *Executor) http.Handler {
 	h := &restHandler{x: x}
-	r := chi.NewRouter()
-	r.Use(h.jsonHeaders, httpjson.Recoverer(x.logger, "toolexec: REST handler", func(w http.ResponseWriter) {
+	h.details = toolenc.Cache[Tool]{Key: func(t *Tool) string { return t.Name }, Same: sameDetail, Encode: encodeDetail, Clone: cloneListed}
+	h.summaries = toolenc.Cache[Tool]{Key: func(t *Tool) string { return t.Name }, Same: sameSummary, Encode: encodeSummary, Clone: cloneListed}
+	return httpjson.Recoverer(x.logger, "toolexec: REST handler", func(w http.ResponseWriter) {
 		writeError(w, http.StatusInternalServerError, "Internal server error")
-	}), middleware.GetHead)
-	r.NotFound(func(w http.ResponseWriter, _ *http.Request) {
+	})(h)
+}
+
+// ServeHTTP routes a request by hand, as a switch over the four routes
+// costs less than a router: GET /tools, GET /tools/{name}, POST
+// /tools/{name}/call and POST /tools/{name}/validate (HEAD is GET). The path
+// is the one chi would route on (see routePath), so a name's encoded '/'
+// stays in the name and the handler can be mounted under chi or
+// http.StripPrefix. Any other path is 404; another method on a route, or a
+// method that is not one of HTTP's on any path, is 405 with Allow.
+func (h *restHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	httpjson.SetHeaders(w.Header())
+	path := routePath(r)
+	rest, isTool := strings.CutPrefix(path, "/tools/")
+	if !isTool && path != "/tools" && standardMethod(r.Method) {
 		writeError(w, http.StatusNotFound, "Not found")
-	})
-	r.MethodNotAllowed(func(w http.ResponseWriter, r *http.Request) {
+		return
+	}
+	switch r.Method {
+	case http.MethodGet, http.MethodHead:
+		if !isTool {
+			h.list(w, r)
+			return
+		}
+		h.describe(w, r, rest)
+	case http.MethodPost:
+		if !isTool {
+			methodNotAllowed(w, "GET, HEAD")
+			return
+		}
+		h.post(w, r, rest)
+	default:
 		allow := "GET, HEAD"
-		if _, action := splitAction(routePath(r)); action == "call" || action == "validate" {
+		if _, action := splitAction(path); action == "call" || action == "validate" {
 			allow = "POST"
 		}
 		methodNotAllowed(w, allow)
-	})
-	r.Get("/tools", h.list)
-	r.Get("/tools/*", h.describe)
-	r.Post("/tools/*", h.post)
-	return r
+	}
 }
 
 type restHandler struct {
 	x *Executor
+	// summaries and details cache each tool's encoding in GET /tools and
+	// GET /tools/{name} (see rest_tools.go).
+	summaries, details toolenc.Cache[Tool]
 }
 
 // toolSummary is one entry of GET /tools.
@@ -68,17 +95,7 @@ type toolDetail struct {
 	Annotations *ToolAnnotations `json:"annotations,omitempty"`
 }
 
-func (h *restHandler) list(w http.ResponseWriter, r *http.Request) {
-	tools := h.x.VisibleTools(r, h.x.LatestTools())
-	out := make([]toolSummary, len(tools))
-	for i := range tools {
-		out[i] = toolSummary{Name: tools[i].Name, Description: tools[i].Description, Annotations: tools[i].Annotations}
-	}
-	httpjson.Write(w, http.StatusOK, out)
-}
-
-func (h *restHandler) describe(w http.ResponseWriter, r *http.Request) {
-	raw := chi.URLParam(r, "*")
+func (h *restHandler) describe(w http.ResponseWriter, r *http.Request, raw string) {
 	if raw == "" {
 		h.list(w, r) // GET /tools/ is the list, as GET /tools
 		return
@@ -89,7 +106,7 @@ func (h *restHandler) describe(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if t, found := h.x.Lookup(name, ""); found && len(h.x.VisibleTools(r, []Tool{t})) == 1 {
-		httpjson.Write(w, http.StatusOK, toolDetail{Name: t.Name, Description: t.Description, InputSchema: t.inputSchemaOrDefault(), Annotations: t.Annotations})
+		h.writeDetail(w, &t)
 		return
 	}
 	if _, action := splitAction(raw); action == "call" || action == "validate" {
@@ -99,8 +116,8 @@ func (h *restHandler) describe(w http.ResponseWriter, r *http.Request) {
 	writeError(w, http.StatusNotFound, "Tool not found: "+name)
 }
 
-func (h *restHandler) post(w http.ResponseWriter, r *http.Request) {
-	rawName, action := splitAction(chi.URLParam(r, "*"))
+func (h *restHandler) post(w http.ResponseWriter, r *http.Request, raw string) {
+	rawName, action := splitAction(raw)
 	if action != "call" && action != "validate" {
 		methodNotAllowed(w, "GET, HEAD")
 		return
@@ -179,22 +196,31 @@ func (h *restHandler) writeCallError(w http.ResponseWriter, err error) {
 
 // writeResult encodes res; a result that cannot be encoded (a channel in
 // StructuredContent, say) becomes an isError result saying so.
+//
+// The result's own encoding is written as it is: MarshalJSON already writes
+// compact JSON escaped as encoding/json escapes it, so json.Marshal would
+// only check and copy it once more.
 func (h *restHandler) writeResult(w http.ResponseWriter, status int, res *CallToolResult) {
-	data, err := json.Marshal(res)
+	data, err := res.MarshalJSON()
 	if err != nil {
 		h.x.logger.Error("toolexec: result could not be encoded", "error", err)
-		data, _ = json.Marshal(ErrorResult(encodingFailedMessage))
+		data, _ = ErrorResult(encodingFailedMessage).MarshalJSON()
 		status = http.StatusInternalServerError
 	}
 	w.WriteHeader(status)
 	_, _ = w.Write(append(httpjson.ValidUTF8(data), '\n'))
 }
 
-func (h *restHandler) jsonHeaders(next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		httpjson.SetHeaders(w.Header())
-		next.ServeHTTP(w, r)
-	})
+// standardMethod reports whether m is one of HTTP's methods. Any other is
+// answered 405 whatever the path, as chi, which routed this handler before,
+// answered it.
+func standardMethod(m string) bool {
+	switch m {
+	case http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodPatch,
+		http.MethodDelete, http.MethodOptions, http.MethodConnect, http.MethodTrace:
+		return true
+	}
+	return false
 }
 
 // splitAction splits "image%2Fresize/call" into ("image%2Fresize", "call"),
@@ -207,9 +233,9 @@ func splitAction(raw string) (name, action string) {
 	return raw[:i], raw[i+1:]
 }
 
-// unescapeSegment decodes a path piece chi matched. chi routes on the
-// escaped path when the request has one (URL.RawPath set), so only then is
-// there anything to decode; a name with a literal '%' arrives decoded.
+// unescapeSegment decodes a piece of the path ServeHTTP routed on. That is
+// the escaped path when the request has one (URL.RawPath set), so only then
+// is there anything to decode; a name with a literal '%' arrives decoded.
 func unescapeSegment(r *http.Request, s string) (string, bool) {
 	if r.URL.RawPath == "" {
 		return s, true
@@ -218,7 +244,9 @@ func unescapeSegment(r *http.Request, s string) (string, bool) {
 	return out, err == nil
 }
 
-// routePath is the path chi routes on, relative to the mount point.
+// routePath is the path to route on, relative to the mount point: what a
+// chi router that mounted this handler left of it, else the escaped path
+// when the request has one, else the path.
 func routePath(r *http.Request) string {
 	if rctx := chi.RouteContext(r.Context()); rctx != nil && rctx.RoutePath != "" {
 		return rctx.RoutePath

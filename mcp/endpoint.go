@@ -259,7 +259,11 @@ func (h *handler) dispatch(ex *exchange, m message) outcome {
 	case "ping":
 		result = struct{}{}
 	case "tools/list":
-		result, err = h.listTools(ex.r, m.params)
+		data, err := h.listTools(ex.r, m.params, responseStart(m.id))
+		if err != nil {
+			return outcome{data: encodeError(m.id, err)}
+		}
+		return outcome{data: append(data, '}')}
 	case "tools/call":
 		return h.callTool(ex, m)
 	case "logging/setLevel":

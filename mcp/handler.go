@@ -8,6 +8,7 @@ import (
 
 	"github.com/toolexec/toolexec"
 	"github.com/toolexec/toolexec/internal/httpjson"
+	"github.com/toolexec/toolexec/internal/toolenc"
 )
 
 // NewHandler returns the MCP surface of x: an http.Handler serving MCP
@@ -34,7 +35,7 @@ func NewHandler(x *toolexec.Executor, opts ...Option) http.Handler {
 	if x == nil {
 		panic("mcp: NewHandler: nil Executor")
 	}
-	h := &handler{x: x, name: "toolexec", maxBatch: DefaultMaxBatchSize, cacheScope: CachePrivate}
+	h := &handler{x: x, name: "toolexec", maxBatch: DefaultMaxBatchSize, cacheScope: CachePrivate, tools: newToolCache(x.SurfaceKit())}
 	for _, opt := range opts {
 		opt(h)
 	}
@@ -84,6 +85,9 @@ type handler struct {
 	ttl              time.Duration // WithCacheHints
 	cacheScope       CacheScope    // WithCacheHints
 	streaming                      // streamed calls and input requests: streamcall.go
+
+	// tools caches each tool's encoding for the lists (see newToolCache).
+	tools *toolenc.Cache[toolexec.Tool]
 
 	endpoint         http.Handler // POST: MCP JSON-RPC
 	handsAIListRoute http.Handler // GET .../tools/list

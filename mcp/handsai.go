@@ -39,8 +39,13 @@ func (h *handler) handsAIList(w http.ResponseWriter, r *http.Request) {
 		h.methodNotAllowed(w, true, http.MethodGet)
 		return
 	}
-	tools := h.encodeTools(r, h.x.VisibleTools(r, h.x.LatestTools()))
-	httpjson.Write(w, http.StatusOK, &handsAIResponse{JSONRPC: jsonrpcVersion, Result: listToolsResult{Tools: tools}})
+	tools := h.x.VisibleTools(r, h.latestTools())
+	out := append(make([]byte, 0, 64), `{"jsonrpc":"2.0","result":{"tools":`...)
+	out = h.appendTools(out, r, tools, 3)
+	out = append(httpjson.ValidUTF8(append(out, "}}"...)), '\n')
+	httpjson.SetHeaders(w.Header())
+	w.WriteHeader(http.StatusOK)
+	_, _ = w.Write(out)
 }
 
 // handsAICall is POST .../tools/call, answered as HandsAI answers it: every

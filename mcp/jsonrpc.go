@@ -157,7 +157,10 @@ func parseMessage(raw []byte) (m message, _ *wireError) {
 	if hasResult || hasError {
 		return m, newError(CodeInvalidRequest, "Invalid Request: a request cannot carry a result or an error")
 	}
-	method, ok := jsonString(env.method)
+	method, ok := knownMethod(env.method)
+	if !ok {
+		method, ok = jsonString(env.method)
+	}
 	if !ok {
 		return m, newError(CodeInvalidRequest, "Invalid Request: method must be a string")
 	}
@@ -200,6 +203,24 @@ func jsonString(raw []byte) (string, bool) {
 	}
 	var s string
 	return s, json.Unmarshal(raw, &s) == nil
+}
+
+// knownMethod returns the method name raw, a JSON string, when it is one
+// the handler serves, without making a new string for it.
+func knownMethod(raw []byte) (string, bool) {
+	switch string(raw) { // compared without a conversion
+	case `"tools/call"`:
+		return "tools/call", true
+	case `"tools/list"`:
+		return "tools/list", true
+	case `"initialize"`:
+		return "initialize", true
+	case `"ping"`:
+		return "ping", true
+	case `"server/discover"`:
+		return "server/discover", true
+	}
+	return "", false
 }
 
 // isString reports whether raw is the JSON string want.

@@ -54,8 +54,11 @@ type listToolsResult struct {
 	NextCursor string            `json:"nextCursor,omitempty"`
 }
 
-// listTools answers one page of the tool list (see WithPageSize).
-func (h *handler) listTools(r *http.Request, params json.RawMessage) (any, *wireError) {
+// listTools answers one page of the tool list (see WithPageSize), assembled
+// from each tool's cached encoding (see newToolCache): {"tools":[...]}, with
+// nextCursor when a page follows, appended to dst (the response's start, so
+// the list is written once).
+func (h *handler) listTools(r *http.Request, params json.RawMessage, dst []byte) ([]byte, *wireError) {
 	cursor, err := paramString(params, "cursor")
 	if err != nil {
 		return nil, err
@@ -64,35 +67,15 @@ func (h *handler) listTools(r *http.Request, params json.RawMessage) (any, *wire
 	if !ok {
 		return nil, newError(CodeInvalidParams, "Invalid params: invalid cursor")
 	}
-	tools := h.x.VisibleTools(r, h.x.LatestTools())
+	tools := h.x.VisibleTools(r, h.latestTools())
 	start, end := min(offset, len(tools)), len(tools)
 	if h.pageSize > 0 && end-start > h.pageSize {
 		end = start + h.pageSize
 	}
-	res := listToolsResult{Tools: h.encodeTools(r, tools[start:end])}
-	if end < len(tools) {
-		res.NextCursor = encodeCursor(end)
-	}
-	return res, nil
-}
-
-// encodeTools writes tools in MCP's Tool shape, each with an inputSchema
-// (SurfaceKit.InputSchema: {"type":"object"} for a tool that has none).
-// A tool that cannot be encoded (a schema that is not JSON) is left out and
-// logged, so that one broken tool does not hide all the others.
-func (h *handler) encodeTools(r *http.Request, tools []toolexec.Tool) []json.RawMessage {
-	out := make([]json.RawMessage, 0, len(tools))
-	for _, t := range tools {
-		t.InputSchema = h.x.SurfaceKit().InputSchema(&t)
-		data, err := json.Marshal(t)
-		if err != nil {
-			h.x.SurfaceKit().Logger().ErrorContext(r.Context(), "mcp: tool left out of the list: it cannot be encoded",
-				"tool", t.Name, "error", err)
-			continue
-		}
-		out = append(out, data)
-	}
-	return out
+	out := append(dst, `{"tools":`...)
+	out = h.appendTools(out, r, tools[start:end], 64)
+	out = appendNextCursor(out, end, len(tools))
+	return append(out, '}'), nil
 }
 
 // callTool runs tools/call through the pipeline and maps its outcome to MCP:
@@ -201,16 +184,20 @@ func (h *handler) errorResult(name string, e *toolexec.Error) *toolexec.CallTool
 	return res
 }
 
-// encodeToolResult encodes the response carrying res, in one pass; a
-// result that cannot be encoded (a channel in StructuredContent, say)
-// becomes an isError result saying so.
+// encodeToolResult encodes the response carrying res, in one pass: the
+// result's own encoding is put into the envelope as it is; a result that
+// cannot be encoded (a channel in StructuredContent, say) becomes an isError
+// result saying so.
 func (h *handler) encodeToolResult(r *http.Request, id json.RawMessage, res *toolexec.CallToolResult, modern bool) []byte {
 	var data []byte
 	var err error
 	if modern {
 		data, err = h.modernToolResponse(id, res)
 	} else {
-		data, err = json.Marshal(&response{JSONRPC: jsonrpcVersion, ID: id, Result: res})
+		var result []byte
+		if result, err = res.MarshalJSON(); err == nil {
+			data = appendResponse(make([]byte, 0, len(result)+len(id)+48), id, result) // the envelope is 33 bytes, and writeAnswer adds a newline
+		}
 	}
 	if err != nil {
 		h.x.SurfaceKit().Logger().ErrorContext(r.Context(), "mcp: tool result could not be encoded", "error", err)

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/toolexec/toolexec"
@@ -235,11 +236,11 @@ func (h *handler) dispatchModern(ex *exchange, m message) outcome {
 	case "server/discover":
 		return outcome{data: h.encodeResult(ex.r, m.id, h.discover())}
 	case "tools/list":
-		res, werr := h.listToolsModern(ex.r, m.params)
+		data, werr := h.listToolsModern(ex.r, m.params, responseStart(m.id))
 		if werr != nil {
 			return outcome{data: encodeError(m.id, werr)}
 		}
-		return outcome{data: h.encodeResult(ex.r, m.id, res)}
+		return outcome{data: append(data, '}')}
 	case "subscriptions/listen":
 		return h.listen(ex, m)
 	default: // "tools/call"
@@ -344,7 +345,7 @@ type modernListToolsResult struct {
 // listToolsModern answers one page of the tool list, sorted by name (then
 // version) so that the same tools always list in the same order, whatever
 // order the provider gives them in.
-func (h *handler) listToolsModern(r *http.Request, params json.RawMessage) (any, *wireError) {
+func (h *handler) listToolsModern(r *http.Request, params json.RawMessage, dst []byte) ([]byte, *wireError) {
 	cursor, err := paramString(params, "cursor")
 	if err != nil {
 		return nil, err
@@ -353,7 +354,7 @@ func (h *handler) listToolsModern(r *http.Request, params json.RawMessage) (any,
 	if !ok {
 		return nil, newError(CodeInvalidParams, "Invalid params: invalid cursor")
 	}
-	tools := h.x.VisibleTools(r, h.x.LatestTools())
+	tools := h.x.VisibleTools(r, h.latestTools())
 	if !slices.IsSortedFunc(tools, compareTools) {
 		tools = slices.SortedStableFunc(slices.Values(tools), compareTools)
 	}
@@ -361,17 +362,19 @@ func (h *handler) listToolsModern(r *http.Request, params json.RawMessage) (any,
 	if h.pageSize > 0 && end-start > h.pageSize {
 		end = start + h.pageSize
 	}
-	res := modernListToolsResult{
-		ResultType:      resultComplete,
-		listToolsResult: listToolsResult{Tools: h.encodeTools(r, tools[start:end])},
-		TTLMs:           h.ttl.Milliseconds(),
-		CacheScope:      h.cacheScope,
-		Meta:            h.serverMeta(),
-	}
-	if end < len(tools) {
-		res.NextCursor = encodeCursor(end)
-	}
-	return res, nil
+	// The members in modernListToolsResult's order, the page assembled from
+	// each tool's cached encoding.
+	out := append(dst, `{"resultType":"complete","tools":`...)
+	out = h.appendTools(out, r, tools[start:end], 160+len(h.serverInfoMember))
+	out = appendNextCursor(out, end, len(tools))
+	out = append(out, `,"ttlMs":`...)
+	out = strconv.AppendInt(out, h.ttl.Milliseconds(), 10)
+	out = append(out, `,"cacheScope":`...)
+	scope, _ := json.Marshal(h.cacheScope) // a string: always encodes
+	out = append(out, scope...)
+	out = append(out, `,"_meta":{`...)
+	out = append(out, h.serverInfoMember...)
+	return append(out, "}}"...), nil
 }
 
 func compareTools(a, b toolexec.Tool) int {

@@ -6,24 +6,36 @@ import (
 	"github.com/toolexec/toolexec"
 )
 
-// visibleEntries returns whether an entry of c may be listed to the caller
-// of r: with per-caller lists on (toolexec.WithToolFilter), only the tool
+// visibleEntries tells which entries of c may be listed to the caller of
+// r: with per-caller lists on (toolexec.WithToolFilter), only the tool
 // versions the Executor's filter keeps for r.
-func (h *handler) visibleEntries(r *http.Request, c *catalog) func(*entry) bool {
+func (h *handler) visibleEntries(r *http.Request, c *catalog) visibility {
 	tools := make([]toolexec.Tool, len(c.entries))
 	for i := range c.entries {
 		tools[i] = c.entries[i].tool
 	}
 	kept := h.x.VisibleTools(r, tools)
 	if len(kept) == len(tools) {
-		return func(*entry) bool { return true }
+		return visibility{all: true}
 	}
-	type key struct{ name, version string }
-	allowed := make(map[key]bool, len(kept))
+	allowed := make(map[toolVersion]bool, len(kept))
 	for _, t := range kept {
-		allowed[key{t.Name, t.Version}] = true
+		allowed[toolVersion{t.Name, t.Version}] = true
 	}
-	return func(e *entry) bool { return allowed[key{e.tool.Name, e.tool.Version}] }
+	return visibility{allowed: allowed}
+}
+
+// visibility is which entries a caller may see: all of them, or those
+// allowed.
+type visibility struct {
+	all     bool
+	allowed map[toolVersion]bool
+}
+
+type toolVersion struct{ name, version string }
+
+func (v visibility) keep(e *entry) bool {
+	return v.all || v.allowed[toolVersion{e.tool.Name, e.tool.Version}]
 }
 
 // refuseForbidden answers a call the auth hook refused with 403 (see

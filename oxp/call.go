@@ -27,7 +27,8 @@ import (
 //     gate comes first in the pipeline;
 //  3. toolexec.Executor.Call: the gate (400), the auth hook (401), the
 //     tool's requirements (400, missing_requirements; a per-call
-//     interceptor, so only an authenticated call learns of them), the
+//     interceptor, so only an authenticated call learns of them, given
+//     only for a tool version that declares requirements), the
 //     input (422), then the tool itself (200, success true or false).
 func (h *handler) call(w http.ResponseWriter, r *http.Request) {
 	body, err := h.x.SurfaceKit().ReadBody(w, r)
@@ -60,6 +61,13 @@ func (h *handler) call(w http.ResponseWriter, r *http.Request) {
 	if cc.CallID == "" {
 		cc.CallID = uuid.NewString()
 	}
+	// The requirements check is a per-call interceptor only for a tool that
+	// declares requirements: the others need no check, and a call without
+	// per-call interceptors takes the pipeline's shorter path.
+	var ics []toolexec.Interceptor
+	if !e.tool.Requirements.IsZero() {
+		ics = h.callInterceptors
+	}
 	start := time.Now()
 	res, err := h.x.SurfaceKit().Call(NewContext(r.Context(), &cc), toolexec.CallRequest{
 		Name:      e.tool.Name,
@@ -67,7 +75,7 @@ func (h *handler) call(w http.ResponseWriter, r *http.Request) {
 		Arguments: req.input,
 		Request:   r,
 		Surface:   toolexec.SurfaceOXP,
-	}, h.callInterceptors...)
+	}, ics...)
 	resp := &callResponse{CallID: cc.CallID, Duration: milliseconds(time.Since(start))}
 	if err != nil {
 		if h.refuseFailure(w, req, err) {
@@ -98,7 +106,47 @@ func (h *handler) answer(w http.ResponseWriter, req callRequest, resp *callRespo
 		httpjson.Write(w, http.StatusOK, wrappedResponse{Schema: req.schema, Result: resp})
 		return
 	}
+	if data, ok := appendSuccess(nil, resp); ok {
+		httpjson.SetHeaders(w.Header())
+		w.WriteHeader(http.StatusOK)
+		_, _ = w.Write(httpjson.ValidUTF8(data))
+		return
+	}
 	httpjson.Write(w, http.StatusOK, resp)
+}
+
+// appendSuccess writes the common answer, a success whose call id is plain
+// ASCII, with its value (already encoded by valueOf: compact, escaped as
+// encoding/json escapes) put in as it is, instead of json.Marshal scanning
+// and compacting the value again. The bytes, newline included, are those
+// json.Marshal writes (TestSuccessWrittenAsMarshalWritesIt); ok is false for
+// any other answer, which takes json.Marshal.
+func appendSuccess(dst []byte, resp *callResponse) (_ []byte, ok bool) {
+	if !resp.Success || resp.Error != nil || resp.Value == nil || !plainJSONString(resp.CallID) ||
+		resp.Duration < 0 || resp.Duration >= 1e21 || (resp.Duration != 0 && resp.Duration < 1e-6) {
+		return dst, false
+	}
+	value := *resp.Value
+	dst = slices.Grow(dst, len(value)+len(resp.CallID)+64)
+	dst = append(dst, `{"call_id":"`...)
+	dst = append(dst, resp.CallID...)
+	dst = append(dst, `","duration":`...)
+	dst = strconv.AppendFloat(dst, resp.Duration, 'f', -1, 64) // encoding/json's format in this range
+	dst = append(dst, `,"success":true,"value":`...)
+	dst = append(dst, value...)
+	return append(dst, "}\n"...), true
+}
+
+// plainJSONString reports whether s is written by encoding/json as it is,
+// between quotes: printable ASCII without '"', '\\', '<', '>' or '&'.
+func plainJSONString(s string) bool {
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c < 0x20 || c >= 0x7f, c == '"', c == '\\', c == '<', c == '>', c == '&':
+			return false
+		}
+	}
+	return true
 }
 
 // refuse writes a ServerErrorResponse; in the wrapped form it echoes the
@@ -310,8 +358,16 @@ func valueOf(tool toolexec.Tool, res *toolexec.CallToolResult) (json.RawMessage,
 	}
 	text := res.Text()
 	if textIsJSON(tool.OutputSchema) {
-		if t := bytes.TrimSpace([]byte(text)); len(t) > 0 && json.Valid(t) {
-			return json.RawMessage(t), nil
+		// Compacted and escaped as json.Marshal writes a RawMessage, so the
+		// answer can put it in as it is; compacting is the validity check.
+		var buf bytes.Buffer
+		if t := bytes.TrimSpace([]byte(text)); len(t) > 0 && json.Compact(&buf, t) == nil {
+			if !bytes.ContainsAny(buf.Bytes(), "<>&\u2028\u2029") {
+				return buf.Bytes(), nil
+			}
+			var escaped bytes.Buffer
+			json.HTMLEscape(&escaped, buf.Bytes())
+			return escaped.Bytes(), nil
 		}
 	}
 	return json.Marshal(text)

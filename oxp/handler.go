@@ -5,11 +5,13 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"sync/atomic"
 
 	"github.com/go-chi/chi/v5"
 
 	"github.com/toolexec/toolexec"
 	"github.com/toolexec/toolexec/internal/httpjson"
+	"github.com/toolexec/toolexec/internal/toolenc"
 )
 
 // Version is the OXP version this package speaks. Every response carries it
@@ -80,7 +82,7 @@ func NewHandler(x *toolexec.Executor, opts ...Option) http.Handler {
 	if x == nil {
 		panic("oxp: NewHandler: nil Executor")
 	}
-	h := &handler{x: x, toolkit: DefaultToolkit}
+	h := &handler{x: x, toolkit: DefaultToolkit, entries: newEntryCache(x.SurfaceKit())}
 	for _, opt := range opts {
 		opt(h)
 	}
@@ -120,6 +122,10 @@ type handler struct {
 	// callInterceptors are the per-call interceptors of every call: the
 	// requirements check. Set once by NewHandler; never modified.
 	callInterceptors []toolexec.Interceptor
+	// memo is the catalog last built (see catalog).
+	memo atomic.Pointer[catalogMemo]
+	// entries caches each tool version's encoding in GET /tools.
+	entries *toolenc.Cache[entry]
 	// logged remembers which tools GET /tools has already warned about.
 	logged onceLog
 }

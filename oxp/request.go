@@ -215,11 +215,30 @@ func stringField(members map[string]json.RawMessage, key, prefix string) (string
 	if !ok || isNull(raw) {
 		return "", nil
 	}
+	if s, ok := plainString(raw); ok {
+		return s, nil
+	}
 	var s string
 	if err := json.Unmarshal(raw, &s); err != nil {
 		return "", badRequest("The request is malformed", prefix+key+" must be a string")
 	}
 	return s, nil
+}
+
+// plainString reads raw, a value from a valid JSON document, when it is a
+// string of printable ASCII without escapes (a tool id, a call id), which
+// is its own decoding; ok is false for any other value.
+func plainString(raw json.RawMessage) (string, bool) {
+	if len(raw) < 2 || raw[0] != '"' || raw[len(raw)-1] != '"' {
+		return "", false
+	}
+	inner := raw[1 : len(raw)-1]
+	for _, c := range inner {
+		if c < 0x20 || c >= 0x7f || c == '"' || c == '\\' {
+			return "", false
+		}
+	}
+	return string(inner), true
 }
 
 func isNull(raw json.RawMessage) bool {

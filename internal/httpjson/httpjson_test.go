@@ -72,3 +72,13 @@ func TestGuardReportsAndLogsAPanic(t *testing.T) {
 
 	assert.Panics(t, func() { Guard(t.Context(), logger, "work", func() { panic(http.ErrAbortHandler) }) })
 }
+
+func TestSetHeadersReplacesBothAndKeepsThemApart(t *testing.T) {
+	h := http.Header{}
+	h.Set("Content-Type", "text/plain")
+	SetHeaders(h)
+	assert.Equal(t, []string{"application/json"}, h.Values("Content-Type"))
+	assert.Equal(t, []string{"nosniff"}, h.Values("X-Content-Type-Options"))
+	h.Add("Content-Type", "x")
+	assert.Equal(t, []string{"nosniff"}, h.Values("X-Content-Type-Options"), "appending to one leaves the other alone")
+}

@@ -119,11 +119,13 @@ func (e *ToolError) Error() string { return e.Message }
 // Unwrap returns the cause.
 func (e *ToolError) Unwrap() error { return e.Err }
 
-// logMessage is e's message as logs and spans carry it. Validation failure
-// messages may quote the value that failed ("'hunter2' does not match
-// pattern ..."), and argument values are never logged, so an error with
-// failures is summarised by their paths and keywords alone.
-func (e *Error) logMessage() string {
+// LogMessage is e's message as it may be logged or put on a span: the
+// message itself, except for an error with validation failures, which is
+// summarised by their paths and keywords alone ("invalid arguments: /a
+// (type), /b (required)"). Failure messages may quote the value that
+// failed ("'hunter2' does not match pattern ..."), and argument values are
+// never logged, so observers that record errors use this.
+func (e *Error) LogMessage() string {
 	if len(e.Failures) == 0 {
 		return e.Message
 	}

@@ -70,34 +70,6 @@ func stageSpanName(s toolexec.Stage) string {
 	return "toolexec." + string(s)
 }
 
-// statusMessage is e's message as a span's status carries it. Validation
-// failure messages may quote the value that failed ("'hunter2' does not
-// match pattern ..."), and argument values never reach a span unless the
-// host opts in, so an error with failures is summarised by their paths and
-// keywords alone.
-func statusMessage(e *toolexec.Error) string {
-	if len(e.Failures) == 0 {
-		return e.Message
-	}
-	var b strings.Builder
-	b.WriteString("invalid arguments:")
-	for i, f := range e.Failures {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		b.WriteByte(' ')
-		if f.Path == "" {
-			b.WriteString("(root)")
-		} else {
-			b.WriteString(f.Path)
-		}
-		b.WriteString(" (")
-		b.WriteString(f.Keyword)
-		b.WriteByte(')')
-	}
-	return b.String()
-}
-
 // redactedArguments is the JSON of args with the values of secret-looking
 // keys replaced, for the toolexec.arguments attribute.
 func redactedArguments(args map[string]any) (string, bool) {

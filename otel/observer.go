@@ -246,7 +246,7 @@ func recordOutcome(span trace.Span, res *toolexec.CallToolResult, err error, onC
 		if onCall {
 			span.SetAttributes(attrOutcome.String(outcomeError), attrStage.String(string(e.Stage)))
 		}
-		span.SetStatus(codes.Error, statusMessage(e))
+		span.SetStatus(codes.Error, e.LogMessage())
 	case res != nil && res.IsError:
 		span.SetAttributes(attrErrorType.String(outcomeToolError))
 		if onCall {

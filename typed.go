@@ -41,7 +41,13 @@ type TypedHandler[In, Out any] func(ctx context.Context, in In) (Out, error)
 //
 // The handler runs behind the Executor's pipeline: with validation on (the
 // default), arguments that break InputSchema never reach it, and an Out
-// that breaks OutputSchema is logged and reported as a tool error. An error
+// that breaks OutputSchema is logged and reported as a tool error. When
+// InputSchema was inferred from In and In is made of the plain types the
+// strict checker supports, the arguments are checked and decoded into In
+// without the generic validator or the map of arguments; the handler's
+// CallFromContext(ctx).Arguments is then nil unless the auth hook, the
+// cache, an output transform or WithTraceArguments needs it
+// (docs/typed-tools.md, "The typed fast path"). An error
 // it returns is a tool error carrying its message; return a *ToolError to
 // say more.
 //

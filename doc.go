@@ -4,13 +4,22 @@
 // handler. Describe each tool once, in a Registry, and build an Executor on
 // it; the Executor is the one call pipeline that every surface shares:
 //
+//	type AddIn struct {
+//		A int `json:"a"`
+//		B int `json:"b"`
+//	}
+//	type AddOut struct {
+//		Sum int `json:"sum"`
+//	}
+//
 //	reg := toolexec.NewRegistry()
 //	toolexec.MustAddTool(reg, toolexec.Tool{Name: "add", Description: "Adds two integers."},
-//		func(ctx context.Context, in struct{ A, B int }) (int, error) { return in.A + in.B, nil })
+//		func(ctx context.Context, in AddIn) (AddOut, error) { return AddOut{Sum: in.A + in.B}, nil })
 //	x := toolexec.New(reg, reg, toolexec.WithAllowExecute(true))
 //
 // A typed tool, as above, gets its input and output schemas inferred from
-// its Go types. A tool with a hand-written schema takes a ToolCallHandler
+// its Go types (the output is an object: its JSON is the result's
+// structured content, and a text block repeats it). A tool with a hand-written schema takes a ToolCallHandler
 // (or its two-parameter form, BasicToolCallHandler) that receives the
 // arguments as a map.
 //

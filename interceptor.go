@@ -39,11 +39,11 @@ type Call struct {
 	// obs observes the call's stages (WithObserver); nil observes nothing.
 	obs CallObserver
 
-	// raw is the arguments' JSON as received, kept only when nothing
-	// configured for the call can change Arguments (no interceptor, no
-	// input transform), so that a typed tool decodes its input from it
-	// once, exactly, instead of re-encoding the map.
-	raw json.RawMessage
+	// input is the call of a typed tool's handler on the arguments it
+	// decoded and checked itself (checkedInput): set, the validation stage
+	// has nothing left to check in them and the handler runs on it, not on
+	// Arguments (nil unless something configured may read them).
+	input decodedCall
 
 	// conforming is structured content a typed tool produced from a Go type
 	// whose every value encodes to JSON its inferred output schema accepts,

@@ -20,6 +20,16 @@ type Observer interface {
 	StartCall(ctx context.Context, info CallInfo) (context.Context, CallObserver)
 }
 
+// ArgumentsObserver is implemented by an Observer that records the decoded
+// arguments a call's CallObserver.Arguments receives. A typed tool's
+// arguments are decoded straight into its Go input type when nothing needs
+// them as a map (see AddTool); an Observer whose ObservesArguments reports
+// true is given the map on every call all the same. Without it, an
+// Observer's Arguments is not called for a call that decoded no map.
+type ArgumentsObserver interface {
+	ObservesArguments() bool
+}
+
 // CallInfo describes a call as it starts, before its tool is resolved.
 type CallInfo struct {
 	// Name is the tool's name as the caller asked for it: an unknown name

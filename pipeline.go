@@ -8,8 +8,6 @@ import (
 	"maps"
 	"net/http"
 	"runtime/debug"
-
-	"github.com/toolexec/toolexec/internal/rawjson"
 )
 
 // CallRequest is a tool call as a surface (or the host) hands it to
@@ -124,13 +122,23 @@ func (x *Executor) call(ob *observation, req CallRequest) (_ *CallToolResult, er
 			return nil, err
 		}
 	}
-	args, err := decodeArguments(raw)
-	if err != nil {
-		return nil, err
+	// A typed tool may decode its arguments itself, checked against the
+	// schema inferred from its input type (checkedInput); the map is then
+	// decoded only when something may read it.
+	var input decodedCall
+	if ci := x.checkedInputFor(&tool, &req); ci != nil {
+		input = ci.decodeChecked(raw)
 	}
-	ob.obs.Arguments(args)
+	var args map[string]any
+	if input == nil || x.readsArguments(&tool, &req) {
+		var err error
+		if args, err = decodeArguments(raw); err != nil {
+			return nil, err
+		}
+		ob.obs.Arguments(args)
+	}
 	httpReq := req.Request
-	call := &Call{Tool: tool, Arguments: args, Request: httpReq, Surface: ob.surface, peer: req.Peer, obs: ob.obs}
+	call := &Call{Tool: tool, Arguments: args, Request: httpReq, Surface: ob.surface, peer: req.Peer, obs: ob.obs, input: input}
 	if httpReq != nil && x.authHook != nil {
 		// The hook sees the call it authorizes (CallFromContext), so it can
 		// decide per tool.
@@ -149,35 +157,12 @@ func (x *Executor) call(ob *observation, req CallRequest) (_ *CallToolResult, er
 		httpReq = passed.WithContext(ctx)
 		call.Request = httpReq
 	}
-	if x.rawStaysTrue(&tool, &req, raw) {
-		call.raw = raw
-	}
 	ctx = withCall(ctx, call)
 	run := x.run
 	if len(req.interceptors) > 0 {
 		run = chain(run, req.interceptors)
 	}
 	return x.guard(ctx, call, run)
-}
-
-// rawStaysTrue reports whether raw, the arguments as received, will still
-// say exactly what the handler is given, so that a typed tool may decode its
-// input from it instead of re-encoding the map: raw is a non-empty object;
-// nothing configured for the call (an interceptor or input transform, of the
-// Executor, the tool or the call) can change the arguments; no host code
-// stands between the pipeline and the tool (the handler is the Registry
-// itself); and validation will check them. The typed tool adds its own
-// condition: that the schema validated against is the one inferred from its
-// input type (see decodeTyped).
-func (x *Executor) rawStaysTrue(t *Tool, req *CallRequest, raw json.RawMessage) bool {
-	if _, ok := x.handler.(*Registry); !ok || rawjson.IsNullOrEmpty(raw) {
-		return false
-	}
-	if x.noValidation || t.Options.SkipValidation || len(t.InputSchema) == 0 {
-		return false
-	}
-	return len(x.interceptors) == 0 && len(x.inputTransforms) == 0 && len(req.interceptors) == 0 &&
-		len(t.Options.Interceptors) == 0 && len(t.Options.InputTransforms) == 0
 }
 
 // builtinInterceptors returns the built-in interceptors, outermost first.

@@ -19,6 +19,9 @@ type pipelineConfig struct {
 	cacheTTL time.Duration // WithCacheTTL; <= 0 is DefaultCacheTTL
 
 	observer Observer // WithObserver; a nopObserver when none is given
+	// observesArguments: the observer records the decoded arguments
+	// (ArgumentsObserver), so every call decodes them.
+	observesArguments bool
 
 	run CallFunc // the interceptor chain around the handler, built once
 }
@@ -29,6 +32,9 @@ type toolKey struct{ name, version string }
 // buildPipeline turns the options into what calls use: the observer, the default cache, the global limiter and the interceptor
 // chain. New calls it once, after the options.
 func (x *Executor) buildPipeline() {
+	if ao, ok := x.observer.(ArgumentsObserver); ok {
+		x.observesArguments = ao.ObservesArguments()
+	}
 	if x.observer == nil {
 		x.observer = nopObserver{}
 	}

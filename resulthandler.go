@@ -30,6 +30,9 @@ func (r *Registry) HandleCallResult(ctx context.Context, name string, args map[s
 
 // invoke runs the Executor's handler for call and returns its result.
 func (x *Executor) invoke(ctx context.Context, call *Call) (*CallToolResult, error) {
+	if call.input != nil {
+		return call.input.run(ctx) // a typed handler on its checked input
+	}
 	return callResult(ctx, x.handler, call.Tool.Name, call.Arguments)
 }
 

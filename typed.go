@@ -10,6 +10,7 @@ import (
 
 	"github.com/toolexec/toolexec/internal/infer"
 	"github.com/toolexec/toolexec/internal/schema"
+	"github.com/toolexec/toolexec/internal/typedargs"
 )
 
 // TypedHandler is the handler of a typed tool: it receives the call's
@@ -42,7 +43,13 @@ type TypedHandler[In, Out any] func(ctx context.Context, in In) (Out, error)
 //
 // The handler runs behind the Executor's pipeline: with validation on (the
 // default), arguments that break InputSchema never reach it, and an Out
-// that breaks OutputSchema is logged and reported as a tool error. An error
+// that breaks OutputSchema is logged and reported as a tool error. When
+// InputSchema was inferred from In and In is made of the plain types the
+// strict checker supports, the arguments are checked and decoded into In
+// without the generic validator or the map of arguments; the handler's
+// CallFromContext(ctx).Arguments is then nil unless the auth hook, the
+// cache, an output transform or WithTraceArguments needs it
+// (docs/typed-tools.md, "The typed fast path"). An error
 // it returns is a tool error carrying its message; return a *ToolError to
 // say more.
 //
@@ -86,11 +93,11 @@ const (
 type typedHandler[In, Out any] struct {
 	fn  TypedHandler[In, Out]
 	out outKind
-	// exactIn is the input schema inferred from In, when t had none: with it,
-	// validated arguments have no key encoding/json could match to a field
-	// other than the one validated (additionalProperties is false), so In
-	// may be decoded from the arguments' bytes (see decodeTyped).
+	// exactIn is the input schema inferred from In, when t had none, and
+	// plan its checker when In is in the subset typedargs supports: then
+	// the handler implements checkedInput (see decodeChecked).
 	exactIn json.RawMessage
+	plan    *typedargs.Plan
 	// exactOut is the output schema inferred from Out when every value of
 	// Out encodes to JSON that schema accepts (see encodesExactly); nil
 	// otherwise. Output validation can then skip this handler's results.
@@ -127,6 +134,8 @@ func newTypedHandler[In, Out any](t *Tool, fn TypedHandler[In, Out]) (*typedHand
 		}
 		t.InputSchema = s
 		h.exactIn = s
+		// A type the plan does not support keeps the generic path.
+		h.plan, _ = typedargs.For(reflect.TypeFor[In](), s, typedargs.Bounds{MaxDigits: MaxNumberDigits, MaxExponent: MaxNumberExponent})
 	}
 	if len(t.OutputSchema) == 0 && h.out == outStructured {
 		s, err := infer.ObjectSchema(outType, false)
@@ -155,10 +164,15 @@ func newTypedHandler[In, Out any](t *Tool, fn TypedHandler[In, Out]) (*typedHand
 // HandleCallResult decodes args into In, runs the handler and turns its Out
 // into a result.
 func (h *typedHandler[In, Out]) HandleCallResult(ctx context.Context, _ string, args map[string]any) (*CallToolResult, error) {
-	in, err := decodeTyped[In](ctx, args, h.exactIn)
+	in, err := decodeTyped[In](args)
 	if err != nil {
 		return nil, err
 	}
+	return h.run(ctx, in)
+}
+
+// run runs the handler on in and turns its Out into a result.
+func (h *typedHandler[In, Out]) run(ctx context.Context, in In) (*CallToolResult, error) {
 	out, err := h.fn(ctx, in)
 	if err != nil {
 		return nil, err
@@ -172,6 +186,100 @@ func (h *typedHandler[In, Out]) HandleCallResult(ctx context.Context, _ string, 
 		}
 	}
 	return res, err
+}
+
+// checkedInput is the typed fast path: implemented by a typed tool's
+// handler whose In the strict checker supports (typedargs.For), it decodes
+// the call's arguments straight into In, checked against the schema
+// inferred from In, without the map of arguments or the generic validator.
+// The pipeline uses it only when that schema is the one the call validates
+// against and validation is on (see Executor.checkedInputFor).
+type checkedInput interface {
+	// inferredInput is the input schema inferred from In: the check is the
+	// validator's only for a tool that declares these bytes.
+	inferredInput() json.RawMessage
+	// decodeChecked returns the call of the handler on raw decoded into In
+	// when raw is a JSON object the generic validator would accept, and
+	// nil when the generic path must decide (and report failures) instead.
+	decodeChecked(raw json.RawMessage) decodedCall
+}
+
+// decodedCall is a typed handler with its input decoded and checked.
+type decodedCall interface {
+	run(ctx context.Context) (*CallToolResult, error)
+}
+
+// typedCall is the decodedCall of a typedHandler.
+type typedCall[In, Out any] struct {
+	h  *typedHandler[In, Out]
+	in In
+}
+
+func (c *typedCall[In, Out]) run(ctx context.Context) (*CallToolResult, error) {
+	return c.h.run(ctx, c.in)
+}
+
+func (h *typedHandler[In, Out]) inferredInput() json.RawMessage {
+	if h.plan == nil {
+		return nil
+	}
+	return h.exactIn
+}
+
+func (h *typedHandler[In, Out]) decodeChecked(raw json.RawMessage) decodedCall {
+	if h.plan == nil {
+		return nil
+	}
+	in, ok := typedargs.Decode[In](h.plan, raw)
+	if !ok {
+		return nil
+	}
+	return &typedCall[In, Out]{h: h, in: in}
+}
+
+// checkedInputFor returns the typed fast path for a call of t, or nil when
+// the call must take the generic path: validation is off for it, something
+// configured for it (an interceptor or an input transform, of the
+// Executor, the tool or the call) could change its arguments before the
+// handler, the handler is not the Registry's typed handler, or t's input
+// schema is not the one inferred from that handler's In.
+func (x *Executor) checkedInputFor(t *Tool, req *CallRequest) checkedInput {
+	r, ok := x.handler.(*Registry)
+	if !ok || x.noValidation || t.Options.SkipValidation || len(t.InputSchema) == 0 {
+		return nil
+	}
+	if len(x.interceptors) > 0 || len(x.inputTransforms) > 0 || len(req.interceptors) > 0 ||
+		len(t.Options.Interceptors) > 0 || len(t.Options.InputTransforms) > 0 {
+		return nil
+	}
+	ci, ok := r.handlerOf(t.Name, t.Version).(checkedInput)
+	if !ok || !bytes.Equal(ci.inferredInput(), t.InputSchema) {
+		return nil
+	}
+	return ci
+}
+
+// readsArguments reports whether anything of a call of t on the fast path
+// may read Call.Arguments: the auth hook, the arguments recorded on the
+// span, the cache (its key), an output transform (it sees the call). Then
+// the map is decoded too; otherwise a call decoded by its typed handler
+// has none.
+func (x *Executor) readsArguments(t *Tool, req *CallRequest) bool {
+	return (req.Request != nil && x.authHook != nil) || x.observesArguments || t.Options.Cache ||
+		len(x.outputTransforms) > 0 || len(t.Options.OutputTransforms) > 0
+}
+
+// handlerOf returns the handler registered for exactly name and version,
+// or nil.
+func (r *Registry) handlerOf(name, version string) ToolCallHandler {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	for _, i := range r.byName[name] {
+		if r.entries[i].tool.Version == version {
+			return r.entries[i].handler
+		}
+	}
+	return nil
 }
 
 // HandleCall implements ToolCallHandler for callers that want content
@@ -218,19 +326,9 @@ func (h *typedHandler[In, Out]) result(out Out) (*CallToolResult, error) {
 // decodeTyped decodes the pipeline's arguments into In. Validation has
 // normally made sure they fit; when it is off, a misfit is a tool error
 // naming the field.
-func decodeTyped[In any](ctx context.Context, args map[string]any, exactIn json.RawMessage) (In, error) {
+func decodeTyped[In any](args map[string]any) (In, error) {
 	if in, ok := any(args).(In); ok { // In is any or map[string]any
 		return in, nil
-	}
-	if c := CallFromContext(ctx); c != nil && c.raw != nil && exactIn != nil && sameMap(c.Arguments, args) &&
-		bytes.Equal(c.Tool.InputSchema, exactIn) {
-		// The arguments as received, validated against the schema inferred
-		// from In: one exact decode. A value the bytes spell in a way In's
-		// decoding refuses (2.0 for an int) goes the general way below.
-		var in In
-		if json.Unmarshal(c.raw, &in) == nil {
-			return in, nil
-		}
 	}
 	var in In
 	data, err := json.Marshal(args)
@@ -265,9 +363,4 @@ func jsonKind(t reflect.Type) string {
 		return "object"
 	}
 	return t.String()
-}
-
-// sameMap reports whether a and b are the same map (not merely equal).
-func sameMap(a, b map[string]any) bool {
-	return reflect.ValueOf(a).UnsafePointer() == reflect.ValueOf(b).UnsafePointer()
 }

@@ -155,8 +155,8 @@ func (x *Executor) validateArguments(ctx context.Context, call *Call) (err error
 			return x.brokenSchema(ctx, t, "outputSchema", out.Err())
 		}
 	}
-	if in == nil {
-		return nil
+	if in == nil || call.input != nil {
+		return nil // call.input: checked by its typed handler (checkedInput)
 	}
 	v, verr := schema.JSONValue(call.Arguments)
 	if verr != nil {

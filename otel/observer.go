@@ -61,6 +61,11 @@ func NewObserver(opts ...Option) *Observer {
 	return o
 }
 
+// ObservesArguments implements toolexec.ArgumentsObserver: with
+// WithTraceArguments on, every call decodes its arguments for the span,
+// typed tools' included.
+func (o *Observer) ObservesArguments() bool { return o.traceArguments }
+
 // StartCall starts the call span, under the trace context a surface found
 // in the request when there is one, and the clock. It implements
 // toolexec.Observer.

@@ -303,3 +303,26 @@ func TestTracingDefaultsToTheGlobalProviderAndNeverSetsIt(t *testing.T) {
 	assert.Same(t, before, otel.GetTracerProvider())
 	assert.Nil(t, res.Meta, "the global no-op provider has no trace id to give")
 }
+
+// TestTraceArgumentsOfATypedTool: a typed tool's arguments, which the
+// pipeline would otherwise decode straight into its Go type, still reach
+// the span when WithTraceArguments is on.
+func TestTraceArgumentsOfATypedTool(t *testing.T) {
+	tp, sr := newRecorder()
+	reg := toolexec.NewRegistry()
+	type in struct {
+		A int `json:"a"`
+		B int `json:"b"`
+	}
+	type out struct {
+		Sum int `json:"sum"`
+	}
+	toolexec.MustAddTool(reg, toolexec.Tool{Name: "add"}, func(_ context.Context, v in) (out, error) { return out{v.A + v.B}, nil })
+	x := toolexec.New(reg, reg, toolexec.WithAllowExecute(true),
+		observe(toolexecotel.WithTracerProvider(tp), toolexecotel.WithTraceArguments(true)))
+	_, err := x.Call(context.Background(), toolexec.CallRequest{Name: "add", Arguments: json.RawMessage(`{"a":2,"b":40}`)})
+	require.NoError(t, err)
+	raw, ok := attrs(spanNamed(t, sr.Ended(), "execute_tool add"))["toolexec.arguments"].(string)
+	require.True(t, ok, "the arguments are on the span")
+	assert.JSONEq(t, `{"a":2,"b":40}`, raw)
+}

@@ -4,6 +4,8 @@ import (
 	"github.com/toolexec/toolexec/internal/rawjson"
 
 	"encoding/json"
+	"maps"
+	"slices"
 	"strconv"
 	"unicode/utf8"
 )
@@ -33,8 +35,10 @@ const (
 
 // numberFailures walks v, a value of the validator's JSON model, and
 // returns a failure for each json.Number the validator cannot check cheaply
-// (at most MaxFailures of them) and how many more there are. The
-// walk is linear in the size of v; float64 values are always checkable.
+// (at most MaxFailures of them, the first in document order with object
+// members by name) and how many more there are. The walk is linear in the
+// size of v, but for sorting each object's member names; float64 values
+// are always checkable.
 func numberFailures(v any) (fs []Failure, omitted int) {
 	if !hasUncheckableNumber(v) {
 		return nil, 0 // the common case: one pass, no allocation
@@ -53,7 +57,10 @@ func numberFailures(v any) (fs []Failure, omitted int) {
 			}
 			fs = append(fs, Failure{Path: jsonPointer(path), Message: numberMessage, Keyword: numberKeyword})
 		case map[string]any:
-			for k, e := range v {
+			// Members in name order, so that which failures are listed
+			// (and which are counted as omitted) is the same on every run.
+			for _, k := range slices.Sorted(maps.Keys(v)) {
+				e := v[k]
 				switch e.(type) {
 				case json.Number, map[string]any, []any:
 					path = append(path, k)

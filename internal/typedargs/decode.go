@@ -1,0 +1,19 @@
+package typedargs
+
+import "encoding/json"
+
+// Decode checks raw with p and, when p accepts it, decodes it into a T,
+// the Go type p was built for. ok is false when p leaves raw to the
+// generic path (see Plan.Check), or when encoding/json refuses a value the
+// schema accepts (2.0 for an int, 1e400 for a float64): the generic path
+// then decides, and reports, as it always has.
+func Decode[T any](p *Plan, raw []byte) (in T, ok bool) {
+	if !p.Check(raw) {
+		return in, false
+	}
+	if json.Unmarshal(raw, &in) != nil {
+		var zero T
+		return zero, false
+	}
+	return in, true
+}

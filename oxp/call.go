@@ -11,8 +11,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/google/uuid"
-
 	"github.com/toolexec/toolexec"
 	"github.com/toolexec/toolexec/internal/httpjson"
 )
@@ -40,10 +38,13 @@ func (h *handler) call(w http.ResponseWriter, r *http.Request) {
 		httpjson.Write(w, http.StatusBadRequest, serverError{Message: "The request body could not be read", DeveloperMessage: err.Error()})
 		return
 	}
-	req, bad := decodeCallRequest(body)
-	if bad != nil {
-		h.refuse(w, req, http.StatusBadRequest, bad)
-		return
+	req, plain := decodePlainCallRequest(body)
+	if !plain {
+		var bad *serverError
+		if req, bad = decodeCallRequest(body); bad != nil {
+			h.refuse(w, req, http.StatusBadRequest, bad)
+			return
+		}
 	}
 	e, bad := h.resolve(req.toolID)
 	if bad != nil {
@@ -59,7 +60,7 @@ func (h *handler) call(w http.ResponseWriter, r *http.Request) {
 	cc := req.context
 	cc.CallID, cc.TraceID, cc.ToolID = req.callID, req.traceID, e.id()
 	if cc.CallID == "" {
-		cc.CallID = uuid.NewString()
+		cc.CallID = newCallID()
 	}
 	// The requirements check is a per-call interceptor only for a tool that
 	// declares requirements: the others need no check, and a call without
@@ -107,7 +108,8 @@ func (h *handler) answer(w http.ResponseWriter, req callRequest, resp *callRespo
 		return
 	}
 	if data, ok := appendSuccess(nil, resp); ok {
-		httpjson.SetHeaders(w.Header())
+		// The headers middleware has set Content-Type and nosniff, and
+		// nothing since has had the ResponseWriter.
 		w.WriteHeader(http.StatusOK)
 		_, _ = w.Write(httpjson.ValidUTF8(data))
 		return

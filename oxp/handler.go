@@ -82,7 +82,7 @@ func NewHandler(x *toolexec.Executor, opts ...Option) http.Handler {
 	if x == nil {
 		panic("oxp: NewHandler: nil Executor")
 	}
-	h := &handler{x: x, toolkit: DefaultToolkit, entries: newEntryCache(x.SurfaceKit())}
+	h := &handler{x: x, toolkit: DefaultToolkit, entries: newEntryCache(x.SurfaceKit()), names: newNameCache(x)}
 	for _, opt := range opts {
 		opt(h)
 	}
@@ -124,6 +124,9 @@ type handler struct {
 	callInterceptors []toolexec.Interceptor
 	// memo is the catalog last built (see catalog).
 	memo atomic.Pointer[catalogMemo]
+	// names remembers which name each tool id resolved to (see
+	// nameCache); nil when the provider reports no changes.
+	names *nameCache
 	// entries caches each tool version's encoding in GET /tools.
 	entries *toolenc.Cache[entry]
 	// logged remembers which tools GET /tools has already warned about.
@@ -150,8 +153,7 @@ func (h *handler) health(w http.ResponseWriter, r *http.Request) {
 
 func (h *handler) headers(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set(VersionHeader, Version)
-		httpjson.SetHeaders(w.Header())
+		setHeaders(w.Header())
 		next.ServeHTTP(w, r)
 	})
 }
@@ -177,7 +179,7 @@ func supportedVersion(v string) bool {
 // the latest version, which is 1.0.
 func (h *handler) checkVersion(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if vs := r.Header.Values(VersionHeader); len(vs) > 0 {
+		if vs := r.Header[versionKey]; len(vs) > 0 {
 			v := strings.TrimSpace(vs[0])
 			if len(vs) > 1 || !supportedVersion(v) {
 				httpjson.Write(w, http.StatusBadRequest, serverError{

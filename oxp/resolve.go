@@ -16,18 +16,68 @@ import (
 //   - anything else: that version, the same string or equal by semantic
 //     version precedence (Executor.Lookup again).
 //
-// It costs one pass over the provider's tools, comparing each name to the
-// OXP name asked for without building anything (mapsTo), then a Lookup:
-// the pass is what keeps two names with the same OXP name both unserved,
-// as the list shows them. Its cost is mostly the provider's own (a Registry
-// copies its list for SurfaceKit.AllTools); skipping it would need a way to
-// tell that the provider's list has not changed since the last call. It
-// returns a serverError when nothing matches.
-func (h *handler) resolve(toolID string) (*entry, *serverError) {
+// Finding the name (resolveName) costs one pass over the provider's tools,
+// or a few lookups (see nameFor): that search is what keeps two names with
+// the same OXP name both unserved, as the list shows them. For a provider
+// that reports changes, the name a key resolved to is remembered until the
+// tool set changes (nameCache), and a call costs one Lookup of the version.
+// It returns a serverError when nothing matches.
+func (h *handler) resolve(toolID string) (entry, *serverError) {
 	key, version, hasVersion := toolID, "", false
 	if i := strings.LastIndexByte(toolID, '@'); i >= 0 {
 		key, version, hasVersion = toolID[:i], toolID[i+1:], true
 	}
+	known, gen := h.names.get(key)
+	if known == nil {
+		var bad *serverError
+		if known, bad = h.resolveName(toolID, key); bad != nil {
+			return entry{}, bad
+		}
+	}
+	if hasVersion && version == "" {
+		return entry{}, &serverError{
+			Message:          "Tool " + quote(toolID) + " is not available",
+			DeveloperMessage: "the tool id ends in '@' without a version; use Toolkit.Tool@x.y.z, @x, or no version for the latest",
+		}
+	}
+	want := ""
+	if hasVersion && version != "latest" {
+		want = expandVersion(version)
+	}
+	tool, ok := h.x.Lookup(known.name, want)
+	if !ok && semver.Valid(want) && semver.Compare(want, unversioned) == 0 {
+		// An unversioned tool is served as 0.0.0, unless the name also has
+		// versions: then the latest is one of them.
+		if t, latest := h.x.Lookup(known.name, ""); latest && t.Version == "" {
+			tool, ok = t, true
+		}
+	}
+	if !ok {
+		return entry{}, &serverError{
+			Message:          "Tool " + quote(toolID) + " is not available",
+			DeveloperMessage: known.base + " has no version " + want + " (available: " + strings.Join(h.versions(known.name), ", ") + ")",
+		}
+	}
+	e := entry{tool: tool, base: known.base, name: known.oxpName, version: tool.Version}
+	if e.version == "" {
+		e.version = unversioned
+	}
+	if e.version == known.version {
+		e.fullID = known.id
+	} else if known.version == "" {
+		// First resolved now: remember it, with the id of this version.
+		e.fullID = e.id()
+		known.version, known.id = e.version, e.fullID
+		h.names.put(key, gen, known)
+	}
+	return e, nil
+}
+
+// resolveName finds the toolexec name that key, a tool id's part before
+// '@', names: an id base ("Calculator.Add") or an OXP name
+// ("Calculator_Add") that exactly one served name maps to. The result is
+// new, for the caller to fill in and keep.
+func (h *handler) resolveName(toolID, key string) (*resolvedName, *serverError) {
 	// Every name that maps to the id base "K.T" has the OXP name "K_T".
 	target, byBase := key, false
 	if kit, tool, ok := strings.Cut(key, "."); ok {
@@ -47,35 +97,7 @@ func (h *handler) resolve(toolID string) (*entry, *serverError) {
 	if byBase && base != key {
 		return nil, h.noSuchTool(toolID, key) // "a_b.c" is not the base of "a.b_c"
 	}
-	if hasVersion && version == "" {
-		return nil, &serverError{
-			Message:          "Tool " + quote(toolID) + " is not available",
-			DeveloperMessage: "the tool id ends in '@' without a version; use Toolkit.Tool@x.y.z, @x, or no version for the latest",
-		}
-	}
-	want := ""
-	if hasVersion && version != "latest" {
-		want = expandVersion(version)
-	}
-	tool, ok := h.x.Lookup(name, want)
-	if !ok && semver.Valid(want) && semver.Compare(want, unversioned) == 0 {
-		// An unversioned tool is served as 0.0.0, unless the name also has
-		// versions: then the latest is one of them.
-		if t, latest := h.x.Lookup(name, ""); latest && t.Version == "" {
-			tool, ok = t, true
-		}
-	}
-	if !ok {
-		return nil, &serverError{
-			Message:          "Tool " + quote(toolID) + " is not available",
-			DeveloperMessage: base + " has no version " + want + " (available: " + strings.Join(h.versions(name), ", ") + ")",
-		}
-	}
-	e := &entry{tool: tool, base: base, name: oxpName, version: tool.Version}
-	if e.version == "" {
-		e.version = unversioned
-	}
-	return e, nil
+	return &resolvedName{name: name, base: base, oxpName: oxpName}, nil
 }
 
 // maxEnumerated bounds the underscores of an OXP name whose possible

@@ -17,6 +17,9 @@ func TestSuccessWrittenAsMarshalWritesIt(t *testing.T) {
 	textTool := toolexec.Tool{OutputSchema: json.RawMessage(`{"type":"object"}`)}
 	results := []*toolexec.CallToolResult{
 		{StructuredContent: json.RawMessage(`{ "sum" : 42, "html": "<b>&" }`)},
+		{StructuredContent: json.RawMessage(`{"sum":42,"s":"a\u003cb","n":[1.50,{"x":null}]}`)},
+		{StructuredContent: json.RawMessage("{\"a\":\"\u2028\u2029\u2027\"}")},
+		{StructuredContent: json.RawMessage(nil)},
 		{StructuredContent: map[string]any{"a": "<\u2028>"}},
 		{Content: []toolexec.Content{toolexec.Text(" { \"a\" : \"<x>\" } ")}},
 		{Content: []toolexec.Content{toolexec.Text("plain & simple")}},
@@ -31,11 +34,32 @@ func TestSuccessWrittenAsMarshalWritesIt(t *testing.T) {
 				want, err := json.Marshal(resp)
 				require.NoError(t, err)
 				w := httptest.NewRecorder()
-				(&handler{}).answer(w, callRequest{}, resp)
+				(&handler{}).answer(w, callRequest{}, id, d, v, nil)
 				assert.Equal(t, string(want)+"\n", w.Body.String())
 			}
 		}
 	}
-	_, ok := appendSuccess(nil, &callResponse{CallID: "c", Error: &callError{Message: "x"}})
-	assert.False(t, ok)
+	_, ok := appendSuccess(nil, "c", 1, nil)
+	assert.False(t, ok, "no value: a failure")
+}
+
+// TestStructuredOutputIsTheValueAsJSONMarshalWritesIt: a structured
+// result's value is what json.Marshal makes of it, whether or not it is
+// already in that form; a RawMessage that cannot be written is an error.
+func TestStructuredOutputIsTheValueAsJSONMarshalWritesIt(t *testing.T) {
+	for _, raw := range []string{
+		`{"sum":42}`, `{"sum":42,"s":"a\u003cb"}`, `[1,2.50,"x"]`, `"s"`, `7`, `null`,
+		`{ "sum": 42 }`, `{"s":"a b"}`, `{"h":"<b>&"}`, "{\"s\":\"\u2028\"}", "{\"s\":\"\xe2\x80\xa9\"}",
+	} {
+		res := &toolexec.CallToolResult{StructuredContent: json.RawMessage(raw)}
+		want, err := json.Marshal(res.StructuredContent)
+		require.NoError(t, err)
+		got, err := valueOf(toolexec.Tool{}, res)
+		require.NoError(t, err)
+		assert.Equal(t, string(want), string(got), raw)
+	}
+	for _, raw := range []string{``, `{`, `{"a":1}x`, `{"a":01}`} {
+		_, err := valueOf(toolexec.Tool{}, &toolexec.CallToolResult{StructuredContent: json.RawMessage(raw)})
+		assert.Error(t, err, raw)
+	}
 }

@@ -77,41 +77,51 @@ func (h *handler) call(w http.ResponseWriter, r *http.Request) {
 		Request:   r,
 		Surface:   toolexec.SurfaceOXP,
 	}, ics...)
-	resp := &callResponse{CallID: cc.CallID, Duration: milliseconds(time.Since(start))}
+	duration := milliseconds(time.Since(start))
+	var value json.RawMessage
+	var failure *callError
 	if err != nil {
 		if h.refuseFailure(w, req, err) {
 			return
 		}
-		resp.Error = callErrorOf(err)
+		failure = callErrorOf(err)
 	} else if res.IsError {
 		msg := res.Text()
 		if msg == "" {
 			msg = "The tool reported an error"
 		}
-		resp.Error = &callError{Message: msg}
+		failure = &callError{Message: msg}
 	} else {
 		v, verr := valueOf(e.tool, res)
 		if verr != nil {
 			h.x.SurfaceKit().Logger().ErrorContext(r.Context(), "oxp: result could not be encoded", "tool", e.id(), "error", verr)
-			resp.Error = &callError{Message: "The tool's result could not be encoded"}
+			failure = &callError{Message: "The tool's result could not be encoded"}
 		} else {
-			resp.Success, resp.Value = true, &v
+			value = v
 		}
 	}
-	h.answer(w, req, resp)
+	h.answer(w, req, cc.CallID, duration, value, failure)
 }
 
-// answer writes a CallToolResponse, wrapped when the request was.
-func (h *handler) answer(w http.ResponseWriter, req callRequest, resp *callResponse) {
+// answer writes a CallToolResponse, wrapped when the request was: a
+// success with value when failure is nil, else a failure.
+func (h *handler) answer(w http.ResponseWriter, req callRequest, callID string, duration float64, value json.RawMessage, failure *callError) {
+	if failure == nil && !req.wrapped {
+		if data, ok := appendSuccess(nil, callID, duration, value); ok {
+			// The headers middleware has set Content-Type and nosniff, and
+			// nothing since has had the ResponseWriter.
+			w.WriteHeader(http.StatusOK)
+			_, _ = w.Write(httpjson.ValidUTF8(data))
+			return
+		}
+	}
+	resp := &callResponse{CallID: callID, Duration: duration, Success: failure == nil, Error: failure}
+	if failure == nil {
+		v := value
+		resp.Value = &v
+	}
 	if req.wrapped {
 		httpjson.Write(w, http.StatusOK, wrappedResponse{Schema: req.schema, Result: resp})
-		return
-	}
-	if data, ok := appendSuccess(nil, resp); ok {
-		// The headers middleware has set Content-Type and nosniff, and
-		// nothing since has had the ResponseWriter.
-		w.WriteHeader(http.StatusOK)
-		_, _ = w.Write(httpjson.ValidUTF8(data))
 		return
 	}
 	httpjson.Write(w, http.StatusOK, resp)
@@ -121,19 +131,18 @@ func (h *handler) answer(w http.ResponseWriter, req callRequest, resp *callRespo
 // ASCII, with its value (already encoded by valueOf: compact, escaped as
 // encoding/json escapes) put in as it is, instead of json.Marshal scanning
 // and compacting the value again. The bytes, newline included, are those
-// json.Marshal writes (TestSuccessWrittenAsMarshalWritesIt); ok is false for
-// any other answer, which takes json.Marshal.
-func appendSuccess(dst []byte, resp *callResponse) (_ []byte, ok bool) {
-	if !resp.Success || resp.Error != nil || resp.Value == nil || !plainJSONString(resp.CallID) ||
-		resp.Duration < 0 || resp.Duration >= 1e21 || (resp.Duration != 0 && resp.Duration < 1e-6) {
+// json.Marshal writes of the callResponse (TestSuccessWrittenAsMarshalWritesIt);
+// ok is false for any other answer, which takes json.Marshal.
+func appendSuccess(dst []byte, callID string, duration float64, value json.RawMessage) (_ []byte, ok bool) {
+	if value == nil || !plainJSONString(callID) ||
+		duration < 0 || duration >= 1e21 || (duration != 0 && duration < 1e-6) {
 		return dst, false
 	}
-	value := *resp.Value
-	dst = slices.Grow(dst, len(value)+len(resp.CallID)+64)
+	dst = slices.Grow(dst, len(value)+len(callID)+64)
 	dst = append(dst, `{"call_id":"`...)
-	dst = append(dst, resp.CallID...)
+	dst = append(dst, callID...)
 	dst = append(dst, `","duration":`...)
-	dst = strconv.AppendFloat(dst, resp.Duration, 'f', -1, 64) // encoding/json's format in this range
+	dst = strconv.AppendFloat(dst, duration, 'f', -1, 64) // encoding/json's format in this range
 	dst = append(dst, `,"success":true,"value":`...)
 	dst = append(dst, value...)
 	return append(dst, "}\n"...), true
@@ -348,6 +357,9 @@ func callErrorOf(err error) *callError {
 // 15, while one answering "123" under {"type": "string"} has "123".
 func valueOf(tool toolexec.Tool, res *toolexec.CallToolResult) (json.RawMessage, error) {
 	if res.StructuredContent != nil {
+		if raw, ok := res.StructuredContent.(json.RawMessage); ok && marshalsAsItself(raw) {
+			return raw, nil
+		}
 		return json.Marshal(res.StructuredContent)
 	}
 	if len(res.Content) == 0 {
@@ -373,6 +385,29 @@ func valueOf(tool toolexec.Tool, res *toolexec.CallToolResult) (json.RawMessage,
 		}
 	}
 	return json.Marshal(text)
+}
+
+// marshalsAsItself reports whether json.Marshal writes raw, a
+// json.RawMessage, as raw itself: raw is valid JSON (json.Marshal refuses
+// anything else) holding no white space, which json.Marshal would compact
+// away (in a string too, to keep this check one pass), and none of the
+// characters it escapes (<, >, &, U+2028, U+2029). A typed tool's output,
+// which json.Marshal made, usually is.
+func marshalsAsItself(raw json.RawMessage) bool {
+	if len(raw) == 0 {
+		return false
+	}
+	for i, c := range raw {
+		switch c {
+		case ' ', '\t', '\n', '\r', '<', '>', '&':
+			return false
+		case 0xe2: // U+2028 and U+2029 are e2 80 a8 and e2 80 a9
+			if i+2 < len(raw) && raw[i+1] == 0x80 && (raw[i+2] == 0xa8 || raw[i+2] == 0xa9) {
+				return false
+			}
+		}
+	}
+	return json.Valid(raw)
 }
 
 // textIsJSON reports whether a text result under the output schema is to

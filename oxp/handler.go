@@ -91,9 +91,10 @@ func NewHandler(x *toolexec.Executor, opts ...Option) http.Handler {
 	}
 	h.callInterceptors = []toolexec.Interceptor{h.requirementsInterceptor}
 	r := chi.NewRouter()
-	r.Use(h.headers, httpjson.Recoverer(x.SurfaceKit().Logger(), "oxp: handler", func(w http.ResponseWriter) {
+	recoverer := httpjson.Recoverer(x.SurfaceKit().Logger(), "oxp: handler", func(w http.ResponseWriter) {
 		httpjson.Write(w, http.StatusInternalServerError, serverError{Message: "Internal server error"})
-	}), h.checkVersion)
+	})
+	r.Use(h.headers, recoverer, h.checkVersion)
 	r.NotFound(func(w http.ResponseWriter, _ *http.Request) {
 		httpjson.Write(w, http.StatusNotFound, serverError{Message: "Not found"})
 	})
@@ -111,10 +112,17 @@ func NewHandler(x *toolexec.Executor, opts ...Option) http.Handler {
 	r.Head("/health", h.health)
 	r.Get("/tools", h.list)
 	r.Post("/tools/call", h.call)
-	return r
+	h.mux = r
+	h.callRoute = h.headers(recoverer(h.checkVersion(http.HandlerFunc(h.call))))
+	return h
 }
 
 type handler struct {
+	// mux routes every request but calls; callRoute is POST /tools/call
+	// behind the same middleware (see ServeHTTP).
+	mux       http.Handler
+	callRoute http.Handler
+
 	x         *toolexec.Executor
 	toolkit   string
 	ready     func(context.Context) bool

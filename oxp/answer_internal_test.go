@@ -49,7 +49,7 @@ func TestSuccessWrittenAsMarshalWritesIt(t *testing.T) {
 func TestStructuredOutputIsTheValueAsJSONMarshalWritesIt(t *testing.T) {
 	for _, raw := range []string{
 		`{"sum":42}`, `{"sum":42,"s":"a\u003cb"}`, `[1,2.50,"x"]`, `"s"`, `7`, `null`,
-		`{ "sum": 42 }`, `{"s":"a b"}`, `{"h":"<b>&"}`, "{\"s\":\"\u2028\"}", "{\"s\":\"\xe2\x80\xa9\"}",
+		`{ "sum": 42 }`, `{"s":"a b"}`, `{"h":"<b>&"}`, "{\"s\":\"\u2028\"}", "{\"s\":\"\xe2\x80\xa9\"}", "{\"s\":\"\xff\xe2\x80\"}",
 	} {
 		res := &toolexec.CallToolResult{StructuredContent: json.RawMessage(raw)}
 		want, err := json.Marshal(res.StructuredContent)
@@ -62,4 +62,20 @@ func TestStructuredOutputIsTheValueAsJSONMarshalWritesIt(t *testing.T) {
 		_, err := valueOf(toolexec.Tool{}, &toolexec.CallToolResult{StructuredContent: json.RawMessage(raw)})
 		assert.Error(t, err, raw)
 	}
+}
+
+// FuzzStructuredValueAsItself: a structured value written as it is, is
+// exactly what json.Marshal writes of it.
+func FuzzStructuredValueAsItself(f *testing.F) {
+	for _, s := range []string{`{"sum":42}`, `{"a":[1,2.5e3,"\u003c",true,null]}`, "\"\xe2\x80\xa8\"", `{"a":"\/"}`, `"\ud800"`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		if !marshalsAsItself(raw) {
+			return
+		}
+		want, err := json.Marshal(json.RawMessage(raw))
+		require.NoError(t, err)
+		require.Equal(t, string(want), string(raw))
+	})
 }

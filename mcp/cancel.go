@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"context"
+	"github.com/toolexec/toolexec/internal/jsonwalk"
 	"sync"
 )
 
@@ -51,9 +52,9 @@ func (f *inFlight) cancel(token string, params []byte) {
 		return
 	}
 	var id []byte
-	for it := members(params); it.next(); {
-		if it.is("requestId") {
-			id = it.val
+	for it := jsonwalk.Members(params); it.Next(); {
+		if it.Is("requestId") {
+			id = it.Val
 		}
 	}
 	if !validID(id) {

@@ -3,6 +3,7 @@ package mcp
 import (
 	"bytes"
 	"encoding/json"
+	"github.com/toolexec/toolexec/internal/jsonwalk"
 	"net/http"
 	"time"
 
@@ -70,7 +71,7 @@ func (h *handler) serveMCP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	// The one check of the whole body: everything after reads it with the
-	// walkers of rawjson.go, which rely on it.
+	// walkers of internal/jsonwalk, which rely on it.
 	if !json.Valid(body) {
 		httpjson.Write(w, http.StatusBadRequest, errorResponse(nil, newError(CodeParseError, "Parse error: the body is not valid JSON")))
 		return
@@ -153,7 +154,7 @@ func (h *handler) serveBatch(ex *exchange, body []byte, format responseFormat) {
 		return
 	}
 	n := 0
-	for it := elements(body); it.next(); n++ {
+	for it := jsonwalk.Elements(body); it.Next(); n++ {
 	}
 	if n > h.maxBatch {
 		httpjson.Write(w, http.StatusBadRequest, errorResponse(nil, newError(CodeInvalidRequest,
@@ -164,11 +165,11 @@ func (h *handler) serveBatch(ex *exchange, body []byte, format responseFormat) {
 	var retryAfter time.Duration
 	refused, pastAuth := false, false
 	var refusal outcome // the first refusal, for its status and challenge
-	for it := elements(body); it.next(); {
+	for it := jsonwalk.Elements(body); it.Next(); {
 		if ex.r.Context().Err() != nil {
 			return // the client has gone: start nothing more, and answer no one
 		}
-		m, perr := parseMessage(it.val)
+		m, perr := parseMessage(it.Val)
 		if perr != nil {
 			answers = append(answers, encodeError(m.id, perr))
 			continue

@@ -3,6 +3,7 @@ package mcp
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/toolexec/toolexec/internal/jsonwalk"
 )
 
 // The JSON-RPC error codes the handler answers with. The first five are
@@ -108,20 +109,20 @@ type envelope struct {
 // in one pass.
 func readEnvelope(obj []byte) envelope {
 	var env envelope
-	for it := members(obj); it.next(); {
+	for it := jsonwalk.Members(obj); it.Next(); {
 		switch {
-		case it.is("jsonrpc"):
-			env.jsonrpc = it.val
-		case it.is("id"):
-			env.id = it.val
-		case it.is("method"):
-			env.method = it.val
-		case it.is("params"):
-			env.params = it.val
-		case it.is("result"):
-			env.result = it.val
-		case it.is("error"):
-			env.error = it.val
+		case it.Is("jsonrpc"):
+			env.jsonrpc = it.Val
+		case it.Is("id"):
+			env.id = it.Val
+		case it.Is("method"):
+			env.method = it.Val
+		case it.Is("params"):
+			env.params = it.Val
+		case it.Is("result"):
+			env.result = it.Val
+		case it.Is("error"):
+			env.error = it.Val
 		}
 	}
 	return env
@@ -198,7 +199,7 @@ func jsonString(raw []byte) (string, bool) {
 	if len(raw) < 2 || raw[0] != '"' {
 		return "", false
 	}
-	if inner := raw[1 : len(raw)-1]; plainASCII(inner) {
+	if inner := raw[1 : len(raw)-1]; jsonwalk.PlainASCII(inner) {
 		return string(inner), true
 	}
 	var s string
@@ -225,7 +226,7 @@ func knownMethod(raw []byte) (string, bool) {
 
 // isString reports whether raw is the JSON string want.
 func isString(raw []byte, want string) bool {
-	if len(raw) >= 2 && raw[0] == '"' && plainASCII(raw[1:len(raw)-1]) {
+	if len(raw) >= 2 && raw[0] == '"' && jsonwalk.PlainASCII(raw[1:len(raw)-1]) {
 		return string(raw[1:len(raw)-1]) == want // the usual case, read without a decoder
 	}
 	s, ok := jsonString(raw)
@@ -249,9 +250,9 @@ func paramString(params []byte, name string) (string, *wireError) {
 		return "", werr
 	}
 	var raw []byte
-	for it := members(params); it.next(); {
-		if it.is(name) {
-			raw = it.val
+	for it := jsonwalk.Members(params); it.Next(); {
+		if it.Is(name) {
+			raw = it.Val
 		}
 	}
 	return optionalString(raw, name)
@@ -278,12 +279,12 @@ func callParams(params []byte) (name string, args json.RawMessage, _ *wireError)
 		return "", nil, werr
 	}
 	var rawName []byte
-	for it := members(params); it.next(); {
+	for it := jsonwalk.Members(params); it.Next(); {
 		switch {
-		case it.is("name"):
-			rawName = it.val
-		case it.is("arguments"):
-			args = it.val
+		case it.Is("name"):
+			rawName = it.Val
+		case it.Is("arguments"):
+			args = it.Val
 		}
 	}
 	name, werr := optionalString(rawName, "name")

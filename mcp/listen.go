@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"encoding/json"
+	"github.com/toolexec/toolexec/internal/jsonwalk"
 	"net/http"
 	"time"
 )
@@ -37,11 +38,11 @@ func (h *handler) listen(ex *exchange, m message) outcome {
 			"Invalid Request: subscriptions/listen answers with an event stream: the client must accept text/event-stream"))}
 	}
 	wantTools := false
-	for it := members(m.params); it.next(); {
-		if it.is("notifications") && isObject(it.val) {
-			for n := members(it.val); n.next(); {
-				if n.is("toolsListChanged") {
-					wantTools = string(n.val) == "true"
+	for it := jsonwalk.Members(m.params); it.Next(); {
+		if it.Is("notifications") && isObject(it.Val) {
+			for n := jsonwalk.Members(it.Val); n.Next(); {
+				if n.Is("toolsListChanged") {
+					wantTools = string(n.Val) == "true"
 				}
 			}
 		}

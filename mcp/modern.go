@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"encoding/json"
+	"github.com/toolexec/toolexec/internal/jsonwalk"
 	"net/http"
 	"slices"
 	"strconv"
@@ -80,9 +81,9 @@ func readRequestMeta(params []byte) (requestMeta, *wireError) {
 	if werr := checkParamsObject(params); werr != nil {
 		return meta, werr
 	}
-	for it := members(params); it.next(); {
-		if it.is("_meta") {
-			meta.raw = it.val
+	for it := jsonwalk.Members(params); it.Next(); {
+		if it.Is("_meta") {
+			meta.raw = it.Val
 		}
 	}
 	if meta.raw == nil || meta.raw[0] != '{' {
@@ -90,24 +91,24 @@ func readRequestMeta(params []byte) (requestMeta, *wireError) {
 			metaProtocolVersion, metaClientCapabilities)
 	}
 	var version, caps, info []byte
-	for it := members(meta.raw); it.next(); {
+	for it := jsonwalk.Members(meta.raw); it.Next(); {
 		switch {
-		case it.is(metaProtocolVersion):
-			version = it.val
-		case it.is(metaClientCapabilities):
-			caps = it.val
-		case it.is(metaClientInfo):
-			info = it.val
-		case it.is("traceparent"):
-			meta.trace.traceparent = it.val
-		case it.is("tracestate"):
-			meta.trace.tracestate = it.val
-		case it.is("baggage"):
-			meta.trace.baggage = it.val
-		case it.is("progressToken"):
-			meta.progressToken = it.val
-		case it.is(metaLogLevel):
-			meta.logLevel = it.val
+		case it.Is(metaProtocolVersion):
+			version = it.Val
+		case it.Is(metaClientCapabilities):
+			caps = it.Val
+		case it.Is(metaClientInfo):
+			info = it.Val
+		case it.Is("traceparent"):
+			meta.trace.traceparent = it.Val
+		case it.Is("tracestate"):
+			meta.trace.tracestate = it.Val
+		case it.Is("baggage"):
+			meta.trace.baggage = it.Val
+		case it.Is("progressToken"):
+			meta.progressToken = it.Val
+		case it.Is(metaLogLevel):
+			meta.logLevel = it.Val
 		}
 	}
 	v, ok := jsonString(version)
@@ -131,13 +132,13 @@ func metaProtocolVersionOf(params []byte) string {
 	if len(params) == 0 || params[0] != '{' {
 		return ""
 	}
-	for it := members(params); it.next(); {
-		if !it.is("_meta") || len(it.val) == 0 || it.val[0] != '{' {
+	for it := jsonwalk.Members(params); it.Next(); {
+		if !it.Is("_meta") || len(it.Val) == 0 || it.Val[0] != '{' {
 			continue
 		}
-		for mt := members(it.val); mt.next(); {
-			if mt.is(metaProtocolVersion) {
-				v, _ := jsonString(mt.val)
+		for mt := jsonwalk.Members(it.Val); mt.Next(); {
+			if mt.Is(metaProtocolVersion) {
+				v, _ := jsonString(mt.Val)
 				return v
 			}
 		}

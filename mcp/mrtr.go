@@ -6,6 +6,7 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
+	"github.com/toolexec/toolexec/internal/jsonwalk"
 	"net/http"
 	"strings"
 	"sync"
@@ -108,18 +109,18 @@ func (h *handler) openMRTR(c *mrtrCall, r *http.Request, name string, args json.
 		if !isObject(meta.inputResponses) {
 			return newError(CodeInvalidParams, "Invalid params: inputResponses must be an object")
 		}
-		for it := members(meta.inputResponses); it.next(); {
+		for it := jsonwalk.Members(meta.inputResponses); it.Next(); {
 			var key string
-			if err := json.Unmarshal(it.key, &key); err != nil {
+			if err := json.Unmarshal(it.Key, &key); err != nil {
 				continue
 			}
-			if !isObject(it.val) {
+			if !isObject(it.Val) {
 				return newError(CodeInvalidParams, "Invalid params: inputResponses[%q] must be an object", key)
 			}
 			if c.answers == nil {
 				c.answers = make(map[string]json.RawMessage)
 			}
-			c.answers[key] = it.val
+			c.answers[key] = it.Val
 		}
 	}
 	return nil

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/toolexec/toolexec/internal/jsonwalk"
 	"net/http"
 	"strings"
 	"sync"
@@ -73,23 +74,23 @@ func readCaps(raw []byte) clientCaps {
 	if len(raw) == 0 || raw[0] != '{' {
 		return c
 	}
-	for it := members(raw); it.next(); {
+	for it := jsonwalk.Members(raw); it.Next(); {
 		switch {
-		case it.is("sampling"):
-			c.sampling = isObject(it.val)
-		case it.is("roots"):
-			c.roots = isObject(it.val)
-		case it.is("elicitation"):
-			if !isObject(it.val) {
+		case it.Is("sampling"):
+			c.sampling = isObject(it.Val)
+		case it.Is("roots"):
+			c.roots = isObject(it.Val)
+		case it.Is("elicitation"):
+			if !isObject(it.Val) {
 				continue
 			}
 			form, url := false, false
-			for e := members(it.val); e.next(); {
+			for e := jsonwalk.Members(it.Val); e.Next(); {
 				switch {
-				case e.is("form"):
-					form = isObject(e.val)
-				case e.is("url"):
-					url = isObject(e.val)
+				case e.Is("form"):
+					form = isObject(e.Val)
+				case e.Is("url"):
+					url = isObject(e.Val)
 				}
 			}
 			c.elicitForm = form || !url
@@ -188,17 +189,17 @@ func (m *callMeta) readStreamMeta(token, level []byte) *wireError {
 // capsFromSession), as 2025 versions declare them in initialize.
 func legacyCallMeta(params []byte, defaultLevel int) (callMeta, *wireError) {
 	m := callMeta{logLevel: defaultLevel}
-	for it := members(params); it.next(); {
-		if !it.is("_meta") || !isObject(it.val) {
+	for it := jsonwalk.Members(params); it.Next(); {
+		if !it.Is("_meta") || !isObject(it.Val) {
 			continue
 		}
 		var token, level []byte
-		for mt := members(it.val); mt.next(); {
+		for mt := jsonwalk.Members(it.Val); mt.Next(); {
 			switch {
-			case mt.is("progressToken"):
-				token = mt.val
-			case mt.is(metaLogLevel):
-				level = mt.val
+			case mt.Is("progressToken"):
+				token = mt.Val
+			case mt.Is(metaLogLevel):
+				level = mt.Val
 			}
 		}
 		return m, m.readStreamMeta(token, level)
@@ -215,15 +216,15 @@ func modernCallMeta(params []byte, meta *requestMeta) (callMeta, *wireError) {
 	if werr := m.readStreamMeta(meta.progressToken, meta.logLevel); werr != nil {
 		return m, werr
 	}
-	for it := members(params); it.next(); {
+	for it := jsonwalk.Members(params); it.Next(); {
 		switch {
-		case it.is("inputResponses"):
-			if string(it.val) != "null" {
-				m.inputResponses = it.val
+		case it.Is("inputResponses"):
+			if string(it.Val) != "null" {
+				m.inputResponses = it.Val
 			}
-		case it.is("requestState"):
-			s, ok := jsonString(it.val)
-			if !ok && string(it.val) != "null" {
+		case it.Is("requestState"):
+			s, ok := jsonString(it.Val)
+			if !ok && string(it.Val) != "null" {
 				return m, newError(CodeInvalidParams, "Invalid params: requestState must be a string")
 			}
 			m.requestState = s

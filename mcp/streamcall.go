@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
+	"github.com/toolexec/toolexec/internal/jsonwalk"
 	"net/http"
 	"strings"
 	"time"
@@ -145,9 +146,9 @@ const (
 // whose client declared elicitation or sampling (roots ride along).
 func (h *handler) rememberCapabilities(ex *exchange, params []byte) {
 	var caps clientCaps
-	for it := members(params); it.next(); {
-		if it.is("capabilities") {
-			caps = readCaps(it.val)
+	for it := jsonwalk.Members(params); it.Next(); {
+		if it.Is("capabilities") {
+			caps = readCaps(it.Val)
 		}
 	}
 	flags := ""

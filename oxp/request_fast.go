@@ -1,6 +1,9 @@
 package oxp
 
-import "encoding/json"
+import (
+	"encoding/json"
+	"github.com/toolexec/toolexec/internal/jsonwalk"
+)
 
 // decodePlainCallRequest is decodeCallRequest for the usual request: an
 // unwrapped call request whose member names are spelt plainly (no escapes),
@@ -19,7 +22,7 @@ import "encoding/json"
 // the bytes of its value as sent, which is what the walker gives
 // (FuzzPlainCallRequestAgrees).
 func decodePlainCallRequest(body []byte) (req callRequest, ok bool) {
-	t := body[skipSpace(body, 0):]
+	t := body[jsonwalk.SkipSpace(body, 0):]
 	if len(t) == 0 || t[0] != '{' || !json.Valid(t) {
 		return req, false
 	}
@@ -34,10 +37,10 @@ func decodePlainCallRequest(body []byte) (req callRequest, ok bool) {
 	)
 	var seen int
 	var toolID, callID, traceID, input, context []byte
-	for it := members(t); it.next(); {
+	for it := jsonwalk.Members(t); it.Next(); {
 		var bit int
 		var slot *[]byte
-		switch string(it.key[1 : len(it.key)-1]) {
+		switch string(it.Key[1 : len(it.Key)-1]) {
 		case "tool_id":
 			bit, slot = hasToolID, &toolID
 		case "call_id":
@@ -61,7 +64,7 @@ func decodePlainCallRequest(body []byte) (req callRequest, ok bool) {
 			return req, false // a repeated member: the last one counts there
 		}
 		seen |= bit
-		*slot = it.val
+		*slot = it.Val
 	}
 	if seen&hasInput != 0 && seen&hasInputs != 0 {
 		return req, false

@@ -1,4 +1,4 @@
-package mcp
+package jsonwalk
 
 import (
 	"bytes"
@@ -28,15 +28,15 @@ func FuzzWalkersSplitAsEncodingJSON(f *testing.F) {
 				t.Fatalf("encoding/json refused %q: %v", data, err)
 			}
 			got := map[string]json.RawMessage{}
-			for it := members(data); it.next(); {
+			for it := Members(data); it.Next(); {
 				var name string
-				if err := json.Unmarshal(it.key, &name); err != nil {
-					t.Fatalf("key %q of %q is not a JSON string", it.key, data)
+				if err := json.Unmarshal(it.Key, &name); err != nil {
+					t.Fatalf("key %q of %q is not a JSON string", it.Key, data)
 				}
-				if !it.is(name) {
-					t.Fatalf("key %q of %q does not match its own name %q", it.key, data, name)
+				if !it.Is(name) {
+					t.Fatalf("key %q of %q does not match its own name %q", it.Key, data, name)
 				}
-				got[name] = it.val
+				got[name] = it.Val
 			}
 			if len(got) != len(want) {
 				t.Fatalf("%q: %d members, encoding/json reads %d", data, len(got), len(want))
@@ -52,8 +52,8 @@ func FuzzWalkersSplitAsEncodingJSON(f *testing.F) {
 				t.Fatalf("encoding/json refused %q: %v", data, err)
 			}
 			var got []json.RawMessage
-			for it := elements(data); it.next(); {
-				got = append(got, it.val)
+			for it := Elements(data); it.Next(); {
+				got = append(got, it.Val)
 			}
 			if len(got) != len(want) {
 				t.Fatalf("%q: %d elements, encoding/json reads %d", data, len(got), len(want))

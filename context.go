@@ -36,3 +36,21 @@ func CallFromContext(ctx context.Context) *Call {
 func withCall(ctx context.Context, c *Call) context.Context {
 	return context.WithValue(ctx, callKey, c)
 }
+
+// callContext is the context a call runs in: ctx with the call stored as
+// withCall would store it, in the one allocation that holds the Call
+// itself. Its Context is set once, before it is handed on, and never
+// changed.
+type callContext struct {
+	context.Context
+	call Call
+}
+
+// Value returns the call for callKey and asks the parent for any other
+// key, as the context withCall returns does.
+func (c *callContext) Value(key any) any {
+	if key == any(callKey) {
+		return &c.call
+	}
+	return c.Context.Value(key)
+}

@@ -139,18 +139,9 @@ func (h *restHandler) post(w http.ResponseWriter, r *http.Request, raw string) {
 func (h *restHandler) call(w http.ResponseWriter, r *http.Request, name string) {
 	// The body is read by the pipeline's decode stage, after the gate and
 	// the lookup, so a disabled gate (403) and an unknown tool (404) answer
-	// before a body that is too large (413).
-	readArgs := func() (json.RawMessage, error) {
-		body, err := h.x.SurfaceKit().ReadBody(w, r)
-		if err != nil {
-			return nil, err
-		}
-		if !isJSONObject(body) {
-			return json.RawMessage("{}"), nil // a body that is not a JSON object is read as {}
-		}
-		return body, nil
-	}
-	res, err := h.x.Call(r.Context(), CallRequest{Name: name, readArguments: readArgs, Request: r, Surface: SurfaceREST})
+	// before a body that is too large (413); a body that is not a JSON
+	// object is read as {} (see CallRequest.bodyWriter).
+	res, err := h.x.Call(r.Context(), CallRequest{Name: name, bodyWriter: w, Request: r, Surface: SurfaceREST})
 	if err != nil {
 		h.writeCallError(w, err)
 		return

@@ -46,16 +46,17 @@ func appendResultFast(dst []byte, r *CallToolResult) ([]byte, bool) {
 	dst = append(dst, ']')
 	if structured != nil {
 		dst = append(dst, `,"structuredContent":`...)
-		var buf bytes.Buffer
-		if err := json.Compact(&buf, structured); err != nil {
+		mark := len(dst)
+		buf := bytes.NewBuffer(dst) // compacted straight into dst's spare room
+		if err := json.Compact(buf, structured); err != nil {
 			return dst[:start], false // not valid JSON: let the general path report it
 		}
-		if bytes.ContainsAny(buf.Bytes(), "<>&\u2028\u2029") {
+		dst = buf.Bytes()
+		if bytes.ContainsAny(dst[mark:], "<>&\u2028\u2029") {
 			var escaped bytes.Buffer // as encoding/json writes a RawMessage
-			json.HTMLEscape(&escaped, buf.Bytes())
-			buf = escaped
+			json.HTMLEscape(&escaped, dst[mark:])
+			dst = append(dst[:mark], escaped.Bytes()...)
 		}
-		dst = append(dst, buf.Bytes()...)
 	}
 	if r.IsError {
 		dst = append(dst, `,"isError":true}`...)

@@ -230,11 +230,11 @@ func (h *typedHandler[In, Out]) decodeChecked(raw json.RawMessage) decodedCall {
 	if h.plan == nil {
 		return nil
 	}
-	in, ok := typedargs.Decode[In](h.plan, raw)
-	if !ok {
+	c := &typedCall[In, Out]{h: h} // decoded in place: one allocation for the call and its input
+	if !typedargs.DecodeInto(h.plan, raw, &c.in) {
 		return nil
 	}
-	return &typedCall[In, Out]{h: h, in: in}
+	return c
 }
 
 // checkedInputFor returns the typed fast path for a call of t, or nil when

@@ -8,12 +8,16 @@ import "encoding/json"
 // schema accepts (2.0 for an int, 1e400 for a float64): the generic path
 // then decides, and reports, as it always has.
 func Decode[T any](p *Plan, raw []byte) (in T, ok bool) {
-	if !p.Check(raw) {
-		return in, false
-	}
-	if json.Unmarshal(raw, &in) != nil {
+	if !DecodeInto(p, raw, &in) {
 		var zero T
 		return zero, false
 	}
 	return in, true
+}
+
+// DecodeInto is Decode into *in, which must hold T's zero value, so that a
+// caller can decode into a T it has already allocated. On false, *in may
+// hold part of raw and must not be used.
+func DecodeInto[T any](p *Plan, raw []byte, in *T) bool {
+	return p.Check(raw) && json.Unmarshal(raw, in) == nil
 }

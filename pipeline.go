@@ -111,15 +111,26 @@ func (x *Executor) call(ob *observation, req CallRequest) (_ *CallToolResult, er
 		return nil, &Error{Stage: StageGate, Code: CodeExecutionDisabled, Message: "Tool execution is disabled."}
 	}
 	stage = StageResolve
-	found, ok := x.Lookup(req.Name, req.Version)
-	if !ok {
-		return nil, notFound(req.Name, req.Version)
-	}
 	// The Call and the context that carries it are one allocation
 	// (callContext); the resolved tool lives in it from here on.
-	cc := &callContext{}
+	var cc *callContext
+	var handler ToolCallHandler // the tool's own handler, when the lookup found it too
+	if r := x.registry; r != nil {
+		e := r.resolve(req.Name, req.Version)
+		if e == nil {
+			return nil, notFound(req.Name, req.Version)
+		}
+		cc = &callContext{}
+		cc.call.Tool, handler = e.tool, e.handler
+	} else {
+		found, ok := x.Lookup(req.Name, req.Version)
+		if !ok {
+			return nil, notFound(req.Name, req.Version)
+		}
+		cc = &callContext{}
+		cc.call.Tool = found
+	}
 	call := &cc.call
-	call.Tool = found
 	tool := &call.Tool
 	ob.tool = tool
 	ob.obs.Resolved(tool)
@@ -146,7 +157,7 @@ func (x *Executor) call(ob *observation, req CallRequest) (_ *CallToolResult, er
 	// decoded only when something may read it. Arguments it accepts are one
 	// well-formed JSON object, so a lenient body needs no other check then.
 	var input decodedCall
-	ci := x.checkedInputFor(tool, &req)
+	ci := x.checkedInputWith(tool, &req, handler)
 	if ci != nil {
 		input = ci.decodeChecked(raw)
 	}

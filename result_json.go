@@ -66,6 +66,24 @@ func appendResultFast(dst []byte, r *CallToolResult) ([]byte, bool) {
 	return dst, true
 }
 
+// fastResultSize is room enough for appendResultFast's encoding of r in the
+// common case, so that it is written without growing the buffer: the
+// envelope, each text block with a quarter more for escapes (a JSON text
+// escapes its every quote), the structured content, and a byte for the
+// newline a response adds.
+func fastResultSize(r *CallToolResult) int {
+	n := 64
+	for _, c := range r.Content {
+		if t, ok := c.(*TextContent); ok && t != nil {
+			n += 32 + len(t.Text) + len(t.Text)/4
+		}
+	}
+	if sc, ok := r.StructuredContent.(json.RawMessage); ok {
+		n += len(sc)
+	}
+	return n
+}
+
 // appendJSONString writes s as a JSON string exactly as encoding/json does:
 // quotes, backslashes and control characters escaped, <, > and & escaped
 // for HTML, U+2028 and U+2029 escaped, invalid UTF-8 replaced by U+FFFD.

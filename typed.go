@@ -244,6 +244,12 @@ func (h *typedHandler[In, Out]) decodeChecked(raw json.RawMessage) decodedCall {
 // handler, the handler is not the Registry's typed handler, or t's input
 // schema is not the one inferred from that handler's In.
 func (x *Executor) checkedInputFor(t *Tool, req *CallRequest) checkedInput {
+	return x.checkedInputWith(t, req, nil)
+}
+
+// checkedInputWith is checkedInputFor with t's handler in the Registry
+// already found (h), or nil to look it up.
+func (x *Executor) checkedInputWith(t *Tool, req *CallRequest, h ToolCallHandler) checkedInput {
 	r, ok := x.handler.(*Registry)
 	if !ok || x.noValidation || t.Options.SkipValidation || len(t.InputSchema) == 0 {
 		return nil
@@ -252,7 +258,10 @@ func (x *Executor) checkedInputFor(t *Tool, req *CallRequest) checkedInput {
 		len(t.Options.Interceptors) > 0 || len(t.Options.InputTransforms) > 0 {
 		return nil
 	}
-	ci, ok := r.handlerOf(t.Name, t.Version).(checkedInput)
+	if h == nil {
+		h = r.handlerOf(t.Name, t.Version)
+	}
+	ci, ok := h.(checkedInput)
 	if !ok || !bytes.Equal(ci.inferredInput(), t.InputSchema) {
 		return nil
 	}

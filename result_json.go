@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"unicode/utf8"
+
+	"github.com/toolexec/toolexec/internal/rawjson"
 )
 
 // appendResultFast writes r's JSON without reflection for the common shape
@@ -46,6 +48,10 @@ func appendResultFast(dst []byte, r *CallToolResult) ([]byte, bool) {
 	dst = append(dst, ']')
 	if structured != nil {
 		dst = append(dst, `,"structuredContent":`...)
+		if rawjson.IsCompactSafe(structured) { // as json.Marshal writes it: nothing to compact or escape
+			dst = append(dst, structured...)
+			return appendIsError(dst, r.IsError), true
+		}
 		mark := len(dst)
 		buf := bytes.NewBuffer(dst) // compacted straight into dst's spare room
 		if err := json.Compact(buf, structured); err != nil {
@@ -58,12 +64,15 @@ func appendResultFast(dst []byte, r *CallToolResult) ([]byte, bool) {
 			dst = append(dst[:mark], escaped.Bytes()...)
 		}
 	}
-	if r.IsError {
-		dst = append(dst, `,"isError":true}`...)
-	} else {
-		dst = append(dst, `,"isError":false}`...)
+	return appendIsError(dst, r.IsError), true
+}
+
+// appendIsError ends a result's encoding.
+func appendIsError(dst []byte, isError bool) []byte {
+	if isError {
+		return append(dst, `,"isError":true}`...)
 	}
-	return dst, true
+	return append(dst, `,"isError":false}`...)
 }
 
 // fastResultSize is room enough for appendResultFast's encoding of r in the

@@ -2,7 +2,9 @@ package toolexec
 
 import (
 	"context"
+	"fmt"
 	"net/http"
+	"reflect"
 )
 
 type contextKey int
@@ -53,4 +55,14 @@ func (c *callContext) Value(key any) any {
 		return &c.call
 	}
 	return c.Context.Value(key)
+}
+
+// String names the context as the one withCall returns names itself, so
+// that printing it shows neither the call nor its arguments.
+func (c *callContext) String() string {
+	parent := reflect.TypeOf(c.Context).String()
+	if s, ok := c.Context.(fmt.Stringer); ok {
+		parent = s.String()
+	}
+	return parent + ".WithValue(toolexec.contextKey, *toolexec.Call)"
 }

@@ -64,7 +64,7 @@ var decodeSeeds = []string{
 // the same Go value, or a refusal where json.Unmarshal refuses.
 func FuzzDecodeIntoMatchesUnmarshal(f *testing.F) {
 	typ := reflect.TypeFor[decoded]()
-	plan, err := For(typ, schemaFor(&testing.T{}, typ), bounds)
+	plan, err := For(typ, schemaFor(f, typ), bounds)
 	require.NoError(f, err)
 	for _, s := range decodeSeeds {
 		f.Add([]byte(s))

@@ -2,7 +2,9 @@ package toolexec
 
 import (
 	"context"
+	"fmt"
 	"net/http"
+	"reflect"
 )
 
 type contextKey int
@@ -35,4 +37,32 @@ func CallFromContext(ctx context.Context) *Call {
 // withCall stores c, and with it the request, in one context value.
 func withCall(ctx context.Context, c *Call) context.Context {
 	return context.WithValue(ctx, callKey, c)
+}
+
+// callContext is the context a call runs in: ctx with the call stored as
+// withCall would store it, in the one allocation that holds the Call
+// itself. Its Context is set once, before it is handed on, and never
+// changed.
+type callContext struct {
+	context.Context
+	call Call
+}
+
+// Value returns the call for callKey and asks the parent for any other
+// key, as the context withCall returns does.
+func (c *callContext) Value(key any) any {
+	if key == any(callKey) {
+		return &c.call
+	}
+	return c.Context.Value(key)
+}
+
+// String names the context as the one withCall returns names itself, so
+// that printing it shows neither the call nor its arguments.
+func (c *callContext) String() string {
+	parent := reflect.TypeOf(c.Context).String()
+	if s, ok := c.Context.(fmt.Stringer); ok {
+		parent = s.String()
+	}
+	return parent + ".WithValue(toolexec.contextKey, *toolexec.Call)"
 }

@@ -34,6 +34,10 @@ type Executor struct {
 	panicDetails bool         // WithPanicDetails(true) (panic.go)
 	noValidation bool         // WithValidation(false)
 	schemas      schema.Cache // each tool's compiled schemas (validate.go)
+	// registry is the provider when it is also the handler, the same
+	// Registry (New(reg, reg)): a call then finds its tool and handler in
+	// one lookup (Registry.resolve).
+	registry *Registry
 }
 
 // Option configures an Executor.
@@ -66,6 +70,9 @@ func New(provider ToolProvider, handler any, opts ...Option) *Executor {
 	}
 	if x.logger == nil {
 		x.logger = slog.Default()
+	}
+	if r, ok := provider.(*Registry); ok && h == ToolCallHandler(r) {
+		x.registry = r
 	}
 	x.buildPipeline()
 	return x

@@ -28,7 +28,7 @@ import (
 // Mount it under any prefix: chi's r.Mount("/api", h), or
 // mux.Handle("/api/", http.StripPrefix("/api", h)).
 func NewHandler(x *Executor) http.Handler {
-	h := &restHandler{x: x}
+	h := &restHandler{x: x, headers: newJSONHeaders()}
 	h.details = toolenc.Cache[Tool]{Key: func(t *Tool) string { return t.Name }, Same: sameDetail, Encode: encodeDetail, Clone: cloneListed}
 	h.summaries = toolenc.Cache[Tool]{Key: func(t *Tool) string { return t.Name }, Same: sameSummary, Encode: encodeSummary, Clone: cloneListed}
 	return httpjson.Recoverer(x.logger, "toolexec: REST handler", func(w http.ResponseWriter) {
@@ -44,7 +44,7 @@ func NewHandler(x *Executor) http.Handler {
 // http.StripPrefix. Any other path is 404; another method on a route, or a
 // method that is not one of HTTP's on any path, is 405 with Allow.
 func (h *restHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	httpjson.SetHeaders(w.Header())
+	h.headers.set(w.Header())
 	path := routePath(r)
 	rest, isTool := strings.CutPrefix(path, "/tools/")
 	if !isTool && path != "/tools" && standardMethod(r.Method) {
@@ -78,6 +78,8 @@ type restHandler struct {
 	// summaries and details cache each tool's encoding in GET /tools and
 	// GET /tools/{name} (see rest_tools.go).
 	summaries, details toolenc.Cache[Tool]
+	// headers are the JSON headers every response carries (rest_headers.go).
+	headers jsonHeaders
 }
 
 // toolSummary is one entry of GET /tools.
@@ -139,18 +141,9 @@ func (h *restHandler) post(w http.ResponseWriter, r *http.Request, raw string) {
 func (h *restHandler) call(w http.ResponseWriter, r *http.Request, name string) {
 	// The body is read by the pipeline's decode stage, after the gate and
 	// the lookup, so a disabled gate (403) and an unknown tool (404) answer
-	// before a body that is too large (413).
-	readArgs := func() (json.RawMessage, error) {
-		body, err := h.x.SurfaceKit().ReadBody(w, r)
-		if err != nil {
-			return nil, err
-		}
-		if !isJSONObject(body) {
-			return json.RawMessage("{}"), nil // a body that is not a JSON object is read as {}
-		}
-		return body, nil
-	}
-	res, err := h.x.Call(r.Context(), CallRequest{Name: name, readArguments: readArgs, Request: r, Surface: SurfaceREST})
+	// before a body that is too large (413); a body that is not a JSON
+	// object is read as {} (see CallRequest.bodyWriter).
+	res, err := h.x.Call(r.Context(), CallRequest{Name: name, bodyWriter: w, Request: r, Surface: SurfaceREST})
 	if err != nil {
 		h.writeCallError(w, err)
 		return

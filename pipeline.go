@@ -38,6 +38,12 @@ type CallRequest struct {
 	// (CodeTooLarge, say) ends the call as it is; any other error fails
 	// StageDecode.
 	readArguments func() (json.RawMessage, error)
+	// bodyWriter, when set (and readArguments is not), makes Request's
+	// body the arguments, as the REST surface sends them: the decode stage
+	// reads it (readBody, through bodyWriter) after the gate and the
+	// lookup, and reads a body that is not one JSON object as {}. Unlike a
+	// readArguments closure it costs the call no allocation.
+	bodyWriter http.ResponseWriter
 	// interceptors run for this call only (SurfaceKit.Call).
 	interceptors []Interceptor
 }
@@ -105,15 +111,33 @@ func (x *Executor) call(ob *observation, req CallRequest) (_ *CallToolResult, er
 		return nil, &Error{Stage: StageGate, Code: CodeExecutionDisabled, Message: "Tool execution is disabled."}
 	}
 	stage = StageResolve
-	tool, ok := x.Lookup(req.Name, req.Version)
-	if !ok {
-		return nil, notFound(req.Name, req.Version)
+	// The Call and the context that carries it are one allocation
+	// (callContext); the resolved tool lives in it from here on.
+	var cc *callContext
+	var handler ToolCallHandler // the tool's own handler, when the lookup found it too
+	if r := x.registry; r != nil {
+		e := r.resolve(req.Name, req.Version)
+		if e == nil {
+			return nil, notFound(req.Name, req.Version)
+		}
+		cc = &callContext{}
+		cc.call.Tool, handler = e.tool, e.handler
+	} else {
+		found, ok := x.Lookup(req.Name, req.Version)
+		if !ok {
+			return nil, notFound(req.Name, req.Version)
+		}
+		cc = &callContext{}
+		cc.call.Tool = found
 	}
-	ob.tool = &tool
-	ob.obs.Resolved(&tool)
+	call := &cc.call
+	tool := &call.Tool
+	ob.tool = tool
+	ob.obs.Resolved(tool)
 	stage = StageDecode
-	raw := req.Arguments
-	if req.readArguments != nil {
+	raw, lenient := req.Arguments, false
+	switch {
+	case req.readArguments != nil:
 		var err error
 		if raw, err = req.readArguments(); err != nil {
 			if _, ok := AsError(err); !ok {
@@ -121,16 +145,30 @@ func (x *Executor) call(ob *observation, req CallRequest) (_ *CallToolResult, er
 			}
 			return nil, err
 		}
+	case req.bodyWriter != nil && req.Request != nil:
+		var err error
+		if raw, err = readBody(req.bodyWriter, req.Request, x.maxBodyBytes); err != nil {
+			return nil, err // an *Error: CodeTooLarge, or the read failed
+		}
+		lenient = true
 	}
 	// A typed tool may decode its arguments itself, checked against the
 	// schema inferred from its input type (checkedInput); the map is then
-	// decoded only when something may read it.
+	// decoded only when something may read it. Arguments it accepts are one
+	// well-formed JSON object, so a lenient body needs no other check then.
 	var input decodedCall
-	if ci := x.checkedInputFor(&tool, &req); ci != nil {
+	ci := x.checkedInputWith(tool, &req, handler)
+	if ci != nil {
 		input = ci.decodeChecked(raw)
 	}
+	if input == nil && lenient && !isJSONObject(raw) {
+		raw = json.RawMessage("{}") // a body that is not a JSON object is read as {}
+		if ci != nil {
+			input = ci.decodeChecked(raw)
+		}
+	}
 	var args map[string]any
-	if input == nil || x.readsArguments(&tool, &req) {
+	if input == nil || x.readsArguments(tool, &req) {
 		var err error
 		if args, err = decodeArguments(raw); err != nil {
 			return nil, err
@@ -138,7 +176,7 @@ func (x *Executor) call(ob *observation, req CallRequest) (_ *CallToolResult, er
 		ob.obs.Arguments(args)
 	}
 	httpReq := req.Request
-	call := &Call{Tool: tool, Arguments: args, Request: httpReq, Surface: ob.surface, peer: req.Peer, obs: ob.obs, input: input}
+	call.Arguments, call.Request, call.Surface, call.peer, call.obs, call.input = args, httpReq, ob.surface, req.Peer, ob.obs, input
 	if httpReq != nil && x.authHook != nil {
 		// The hook sees the call it authorizes (CallFromContext), so it can
 		// decide per tool.
@@ -157,7 +195,8 @@ func (x *Executor) call(ob *observation, req CallRequest) (_ *CallToolResult, er
 		httpReq = passed.WithContext(ctx)
 		call.Request = httpReq
 	}
-	ctx = withCall(ctx, call)
+	cc.Context = ctx
+	ctx = cc
 	run := x.run
 	if len(req.interceptors) > 0 {
 		run = chain(run, req.interceptors)

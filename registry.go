@@ -137,6 +137,21 @@ func (r *Registry) find(name, version string) (registryEntry, bool) {
 	return r.entries[idx[i]], true
 }
 
+// resolve finds what LookupTool finds, with its handler, and returns the
+// entry itself rather than a copy. An entry never changes once added (Add
+// appends past every entry there is, Remove builds a new slice), so it may
+// be read after the lock is released.
+func (r *Registry) resolve(name, version string) *registryEntry {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	idx := r.byName[name]
+	i := matchTool(len(idx), func(i int) *Tool { return &r.entries[idx[i]].tool }, name, version)
+	if i < 0 {
+		return nil
+	}
+	return &r.entries[idx[i]]
+}
+
 // indexOf returns the index into entries of the tool of that name and
 // version: "" is the unversioned one, any other version matches as in
 // Lookup. The caller holds r.mu.

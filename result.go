@@ -38,7 +38,7 @@ type callToolResultWire struct {
 
 // MarshalJSON writes the MCP CallToolResult shape.
 func (r CallToolResult) MarshalJSON() ([]byte, error) {
-	if data, ok := appendResultFast(make([]byte, 0, 128), &r); ok {
+	if data, ok := appendResultFast(make([]byte, 0, fastResultSize(&r)), &r); ok {
 		return data, nil
 	}
 	return r.marshalGeneral()

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"unicode/utf8"
+
+	"github.com/toolexec/toolexec/internal/rawjson"
 )
 
 // appendResultFast writes r's JSON without reflection for the common shape
@@ -46,23 +48,49 @@ func appendResultFast(dst []byte, r *CallToolResult) ([]byte, bool) {
 	dst = append(dst, ']')
 	if structured != nil {
 		dst = append(dst, `,"structuredContent":`...)
-		var buf bytes.Buffer
-		if err := json.Compact(&buf, structured); err != nil {
+		if rawjson.IsCompactSafe(structured) { // as json.Marshal writes it: nothing to compact or escape
+			dst = append(dst, structured...)
+			return appendIsError(dst, r.IsError), true
+		}
+		mark := len(dst)
+		buf := bytes.NewBuffer(dst) // compacted straight into dst's spare room
+		if err := json.Compact(buf, structured); err != nil {
 			return dst[:start], false // not valid JSON: let the general path report it
 		}
-		if bytes.ContainsAny(buf.Bytes(), "<>&\u2028\u2029") {
+		dst = buf.Bytes()
+		if bytes.ContainsAny(dst[mark:], "<>&\u2028\u2029") {
 			var escaped bytes.Buffer // as encoding/json writes a RawMessage
-			json.HTMLEscape(&escaped, buf.Bytes())
-			buf = escaped
+			json.HTMLEscape(&escaped, dst[mark:])
+			dst = append(dst[:mark], escaped.Bytes()...)
 		}
-		dst = append(dst, buf.Bytes()...)
 	}
-	if r.IsError {
-		dst = append(dst, `,"isError":true}`...)
-	} else {
-		dst = append(dst, `,"isError":false}`...)
+	return appendIsError(dst, r.IsError), true
+}
+
+// appendIsError ends a result's encoding.
+func appendIsError(dst []byte, isError bool) []byte {
+	if isError {
+		return append(dst, `,"isError":true}`...)
 	}
-	return dst, true
+	return append(dst, `,"isError":false}`...)
+}
+
+// fastResultSize is room enough for appendResultFast's encoding of r in the
+// common case, so that it is written without growing the buffer: the
+// envelope, each text block with a quarter more for escapes (a JSON text
+// escapes its every quote), the structured content, and a byte for the
+// newline a response adds.
+func fastResultSize(r *CallToolResult) int {
+	n := 64
+	for _, c := range r.Content {
+		if t, ok := c.(*TextContent); ok && t != nil {
+			n += 32 + len(t.Text) + len(t.Text)/4
+		}
+	}
+	if sc, ok := r.StructuredContent.(json.RawMessage); ok {
+		n += len(sc)
+	}
+	return n
 }
 
 // appendJSONString writes s as a JSON string exactly as encoding/json does:

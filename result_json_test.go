@@ -2,6 +2,7 @@ package toolexec
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -15,6 +16,9 @@ func TestResultFastPathMatchesTheGeneralPath(t *testing.T) {
 		{Content: []Content{Text("plain"), Text("")}},
 		{Content: []Content{Text("<b>&\"\\\n\r\t\b\f\x00\x1f\x7f é 😀 \u2028\u2029 \xff\xfe")}, IsError: true},
 		{Content: []Content{Text("x")}, StructuredContent: json.RawMessage(` { "a" : [1, 2.50, "<&>"] } `)},
+		{Content: []Content{Text(`{"sum":3}`)}, StructuredContent: json.RawMessage(`{"sum":3}`)}, // compact already: written as it is
+		{StructuredContent: json.RawMessage(`{"a":[1,2.5,null,true,{"b":"\u00e9\n"}],"c":"` + "\xff\u2027" + `"}`)},
+		{StructuredContent: json.RawMessage(`{"a":"` + "\u2028" + `"}`)},
 	} {
 		fast, ok := appendResultFast(nil, &res)
 		require.True(t, ok, "%+v takes the fast path", res)
@@ -32,6 +36,8 @@ func TestResultFastPathDeclinesOtherShapes(t *testing.T) {
 		"structured map":       {StructuredContent: map[string]any{"a": 1}},
 		"nil raw structured":   {StructuredContent: json.RawMessage(nil)},
 		"invalid raw JSON":     {StructuredContent: json.RawMessage(`{"a":`)},
+		"trailing raw JSON":    {StructuredContent: json.RawMessage(`{"a":1}x`)},
+		"deep raw JSON":        {StructuredContent: json.RawMessage(strings.Repeat("[", 10001) + strings.Repeat("]", 10001))},
 		"nil text block":       {Content: []Content{(*TextContent)(nil)}},
 		"text with block meta": {Content: []Content{&TextContent{Text: "x", Meta: map[string]any{}}}},
 	} {

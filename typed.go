@@ -230,11 +230,11 @@ func (h *typedHandler[In, Out]) decodeChecked(raw json.RawMessage) decodedCall {
 	if h.plan == nil {
 		return nil
 	}
-	in, ok := typedargs.Decode[In](h.plan, raw)
-	if !ok {
+	c := &typedCall[In, Out]{h: h} // decoded in place: one allocation for the call and its input
+	if !typedargs.DecodeInto(h.plan, raw, &c.in) {
 		return nil
 	}
-	return &typedCall[In, Out]{h: h, in: in}
+	return c
 }
 
 // checkedInputFor returns the typed fast path for a call of t, or nil when
@@ -244,6 +244,12 @@ func (h *typedHandler[In, Out]) decodeChecked(raw json.RawMessage) decodedCall {
 // handler, the handler is not the Registry's typed handler, or t's input
 // schema is not the one inferred from that handler's In.
 func (x *Executor) checkedInputFor(t *Tool, req *CallRequest) checkedInput {
+	return x.checkedInputWith(t, req, nil)
+}
+
+// checkedInputWith is checkedInputFor with t's handler in the Registry
+// already found (h), or nil to look it up.
+func (x *Executor) checkedInputWith(t *Tool, req *CallRequest, h ToolCallHandler) checkedInput {
 	r, ok := x.handler.(*Registry)
 	if !ok || x.noValidation || t.Options.SkipValidation || len(t.InputSchema) == 0 {
 		return nil
@@ -252,7 +258,10 @@ func (x *Executor) checkedInputFor(t *Tool, req *CallRequest) checkedInput {
 		len(t.Options.Interceptors) > 0 || len(t.Options.InputTransforms) > 0 {
 		return nil
 	}
-	ci, ok := r.handlerOf(t.Name, t.Version).(checkedInput)
+	if h == nil {
+		h = r.handlerOf(t.Name, t.Version)
+	}
+	ci, ok := h.(checkedInput)
 	if !ok || !bytes.Equal(ci.inferredInput(), t.InputSchema) {
 		return nil
 	}

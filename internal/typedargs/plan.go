@@ -62,6 +62,7 @@ type field struct {
 	name     string
 	node     *node
 	required bool
+	index    int // the struct field's index, for decoding
 }
 
 // maxFields is the most properties one object of a plan may have: the
@@ -245,7 +246,7 @@ func fieldsFor(t reflect.Type, s map[string]any) ([]field, error) {
 		if err != nil {
 			return nil, err
 		}
-		fields = append(fields, field{name: name, node: fn})
+		fields = append(fields, field{name: name, node: fn, index: i})
 	}
 	if len(fields) != len(props) || len(fields) > maxFields {
 		return nil, fmt.Errorf("%s: %d fields for %d properties", t, len(fields), len(props))

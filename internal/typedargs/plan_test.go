@@ -15,7 +15,7 @@ var bounds = Bounds{MaxDigits: 400, MaxExponent: 400}
 
 // schemaFor infers t's schema as the official inference writes it, with
 // the pointer's null dropped at the root, as the caller's inference does.
-func schemaFor(t *testing.T, typ reflect.Type) []byte {
+func schemaFor(t testing.TB, typ reflect.Type) []byte {
 	t.Helper()
 	s, err := jsonschema.ForType(typ, &jsonschema.ForOptions{})
 	require.NoError(t, err)

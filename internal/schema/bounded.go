@@ -23,7 +23,7 @@ import (
 //
 // The same bound decides which parts of a larger instance the walk hands to
 // the library whole: a value of at most this many nodes.
-const FullValidationNodes = 512
+const FullValidationNodes = 256
 
 // tooLargeMessage is the one failure listed for a value that fails a part
 // of the schema the walk does not take apart (anyOf, oneOf, allOf, not,
@@ -218,6 +218,7 @@ type walkCache struct {
 	wrappers map[*jsonschema.Schema]*jsonschema.Schema
 	stripped map[*jsonschema.Schema]*jsonschema.Schema
 	values   map[*jsonschema.Schema]*jsonschema.Schema
+	unique   map[int]*jsonschema.Schema // by draft
 }
 
 func newWalk(limit int, stop bool) *boundedWalk {
@@ -226,6 +227,7 @@ func newWalk(limit int, stop bool) *boundedWalk {
 		wrappers: map[*jsonschema.Schema]*jsonschema.Schema{},
 		stripped: map[*jsonschema.Schema]*jsonschema.Schema{},
 		values:   map[*jsonschema.Schema]*jsonschema.Schema{},
+		unique:   map[int]*jsonschema.Schema{},
 	}}
 }
 
@@ -490,13 +492,13 @@ func objectKeywordsOnly(s *jsonschema.Schema) bool {
 
 // arrayKeywordsOnly reports whether the walk takes s apart for an array.
 func arrayKeywordsOnly(s *jsonschema.Schema) bool {
-	return common(s) && !s.UniqueItems && s.Contains == nil && s.UnevaluatedItems == nil
+	return common(s) && s.Contains == nil && s.UnevaluatedItems == nil
 }
 
 // scalarKeywordsOnly reports whether scalarFailures checks s for a scalar
-// exactly: no $ref, enum, const or content keywords.
+// exactly: no $ref or content keywords.
 func scalarKeywordsOnly(s *jsonschema.Schema) bool {
-	return common(s) && s.Ref == nil && s.Enum == nil && s.Const == nil &&
+	return common(s) && s.Ref == nil &&
 		s.ContentEncoding == nil && s.ContentMediaType == nil && s.ContentSchema == nil
 }
 
@@ -620,11 +622,24 @@ func (w *boundedWalk) array(s *jsonschema.Schema, arr []any) {
 	if s.Ref != nil {
 		w.visit(s.Ref, arr)
 	}
+	if w.failed {
+		return
+	}
 	if s.MinItems != nil && len(arr) < *s.MinItems {
 		w.fail("", false, "minItems", func() jsonschema.ErrorKind { return &kind.MinItems{Got: len(arr), Want: *s.MinItems} })
 	}
 	if s.MaxItems != nil && len(arr) > *s.MaxItems {
 		w.fail("", false, "maxItems", func() jsonschema.ErrorKind { return &kind.MaxItems{Got: len(arr), Want: *s.MaxItems} })
+	}
+	if s.UniqueItems && len(arr) > 1 {
+		// One failure at most, naming the first two equal items: the
+		// library finds them, on a schema of that keyword alone.
+		us, ok := w.cache.unique[s.DraftVersion]
+		if !ok {
+			us = &jsonschema.Schema{DraftVersion: s.DraftVersion, Location: s.Location, UniqueItems: true}
+			w.cache.unique[s.DraftVersion] = us
+		}
+		w.library(us, arr)
 	}
 	each := func(from int, sch *jsonschema.Schema) {
 		for i := from; i < len(arr) && !w.failed; i++ {

@@ -36,6 +36,9 @@ var walkedSchemas = []string{
 	`{"type":"object","properties":{"e":{"enum":["a",1,null]},"c":{"const":"abc"},"r":{"$ref":"#/$defs/pos"},
 	  "l":{"type":"array","items":{"$ref":"#/$defs/pos"}},"m":{"type":"array","items":{"enum":[1,2,"x"]}}},
 	  "$defs":{"pos":{"type":"number","exclusiveMinimum":0}}}`,
+	// uniqueItems, enum and const of numbers.
+	`{"type":"array","uniqueItems":true,"items":{"type":["integer","string"],"maxLength":3}}`,
+	`{"type":"object","properties":{"u":{"type":"array","uniqueItems":true,"items":{"enum":[1,2.5,3,"a",true,null]}},"k":{"const":10},"z":{"const":null}}}`,
 	// prefixItems.
 	`{"type":"array","prefixItems":[{"type":"string"},{"type":"integer"}],"items":false}`,
 	`{"type":"array","prefixItems":[{"type":"string"},{"type":"object","required":["a"]}],"items":{"type":"boolean"},"minItems":2}`,

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/big"
+	"slices"
 	"unicode/utf8"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
@@ -91,7 +92,7 @@ func isInteger(v any) bool {
 // scalarFailures returns the keywords of s that v, a scalar, fails, in the
 // order the library reports them, and how many there are. s holds no
 // keyword but those scalarKeywordsOnly allows; the library stops at a
-// failing type or format, and otherwise reports every string or number
+// failing type, const, enum or format, and otherwise reports every string or number
 // keyword that fails.
 func scalarFailures(s *jsonschema.Schema, types func(*jsonschema.Types) typeSet, v any) (kws [5]string, n int) {
 	add := func(kw string) {
@@ -100,6 +101,14 @@ func scalarFailures(s *jsonschema.Schema, types func(*jsonschema.Types) typeSet,
 	}
 	if s.Types != nil && !s.Types.IsEmpty() && !types(s.Types).allows(v) {
 		add("type")
+		return kws, n
+	}
+	if s.Const != nil && !scalarEquals(v, *s.Const) {
+		add("const")
+		return kws, n
+	}
+	if s.Enum != nil && !slices.ContainsFunc(s.Enum.Values, func(e any) bool { return scalarEquals(v, e) }) {
+		add("enum")
 		return kws, n
 	}
 	if s.Format != nil && s.Format.Validate(v) != nil {
@@ -149,4 +158,34 @@ func scalarFailures(s *jsonschema.Schema, types func(*jsonschema.Types) typeSet,
 		}
 	}
 	return kws, n
+}
+
+// scalarEquals reports whether v, a scalar, equals e, a value of a const or
+// enum keyword, as the library compares them: numbers by their exact value.
+func scalarEquals(v, e any) bool {
+	switch v := v.(type) {
+	case nil:
+		return e == nil
+	case bool:
+		b, ok := e.(bool)
+		return ok && v == b
+	case string:
+		s, ok := e.(string)
+		return ok && v == s
+	case float64, json.Number:
+		switch e.(type) {
+		case float64, json.Number:
+		default:
+			return false
+		}
+		if f, ok := v.(float64); ok {
+			if g, ok := e.(float64); ok {
+				return f == g
+			}
+		}
+		a, ok1 := new(big.Rat).SetString(fmt.Sprint(v))
+		b, ok2 := new(big.Rat).SetString(fmt.Sprint(e))
+		return ok1 && ok2 && a.Cmp(b) == 0
+	}
+	return false
 }

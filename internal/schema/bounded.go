@@ -477,9 +477,9 @@ func (w *boundedWalk) stripped(s *jsonschema.Schema) *jsonschema.Schema {
 
 // common reports whether s has no keyword that applies another schema to
 // the same value, or depends on what others did (unevaluated*), other than
-// $ref, in a draft where $ref does not replace its siblings.
+// $ref.
 func common(s *jsonschema.Schema) bool {
-	return s.DraftVersion >= 2019 && s.RecursiveRef == nil && s.DynamicRef == nil &&
+	return s.RecursiveRef == nil && s.DynamicRef == nil &&
 		s.Not == nil && len(s.AllOf) == 0 && len(s.AnyOf) == 0 && len(s.OneOf) == 0 &&
 		s.If == nil && len(s.Extensions) == 0
 }
@@ -552,6 +552,9 @@ func (w *boundedWalk) object(s *jsonschema.Schema, obj map[string]any) {
 	}
 	if s.Ref != nil {
 		w.visit(s.Ref, obj)
+		if s.DraftVersion < 2019 {
+			return // before 2019-09, $ref replaces the keywords beside it
+		}
 	}
 	if s.MinProperties != nil && len(obj) < *s.MinProperties {
 		w.fail("", false, "minProperties", func() jsonschema.ErrorKind {
@@ -621,6 +624,9 @@ func (w *boundedWalk) array(s *jsonschema.Schema, arr []any) {
 	}
 	if s.Ref != nil {
 		w.visit(s.Ref, arr)
+		if s.DraftVersion < 2019 {
+			return // before 2019-09, $ref replaces the keywords beside it
+		}
 	}
 	if w.failed {
 		return

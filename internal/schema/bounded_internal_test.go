@@ -51,6 +51,11 @@ var walkedSchemas = []string{
 	// 2019-09 tuples.
 	`{"$schema":"https://json-schema.org/draft/2019-09/schema","type":"array","items":[{"type":"string"}],"additionalItems":{"type":"integer"}}`,
 	`{"$schema":"https://json-schema.org/draft/2019-09/schema","type":"array","items":[{"type":"string"},{"type":"string"}],"additionalItems":false}`,
+	// Draft-07, $ref replacing its siblings, and draft-04.
+	`{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","definitions":{"s":{"type":"string","maxLength":2},"o":{"required":["yy"],"properties":{"v":{"type":"integer"}}}},
+	  "properties":{"a":{"type":"array","items":[{"type":"string"}],"additionalItems":false},"b":{"type":"array","items":{"$ref":"#/definitions/s"}},
+	    "c":{"$ref":"#/definitions/s","minLength":5},"d":{"type":"object","$ref":"#/definitions/o","required":["zz"]}},"required":["a"]}`,
+	`{"$schema":"http://json-schema.org/draft-04/schema#","type":"object","properties":{"n":{"type":"number","minimum":0,"exclusiveMinimum":true},"a":{"type":"array","items":{"type":"integer"}}},"additionalProperties":false}`,
 	// Boolean schemas and untyped containers.
 	`{"properties":{"t":true,"f":false,"a":{"items":{"type":"string"}}},"additionalProperties":{"type":"array"}}`,
 }
@@ -65,6 +70,7 @@ var otherSchemas = []string{
 	`{"if":{"type":"object","required":["a"]},"then":{"properties":{"a":{"type":"array","items":{"type":"string"}}}},"else":{"type":"array","maxItems":3}}`,
 	`{"allOf":[{"type":"object"},{"properties":{"a":{"type":"array"}}}],"unevaluatedProperties":false}`,
 	`{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{"a":{"type":"array","items":[{"type":"string"}],"additionalItems":false}},"dependencies":{"a":["b"]}}`,
+	`{"type":"object","properties":{"a":{"type":"array","contains":{"type":"integer"},"items":{"type":["integer","string"]}}},"dependentSchemas":{"a":{"required":["b"]}}}`,
 	`{"type":"object","properties":{"a":{"type":"array","items":{"type":"integer"}}},"propertyNames":{"maxLength":3},"enum":[{"a":[1]},{"b":2}]}`,
 	`{"$defs":{"a":{"allOf":[{"$ref":"#/$defs/a"}]}},"type":"array","items":{"$ref":"#/$defs/a"}}`,
 }
@@ -72,7 +78,7 @@ var otherSchemas = []string{
 // genValue generates a small JSON value of the validator's model from r,
 // with the names and values the schemas above look at.
 func genValue(r *rand.Rand, depth int) any {
-	names := []string{"a", "b", "c", "x", "n", "id", "tags", "o", "e", "r", "l", "m", "t", "f", "u", "v", "kids", "name", "sum", "any", "10", "2", "~/", "é"}
+	names := []string{"a", "b", "c", "d", "k", "z", "yy", "x", "n", "id", "tags", "o", "e", "r", "l", "m", "t", "f", "u", "v", "kids", "name", "sum", "any", "10", "2", "~/", "é"}
 	k := r.IntN(10)
 	if depth >= 4 {
 		k = r.IntN(6)

@@ -199,6 +199,7 @@ type boundedWalk struct {
 	failed bool
 
 	path  []string // the tokens of the value being visited
+	names []string // the names of the objects on the path, each sorted
 	total int      // the failures found, kept or not
 	seq   int
 	best  worstFirst
@@ -651,7 +652,14 @@ func (w *boundedWalk) object(s *jsonschema.Schema, obj map[string]any) {
 	if w.failed {
 		return
 	}
-	names := slices.SortedFunc(maps.Keys(obj), compareTokens)
+	// The names in path order, on a stack the objects on the path share.
+	start := len(w.names)
+	for name := range obj {
+		w.names = append(w.names, name)
+	}
+	names := w.names[start:]
+	slices.SortFunc(names, compareTokens)
+	defer func() { w.names = w.names[:start] }()
 	for _, name := range names {
 		if w.failed {
 			return
@@ -678,6 +686,9 @@ func (w *boundedWalk) object(s *jsonschema.Schema, obj map[string]any) {
 				w.child(a, val, name)
 			}
 		}
+	}
+	if len(s.DependentRequired) == 0 {
+		return
 	}
 	for _, prop := range slices.Sorted(maps.Keys(s.DependentRequired)) {
 		if _, ok := obj[prop]; !ok {

@@ -1,0 +1,77 @@
+package schema
+
+import (
+	"os"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/toolexec/toolexec/internal/rawjson"
+)
+
+// allocatedBy returns the bytes f allocates, the whole process counted:
+// call it from a test that is not parallel.
+func allocatedBy(f func()) uint64 {
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	f()
+	runtime.ReadMemStats(&after)
+	return after.TotalAlloc - before.TotalAlloc
+}
+
+// failureDense is an object whose array a holds n copies of item: with the
+// schemas below, one failure per item.
+func failureDense(size int, item string) []byte {
+	n := (size - 16) / (len(item) + 1)
+	return []byte(`{"a":[` + strings.Repeat(item+",", n-1) + item + `]}`)
+}
+
+// TestValidationMemoryIsBoundedOnFailureDenseBodies validates bodies that
+// fail the schema in the most ways per byte, 256 KiB (1 MiB with
+// TOOLEXEC_SOAK=1, as make soak runs it), and holds the bytes validation
+// allocates to a small multiple of the body (numbers checked against
+// multipleOf and the like cost more: exact rational arithmetic, as the
+// library does it, garbage at once): the library alone allocated ~270
+// bytes per byte of these bodies, its whole error tree. It does so for the
+// shapes the walk takes apart and for one it does not (anyOf).
+func TestValidationMemoryIsBoundedOnFailureDenseBodies(t *testing.T) {
+	size := 256 << 10
+	if os.Getenv("TOOLEXEC_SOAK") != "" {
+		size = 1 << 20
+	}
+	for _, c := range []struct {
+		name, schema, item string
+		perByte            float64 // bytes allocated per body byte, at most
+		listed, omitted    bool    // MaxFailures listed, and the rest counted
+	}{
+		{"type", `{"type":"object","properties":{"a":{"type":"array","items":{"type":"integer"}}}}`, `""`, 4, true, true},
+		{"minLength", `{"type":"object","properties":{"a":{"type":"array","items":{"type":"string","minLength":1}}}}`, `""`, 4, true, true},
+		{"enum", `{"type":"object","properties":{"a":{"type":"array","items":{"enum":["x","y"]}}}}`, `""`, 4, true, true},
+		{"required", `{"type":"object","properties":{"a":{"type":"array","items":{"type":"object","required":["id"]}}}}`, `{}`, 4, true, true},
+		{"multipleOf", `{"type":"object","properties":{"a":{"type":"array","items":{"type":"number","multipleOf":0.5}}}}`, `1.25`, 64, true, true},
+		{"anyOf", `{"type":"object","properties":{"a":{"anyOf":[{"type":"array","items":{"type":"integer"}},{"type":"string"}]}}}`, `""`, 1, false, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			sch, err := Compile([]byte(c.schema))
+			require.NoError(t, err)
+			body := failureDense(size, c.item)
+			v, err := rawjson.DecodeValue(body)
+			require.NoError(t, err)
+			var fs []Failure
+			var omitted int
+			n := allocatedBy(func() { fs, omitted = Validate(sch, v) })
+			t.Logf("%d-byte body: %d bytes allocated (%.2f per byte), %d failures listed, %d omitted", len(body), n, float64(n)/float64(len(body)), len(fs), omitted)
+			assert.Less(t, float64(n), c.perByte*float64(len(body))+64<<10, "bytes allocated")
+			require.NotEmpty(t, fs)
+			if c.listed {
+				assert.Len(t, fs, MaxFailures)
+				assert.True(t, strings.HasPrefix(fs[0].Path, "/a/0"), fs[0].Path)
+			}
+			assert.Equal(t, c.omitted, omitted > 0)
+		})
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"container/heap"
 	"encoding/json"
 	"maps"
+	"math/big"
 	"slices"
 	"strconv"
 
@@ -197,6 +198,9 @@ type boundedWalk struct {
 	stop  bool
 	// failed is set, in check mode, by the first failure.
 	failed bool
+	// noKeep is set while visiting a value whose failures all come after
+	// those kept: they are counted only.
+	noKeep bool
 
 	path  []string // the tokens of the value being visited
 	names []string // the names of the objects on the path, each sorted
@@ -210,6 +214,7 @@ type boundedWalk struct {
 	chainStart int
 
 	cache *walkCache
+	rats  [2]big.Rat // scratch for scalarFailures
 }
 
 // walkCache holds what a walk derives from the schema, shared by the walks
@@ -254,6 +259,9 @@ func (w *boundedWalk) admit(l *rankedLeaf) bool {
 	}
 	w.seq++
 	l.seq = w.seq
+	if w.noKeep {
+		return false
+	}
 	if len(w.best) < MaxFailures {
 		return true
 	}
@@ -289,6 +297,58 @@ func (w *boundedWalk) child(s *jsonschema.Schema, v any, tok string) {
 	w.chain = w.chain[:w.chainStart]
 	w.chainStart = start
 	w.path = w.path[:len(w.path)-1]
+}
+
+// item visits arr[i] against s. Once every failure under it would come
+// after those kept, its index is not even formatted: its failures are
+// counted only.
+func (w *boundedWalk) item(s *jsonschema.Schema, arr []any, i int) {
+	if w.noKeep || w.stop || !w.beyond(i) {
+		w.child(s, arr[i], strconv.Itoa(i))
+		return
+	}
+	w.noKeep = true
+	w.child(s, arr[i], "")
+	w.noKeep = false
+}
+
+// beyond reports whether every failure under item i of the current value
+// comes after the last one kept, MaxFailures of them.
+func (w *boundedWalk) beyond(i int) bool {
+	if len(w.best) < MaxFailures {
+		return false
+	}
+	worst := &w.best[0].failureLeaf
+	for k, tok := range w.path {
+		wt, ok := worst.token(k)
+		if !ok {
+			return true // the last kept is a prefix of the path, so before it
+		}
+		if c := compareTokens(tok, wt); c != 0 {
+			return c > 0
+		}
+	}
+	wt, ok := worst.token(len(w.path))
+	if !ok {
+		return true
+	}
+	return compareIndexToken(i, wt) > 0
+}
+
+// compareIndexToken is compareTokens(strconv.Itoa(i), t), without
+// formatting i as a string.
+func compareIndexToken(i int, t string) int {
+	var buf [20]byte
+	d := strconv.AppendInt(buf[:0], int64(i), 10)
+	if isIndex(t) && len(d) != len(t) {
+		return len(d) - len(t)
+	}
+	for k := 0; k < len(d) && k < len(t); k++ {
+		if d[k] != t[k] {
+			return cmp.Compare(d[k], t[k])
+		}
+	}
+	return len(d) - len(t)
 }
 
 // enter records that s is applied to the current value, and reports false
@@ -737,7 +797,7 @@ func (w *boundedWalk) array(s *jsonschema.Schema, arr []any) {
 	}
 	each := func(from int, sch *jsonschema.Schema) {
 		for i := from; i < len(arr) && !w.failed; i++ {
-			w.child(sch, arr[i], strconv.Itoa(i))
+			w.item(sch, arr, i)
 		}
 	}
 	if s.DraftVersion < 2020 {
@@ -749,7 +809,7 @@ func (w *boundedWalk) array(s *jsonschema.Schema, arr []any) {
 		case []*jsonschema.Schema:
 			evaluated = min(len(arr), len(items))
 			for i := 0; i < evaluated && !w.failed; i++ {
-				w.child(items[i], arr[i], strconv.Itoa(i))
+				w.item(items[i], arr, i)
 			}
 		}
 		switch a := s.AdditionalItems.(type) {
@@ -766,7 +826,7 @@ func (w *boundedWalk) array(s *jsonschema.Schema, arr []any) {
 	}
 	evaluated := min(len(arr), len(s.PrefixItems))
 	for i := 0; i < evaluated && !w.failed; i++ {
-		w.child(s.PrefixItems[i], arr[i], strconv.Itoa(i))
+		w.item(s.PrefixItems[i], arr, i)
 	}
 	if s.Items2020 != nil {
 		each(evaluated, s.Items2020)
@@ -778,7 +838,7 @@ func (w *boundedWalk) array(s *jsonschema.Schema, arr []any) {
 // and handed to the library for its words only when one of its failures is
 // among the first MaxFailures.
 func (w *boundedWalk) scalar(s *jsonschema.Schema, v any) {
-	kws, n := scalarFailures(s, w.types, v)
+	kws, n := scalarFailures(s, w.types, v, &w.rats)
 	if n == 0 {
 		return
 	}
@@ -789,7 +849,7 @@ func (w *boundedWalk) scalar(s *jsonschema.Schema, v any) {
 	}
 	for _, kw := range kws[:n] {
 		l := rankedLeaf{failureLeaf: failureLeaf{at: w.path, keyword: kw}}
-		if len(w.best) < MaxFailures || compareRanked(&l, w.best[0]) < 0 {
+		if !w.noKeep && (len(w.best) < MaxFailures || compareRanked(&l, w.best[0]) < 0) {
 			w.library(s, v) // the same failures, in the library's words
 			return
 		}

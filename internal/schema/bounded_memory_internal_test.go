@@ -33,27 +33,31 @@ func failureDense(size int, item string) []byte {
 // TestValidationMemoryIsBoundedOnFailureDenseBodies validates bodies that
 // fail the schema in the most ways per byte, 256 KiB (1 MiB with
 // TOOLEXEC_SOAK=1, as make soak runs it), and holds the bytes validation
-// allocates to a small multiple of the body (numbers checked against
-// multipleOf and the like cost more: exact rational arithmetic, as the
-// library does it, garbage at once): the library alone allocated ~270
-// bytes per byte of these bodies, its whole error tree. It does so for the
-// shapes the walk takes apart and for one it does not (anyOf).
+// allocates to a constant, whatever the body's size: the library alone
+// allocated ~270 bytes per byte of these bodies, its whole error tree. It
+// does so for the shapes the walk takes apart and for one it does not
+// (anyOf). Numbers checked against multipleOf (or minimum and the like)
+// are the exception: exact rational arithmetic, as the library does it,
+// allocates ~250 bytes per number, garbage at once, so their bound is per
+// byte.
 func TestValidationMemoryIsBoundedOnFailureDenseBodies(t *testing.T) {
+	const constant = 512 << 10 // bytes allocated, at most, whatever the body
+
 	size := 256 << 10
 	if os.Getenv("TOOLEXEC_SOAK") != "" {
 		size = 1 << 20
 	}
 	for _, c := range []struct {
 		name, schema, item string
-		perByte            float64 // bytes allocated per body byte, at most
+		perByte            float64 // bytes allocated per body byte, at most, beyond the constant
 		listed, omitted    bool    // MaxFailures listed, and the rest counted
 	}{
-		{"type", `{"type":"object","properties":{"a":{"type":"array","items":{"type":"integer"}}}}`, `""`, 4, true, true},
-		{"minLength", `{"type":"object","properties":{"a":{"type":"array","items":{"type":"string","minLength":1}}}}`, `""`, 4, true, true},
-		{"enum", `{"type":"object","properties":{"a":{"type":"array","items":{"enum":["x","y"]}}}}`, `""`, 4, true, true},
-		{"required", `{"type":"object","properties":{"a":{"type":"array","items":{"type":"object","required":["id"]}}}}`, `{}`, 4, true, true},
-		{"multipleOf", `{"type":"object","properties":{"a":{"type":"array","items":{"type":"number","multipleOf":0.5}}}}`, `1.25`, 64, true, true},
-		{"anyOf", `{"type":"object","properties":{"a":{"anyOf":[{"type":"array","items":{"type":"integer"}},{"type":"string"}]}}}`, `""`, 1, false, false},
+		{"type", `{"type":"object","properties":{"a":{"type":"array","items":{"type":"integer"}}}}`, `""`, 0, true, true},
+		{"minLength", `{"type":"object","properties":{"a":{"type":"array","items":{"type":"string","minLength":1}}}}`, `""`, 0, true, true},
+		{"enum", `{"type":"object","properties":{"a":{"type":"array","items":{"enum":["x","y"]}}}}`, `""`, 0, true, true},
+		{"required", `{"type":"object","properties":{"a":{"type":"array","items":{"type":"object","required":["id"]}}}}`, `{}`, 0, true, true},
+		{"multipleOf", `{"type":"object","properties":{"a":{"type":"array","items":{"type":"number","multipleOf":0.5}}}}`, `1.25`, 96, true, true},
+		{"anyOf", `{"type":"object","properties":{"a":{"anyOf":[{"type":"array","items":{"type":"integer"}},{"type":"string"}]}}}`, `""`, 0, false, false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			sch, err := Compile([]byte(c.schema))
@@ -65,7 +69,7 @@ func TestValidationMemoryIsBoundedOnFailureDenseBodies(t *testing.T) {
 			var omitted int
 			n := allocatedBy(func() { fs, omitted = Validate(sch, v) })
 			t.Logf("%d-byte body: %d bytes allocated (%.2f per byte), %d failures listed, %d omitted", len(body), n, float64(n)/float64(len(body)), len(fs), omitted)
-			assert.Less(t, float64(n), c.perByte*float64(len(body))+64<<10, "bytes allocated")
+			assert.Less(t, float64(n), c.perByte*float64(len(body))+constant, "bytes allocated")
 			require.NotEmpty(t, fs)
 			if c.listed {
 				assert.Len(t, fs, MaxFailures)

@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/big"
 	"slices"
+	"strconv"
 	"unicode/utf8"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
@@ -94,7 +95,9 @@ func isInteger(v any) bool {
 // keyword but those scalarKeywordsOnly allows; the library stops at a
 // failing type, const, enum or format, and otherwise reports every string or number
 // keyword that fails.
-func scalarFailures(s *jsonschema.Schema, types func(*jsonschema.Types) typeSet, v any) (kws [5]string, n int) {
+//
+// rats are two rationals scalarFailures may reuse.
+func scalarFailures(s *jsonschema.Schema, types func(*jsonschema.Types) typeSet, v any, rats *[2]big.Rat) (kws [5]string, n int) {
 	add := func(kw string) {
 		kws[n] = kw
 		n++
@@ -136,7 +139,15 @@ func scalarFailures(s *jsonschema.Schema, types func(*jsonschema.Types) typeSet,
 		}
 		// The number as the library reads it: its shortest decimal form,
 		// exactly.
-		num, ok := new(big.Rat).SetString(fmt.Sprintf("%v", v))
+		var digits string
+		switch v := v.(type) {
+		case float64:
+			var buf [32]byte
+			digits = string(strconv.AppendFloat(buf[:0], v, 'g', -1, 64)) // the digits of %v
+		case json.Number:
+			digits = string(v)
+		}
+		num, ok := rats[0].SetString(digits)
 		if !ok {
 			add("type")
 			return kws, n
@@ -153,7 +164,7 @@ func scalarFailures(s *jsonschema.Schema, types func(*jsonschema.Types) typeSet,
 		if s.ExclusiveMaximum != nil && num.Cmp(s.ExclusiveMaximum) >= 0 {
 			add("exclusiveMaximum")
 		}
-		if s.MultipleOf != nil && !new(big.Rat).Quo(num, s.MultipleOf).IsInt() {
+		if s.MultipleOf != nil && !rats[1].Quo(num, s.MultipleOf).IsInt() {
 			add("multipleOf")
 		}
 	}

@@ -203,6 +203,7 @@ type boundedWalk struct {
 	noKeep bool
 
 	path  []string // the tokens of the value being visited
+	index []int    // for each token, its array index, or -1
 	names []string // the names of the objects on the path, each sorted
 	total int      // the failures found, kept or not
 	seq   int
@@ -262,6 +263,7 @@ func (w *boundedWalk) admit(l *rankedLeaf) bool {
 	if w.noKeep {
 		return false
 	}
+	w.materialize() // l.at is the path, or extends it
 	if len(w.best) < MaxFailures {
 		return true
 	}
@@ -290,21 +292,42 @@ func (w *boundedWalk) fail(prop string, hasProp bool, keyword string, k func() j
 
 // child visits v, the value at token tok of the current value, against s.
 func (w *boundedWalk) child(s *jsonschema.Schema, v any, tok string) {
+	w.childAt(s, v, tok, -1)
+}
+
+// childAt visits v against s, at token tok or, with index >= 0, at that
+// array index, formatted only if a failure under it is kept (materialize).
+func (w *boundedWalk) childAt(s *jsonschema.Schema, v any, tok string, index int) {
 	w.path = append(w.path, tok)
+	w.index = append(w.index, index)
 	start := w.chainStart
 	w.chainStart = len(w.chain)
 	w.visit(s, v)
 	w.chain = w.chain[:w.chainStart]
 	w.chainStart = start
 	w.path = w.path[:len(w.path)-1]
+	w.index = w.index[:len(w.index)-1]
+}
+
+// materialize formats the array indexes of the path not formatted yet.
+func (w *boundedWalk) materialize() {
+	for k, i := range w.index {
+		if i >= 0 && w.path[k] == "" {
+			w.path[k] = strconv.Itoa(i)
+		}
+	}
 }
 
 // item visits arr[i] against s. Once every failure under it would come
 // after those kept, its index is not even formatted: its failures are
 // counted only.
 func (w *boundedWalk) item(s *jsonschema.Schema, arr []any, i int) {
-	if w.noKeep || w.stop || !w.beyond(i) {
-		w.child(s, arr[i], strconv.Itoa(i))
+	if w.noKeep || w.stop {
+		w.child(s, arr[i], "") // no failure under it is compared or kept
+		return
+	}
+	if !w.beyond(i) {
+		w.childAt(s, arr[i], "", i)
 		return
 	}
 	w.noKeep = true
@@ -318,6 +341,7 @@ func (w *boundedWalk) beyond(i int) bool {
 	if len(w.best) < MaxFailures {
 		return false
 	}
+	w.materialize()
 	worst := &w.best[0].failureLeaf
 	for k, tok := range w.path {
 		wt, ok := worst.token(k)
@@ -846,6 +870,9 @@ func (w *boundedWalk) scalar(s *jsonschema.Schema, v any) {
 		w.total += n
 		w.failed = true
 		return
+	}
+	if !w.noKeep {
+		w.materialize()
 	}
 	for _, kw := range kws[:n] {
 		l := rankedLeaf{failureLeaf: failureLeaf{at: w.path, keyword: kw}}

@@ -208,6 +208,12 @@ type boundedWalk struct {
 	total int      // the failures found, kept or not
 	seq   int
 	best  worstFirst
+	// version counts the changes to best, for relCache.
+	version int
+	// shared is the copy of a path the leaves kept last share.
+	shared []string
+	// formatted is how many tokens of the path materialize has formatted.
+	formatted int
 
 	// chain holds the schemas applied to the value being visited through
 	// $ref and the combinators, from chainStart, to stop reference cycles.
@@ -273,12 +279,25 @@ func (w *boundedWalk) admit(l *rankedLeaf) bool {
 // keep keeps an admitted leaf, dropping the last kept one if there are too
 // many. l.at is copied.
 func (w *boundedWalk) keep(l rankedLeaf, k jsonschema.ErrorKind) {
-	l.at = slices.Clone(l.at)
-	l.e = &jsonschema.ValidationError{InstanceLocation: l.at, ErrorKind: k}
+	if !l.hasProp && len(l.at) > 0 {
+		// The leaves kept from one array or object share the copy of its
+		// path: the value's own token is held as prop, which orders and
+		// words it the same.
+		parent := l.at[:len(l.at)-1]
+		if !slices.Equal(w.shared, parent) {
+			w.shared = slices.Clone(parent)
+		}
+		l.prop, l.hasProp = l.at[len(l.at)-1], true
+		l.at = w.shared
+	} else {
+		l.at = slices.Clone(l.at)
+	}
+	l.e = &jsonschema.ValidationError{ErrorKind: k}
 	heap.Push(&w.best, &l)
 	if len(w.best) > MaxFailures {
 		heap.Pop(&w.best)
 	}
+	w.version++
 }
 
 // fail counts, and keeps if it is among the first, one failure at the
@@ -307,26 +326,29 @@ func (w *boundedWalk) childAt(s *jsonschema.Schema, v any, tok string, index int
 	w.chainStart = start
 	w.path = w.path[:len(w.path)-1]
 	w.index = w.index[:len(w.index)-1]
+	w.formatted = min(w.formatted, len(w.index))
 }
 
 // materialize formats the array indexes of the path not formatted yet.
 func (w *boundedWalk) materialize() {
-	for k, i := range w.index {
-		if i >= 0 && w.path[k] == "" {
+	for k := w.formatted; k < len(w.index); k++ {
+		if i := w.index[k]; i >= 0 && w.path[k] == "" {
 			w.path[k] = strconv.Itoa(i)
 		}
 	}
+	w.formatted = len(w.index)
 }
 
 // item visits arr[i] against s. Once every failure under it would come
 // after those kept, its index is not even formatted: its failures are
-// counted only.
-func (w *boundedWalk) item(s *jsonschema.Schema, arr []any, i int) {
+// counted only. rc caches where the array stands against the last failure
+// kept.
+func (w *boundedWalk) item(s *jsonschema.Schema, arr []any, i int, rc *relCache) {
 	if w.noKeep || w.stop {
 		w.child(s, arr[i], "") // no failure under it is compared or kept
 		return
 	}
-	if !w.beyond(i) {
+	if wt, rel := w.relation(rc); rel == relBefore || rel == relPrefix && compareIndexToken(i, wt) <= 0 {
 		w.childAt(s, arr[i], "", i)
 		return
 	}
@@ -335,28 +357,56 @@ func (w *boundedWalk) item(s *jsonschema.Schema, arr []any, i int) {
 	w.noKeep = false
 }
 
-// beyond reports whether every failure under item i of the current value
-// comes after the last one kept, MaxFailures of them.
-func (w *boundedWalk) beyond(i int) bool {
+// Where the current path stands against the tokens of the last failure
+// kept (relation).
+const (
+	relBefore = iota // some failure under the path may be kept
+	relPrefix        // the path is a proper prefix of the last kept's tokens
+	relAfter         // every failure under the path comes after it
+)
+
+// relCache is relation's answer for one container, kept until the failures
+// kept change.
+type relCache struct {
+	version int // of w.best; 0 is none
+	rel     int
+	next    string // with relPrefix, the last kept's token after the path
+}
+
+// relation tells where every failure under a child of the current value
+// stands against the last failure kept: relBefore (may be kept), relAfter
+// (counted only), or relPrefix, when the child's token decides: a child
+// whose token comes after next is relAfter. It compares the path once per
+// change of the failures kept, so a long path is not compared for every
+// child.
+func (w *boundedWalk) relation(rc *relCache) (next string, rel int) {
 	if len(w.best) < MaxFailures {
-		return false
+		return "", relBefore
 	}
+	if rc.version == w.version {
+		return rc.next, rc.rel
+	}
+	rc.version, rc.next, rc.rel = w.version, "", relAfter
 	w.materialize()
 	worst := &w.best[0].failureLeaf
 	for k, tok := range w.path {
 		wt, ok := worst.token(k)
 		if !ok {
-			return true // the last kept is a prefix of the path, so before it
+			return "", relAfter // the last kept is a prefix of the path, so before it
 		}
 		if c := compareTokens(tok, wt); c != 0 {
-			return c > 0
+			if c < 0 {
+				rc.rel = relBefore
+			}
+			return "", rc.rel
 		}
 	}
 	wt, ok := worst.token(len(w.path))
 	if !ok {
-		return true
+		return "", relAfter // the last kept is at the path: a child comes after it
 	}
-	return compareIndexToken(i, wt) > 0
+	rc.next, rc.rel = wt, relPrefix
+	return wt, relPrefix
 }
 
 // compareIndexToken is compareTokens(strconv.Itoa(i), t), without
@@ -744,32 +794,22 @@ func (w *boundedWalk) object(s *jsonschema.Schema, obj map[string]any) {
 	names := w.names[start:]
 	slices.SortFunc(names, compareTokens)
 	defer func() { w.names = w.names[:start] }()
+	var rc relCache
 	for _, name := range names {
 		if w.failed {
 			return
 		}
-		val := obj[name]
-		evaluated := false
-		if p, ok := s.Properties[name]; ok {
-			evaluated = true
-			w.child(p, val, name)
+		if w.noKeep || w.stop {
+			w.member(s, obj, name)
+			continue
 		}
-		for re, p := range s.PatternProperties {
-			if re.MatchString(name) {
-				evaluated = true
-				w.child(p, val, name)
-			}
+		if next, rel := w.relation(&rc); rel == relBefore || rel == relPrefix && compareTokens(name, next) <= 0 {
+			w.member(s, obj, name)
+			continue
 		}
-		if !evaluated && s.AdditionalProperties != nil {
-			switch a := s.AdditionalProperties.(type) {
-			case bool:
-				if !a {
-					w.fail(name, true, "additionalProperties", func() jsonschema.ErrorKind { return &kind.AdditionalProperties{} })
-				}
-			case *jsonschema.Schema:
-				w.child(a, val, name)
-			}
-		}
+		w.noKeep = true // every failure under this member comes after those kept
+		w.member(s, obj, name)
+		w.noKeep = false
 	}
 	if len(s.DependentRequired) == 0 {
 		return
@@ -784,6 +824,33 @@ func (w *boundedWalk) object(s *jsonschema.Schema, obj map[string]any) {
 					return &kind.DependentRequired{Prop: prop}
 				})
 			}
+		}
+	}
+}
+
+// member validates the member name of obj against s's properties,
+// patternProperties and additionalProperties.
+func (w *boundedWalk) member(s *jsonschema.Schema, obj map[string]any, name string) {
+	val := obj[name]
+	evaluated := false
+	if p, ok := s.Properties[name]; ok {
+		evaluated = true
+		w.child(p, val, name)
+	}
+	for re, p := range s.PatternProperties {
+		if re.MatchString(name) {
+			evaluated = true
+			w.child(p, val, name)
+		}
+	}
+	if !evaluated && s.AdditionalProperties != nil {
+		switch a := s.AdditionalProperties.(type) {
+		case bool:
+			if !a {
+				w.fail(name, true, "additionalProperties", func() jsonschema.ErrorKind { return &kind.AdditionalProperties{} })
+			}
+		case *jsonschema.Schema:
+			w.child(a, val, name)
 		}
 	}
 }
@@ -819,9 +886,10 @@ func (w *boundedWalk) array(s *jsonschema.Schema, arr []any) {
 		}
 		w.library(us, arr)
 	}
+	var rc relCache
 	each := func(from int, sch *jsonschema.Schema) {
 		for i := from; i < len(arr) && !w.failed; i++ {
-			w.item(sch, arr, i)
+			w.item(sch, arr, i, &rc)
 		}
 	}
 	if s.DraftVersion < 2020 {
@@ -833,7 +901,7 @@ func (w *boundedWalk) array(s *jsonschema.Schema, arr []any) {
 		case []*jsonschema.Schema:
 			evaluated = min(len(arr), len(items))
 			for i := 0; i < evaluated && !w.failed; i++ {
-				w.item(items[i], arr, i)
+				w.item(items[i], arr, i, &rc)
 			}
 		}
 		switch a := s.AdditionalItems.(type) {
@@ -850,7 +918,7 @@ func (w *boundedWalk) array(s *jsonschema.Schema, arr []any) {
 	}
 	evaluated := min(len(arr), len(s.PrefixItems))
 	for i := 0; i < evaluated && !w.failed; i++ {
-		w.item(s.PrefixItems[i], arr, i)
+		w.item(s.PrefixItems[i], arr, i, &rc)
 	}
 	if s.Items2020 != nil {
 		each(evaluated, s.Items2020)

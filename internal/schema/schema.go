@@ -288,6 +288,11 @@ func keywordOf(k jsonschema.ErrorKind) string {
 // tokens is the root, "".
 func jsonPointer(tokens []string) string {
 	var b strings.Builder
+	n := 0
+	for _, t := range tokens {
+		n += 1 + len(t)
+	}
+	b.Grow(n) // escapes aside, the pointer's length
 	for _, t := range tokens {
 		b.WriteByte('/')
 		b.WriteString(escapePointer(t))

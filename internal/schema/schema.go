@@ -156,10 +156,20 @@ func compareLeaves(a, b *failureLeaf) int {
 }
 
 // compareTokens orders two reference tokens, array indexes by their value
-// ("2" before "10"), so that the failures listed are the first items'.
+// ("2" before "10"), so that the failures listed are the first items'. A
+// token of digits only comes before any other (as in byte order, but for
+// names beginning with a byte below '0' or with digits): otherwise the
+// order would not be transitive ("22" < "213" < "21a" < "22"), and which
+// failures are listed would depend on the sort.
 func compareTokens(a, b string) int {
-	if isIndex(a) && isIndex(b) && len(a) != len(b) {
+	ia, ib := isIndex(a), isIndex(b)
+	switch {
+	case ia && ib && len(a) != len(b):
 		return len(a) - len(b)
+	case ia && !ib:
+		return -1
+	case !ia && ib:
+		return 1
 	}
 	return strings.Compare(a, b)
 }

@@ -28,9 +28,9 @@ const FullValidationNodes = 256
 
 // tooLargeMessage is the one failure listed for a value that fails a part
 // of the schema the walk does not take apart (anyOf, oneOf, allOf, not,
-// if, contains, uniqueItems, enum or const of a container, ...) when the
-// value is larger than FullValidationNodes: listing every failure under it
-// would cost the library's error tree.
+// if, contains, propertyNames, dependentSchemas, unevaluated*, ...) when
+// the value holds more than FullValidationNodes values: listing every
+// failure under it would cost the library's error tree.
 const tooLargeMessage = "does not match the schema (the value is too large to list every failure)"
 
 // tooLarge is the error kind of the failure tooLargeMessage words.

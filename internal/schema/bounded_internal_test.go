@@ -73,6 +73,8 @@ var otherSchemas = []string{
 	`{"type":"object","properties":{"a":{"type":"array","contains":{"type":"integer"},"items":{"type":["integer","string"]}}},"dependentSchemas":{"a":{"required":["b"]}}}`,
 	`{"type":"object","properties":{"a":{"type":"array","items":{"type":"integer"}}},"propertyNames":{"maxLength":3},"enum":[{"a":[1]},{"b":2}]}`,
 	`{"$defs":{"a":{"allOf":[{"$ref":"#/$defs/a"}]}},"type":"array","items":{"$ref":"#/$defs/a"}}`,
+	`{"type":"object","properties":{"a":{"type":"array","items":{"type":"integer"}}},"anyOf":[{"required":["a"]},{"required":["b"]}],"unevaluatedProperties":false}`,
+	`{"type":"array","prefixItems":[{"type":"string"}],"allOf":[{"prefixItems":[true,{"type":"integer"}]}],"unevaluatedItems":false}`,
 	`{"type":"array","contains":{"type":"string"},"minContains":2,"maxContains":4,"items":{"oneOf":[{"type":"string"},{"type":"array","contains":{"type":"object"},"minContains":0}]}}`,
 	`{"type":"object","propertyNames":{"pattern":"^[a-z]+$"},"dependencies":{"b":{"required":["c"]},"x":["a"]},"properties":{"a":{"not":{"type":"array","items":{"type":"string"}}}}}`,
 }

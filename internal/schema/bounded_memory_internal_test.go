@@ -35,11 +35,11 @@ func failureDense(size int, item string) []byte {
 // TOOLEXEC_SOAK=1, as make soak runs it), and holds the bytes validation
 // allocates to a constant, whatever the body's size: the library alone
 // allocated ~270 bytes per byte of these bodies, its whole error tree. It
-// does so for the shapes the walk takes apart and for one it does not
-// (anyOf). Numbers checked against multipleOf (or minimum and the like)
-// are the exception: exact rational arithmetic, as the library does it,
-// allocates ~250 bytes per number, garbage at once, so their bound is per
-// byte.
+// does so for the shapes the walk takes apart and for some it does not
+// (anyOf, unevaluatedProperties). Numbers checked against multipleOf (or
+// minimum and the like) are the exception: exact rational arithmetic, as
+// the library does it, allocates ~250 bytes per number, garbage at once,
+// so their bound is per byte.
 func TestValidationMemoryIsBoundedOnFailureDenseBodies(t *testing.T) {
 	const constant = 512 << 10 // bytes allocated, at most, whatever the body
 
@@ -57,6 +57,7 @@ func TestValidationMemoryIsBoundedOnFailureDenseBodies(t *testing.T) {
 		{"enum", `{"type":"object","properties":{"a":{"type":"array","items":{"enum":["x","y"]}}}}`, `""`, 0, true, true},
 		{"required", `{"type":"object","properties":{"a":{"type":"array","items":{"type":"object","required":["id"]}}}}`, `{}`, 0, true, true},
 		{"multipleOf", `{"type":"object","properties":{"a":{"type":"array","items":{"type":"number","multipleOf":0.5}}}}`, `1.25`, 96, true, true},
+		{"unevaluatedProperties", `{"type":"object","properties":{"a":{"type":"array","items":{"type":"integer"}}},"unevaluatedProperties":false}`, `""`, 0, false, false},
 		{"anyOf", `{"type":"object","properties":{"a":{"anyOf":[{"type":"array","items":{"type":"integer"}},{"type":"string"}]}}}`, `""`, 0, false, false},
 		// 1,000 levels of arrays, then the failures: the library cloned the
 		// path, 1,000 tokens, into each of its errors; the walk holds the

@@ -25,10 +25,14 @@ func (w *boundedWalk) valid(s *jsonschema.Schema, v any) bool {
 // valid against s, which the walk does not take apart. A schema whose other
 // keywords the walk takes apart is checked part by part, each in check
 // mode: its combinators (allOf, anyOf, oneOf, not, if/then/else),
-// dependentSchemas, dependencies, propertyNames and contains. Any other
-// (unevaluatedProperties, unevaluatedItems) by the library's valid-or-not
-// mode, which stops early in objects but not in arrays: it holds an empty
-// error for each item of an array that fails.
+// dependentSchemas, dependencies, propertyNames and contains; then, if it
+// has unevaluatedProperties or unevaluatedItems, s as a whole by the
+// library's valid-or-not mode. That mode stops early in objects but not in
+// arrays, holding an empty error for each item of an array that fails: with
+// every other keyword passed first, only an anyOf or oneOf branch that
+// fails (or unevaluatedItems itself) can cost that. A schema with any other
+// keyword ($dynamicRef aside, which never gets here) goes to the library's
+// valid-or-not mode whole.
 func (w *boundedWalk) checkLarge(s *jsonschema.Schema, v any) bool {
 	rest := w.stripped(s)
 	if rest == nil {
@@ -77,9 +81,19 @@ func (w *boundedWalk) checkLarge(s *jsonschema.Schema, v any) bool {
 	}
 	switch v := v.(type) {
 	case map[string]any:
-		return c.objectApplicators(s, v, ok)
+		if !c.objectApplicators(s, v, ok) {
+			return false
+		}
 	case []any:
-		return c.contains(s, v)
+		if !c.contains(s, v) {
+			return false
+		}
+	}
+	if s.UnevaluatedProperties != nil || s.UnevaluatedItems != nil {
+		// What the other keywords evaluated decides what is left: the
+		// library checks that, once everything else passed, so the large
+		// failures are found above, stopping at the first.
+		return w.valid(s, v)
 	}
 	return true
 }
@@ -158,6 +172,7 @@ func (w *boundedWalk) stripped(s *jsonschema.Schema) *jsonschema.Schema {
 	r.AllOf, r.AnyOf, r.OneOf, r.Not, r.If, r.Then, r.Else = nil, nil, nil, nil, nil, nil, nil
 	r.DependentSchemas, r.Dependencies, r.PropertyNames = nil, nil, nil
 	r.Contains, r.MinContains, r.MaxContains = nil, nil, nil
+	r.UnevaluatedProperties, r.UnevaluatedItems = nil, nil
 	var out *jsonschema.Schema
 	if objectKeywordsOnly(&r) && arrayKeywordsOnly(&r) {
 		out = &r

@@ -55,6 +55,7 @@ fuzz:
 soak:
 	cd examples && TOOLEXEC_SOAK=1 $(GO) test -race -count=1 -run '^TestLoad' -timeout 20m -v ./server
 	TOOLEXEC_SOAK=1 $(GO) test -race -count=1 -run '^TestAnswersToTheLargestHostileBodyAreBounded$$' -v .
+	TOOLEXEC_SOAK=1 $(GO) test -race -count=1 -run '^TestValidationMemoryIsBoundedOnFailureDenseBodies$$' -v ./internal/schema
 
 .PHONY: serve-declarative bench-sql
 

@@ -38,7 +38,7 @@ const (
 	hostilePeakHeap = 256 << 20
 	// hostileCPUMultiple bounds the process CPU time of one hostile request
 	// (at most hostileDenseBytes of arguments) over that of a normal call.
-	hostileCPUMultiple = 40
+	hostileCPUMultiple = 20
 	// hostileAnswerBytes bounds every answer to a hostile request.
 	hostileAnswerBytes = 64 << 10
 	// hostileDenseBytes is the size of the failure-dense bodies.

@@ -27,3 +27,23 @@ func TestNumberFailuresAreInNameOrder(t *testing.T) {
 		assert.Less(t, first[i-1].Path, first[i].Path)
 	}
 }
+
+// TestTokenOrderIsTransitive: indexes by value, then every other name by
+// bytes, so that sorting failures, or selecting the first of them, gives
+// one answer.
+func TestTokenOrderIsTransitive(t *testing.T) {
+	tokens := []string{"", "0", "1", "2", "10", "21", "22", "213", "01", "21a", "21ooooo3", "-x", "$ref", "a", "a~b", "é", "9z"}
+	for _, a := range tokens {
+		for _, b := range tokens {
+			for _, c := range tokens {
+				if compareTokens(a, b) < 0 && compareTokens(b, c) < 0 {
+					assert.Negative(t, compareTokens(a, c), "%q < %q < %q", a, b, c)
+				}
+			}
+		}
+		assert.Zero(t, compareTokens(a, a))
+	}
+	assert.Negative(t, compareTokens("2", "10"))
+	assert.Negative(t, compareTokens("10", "a"))
+	assert.Negative(t, compareTokens("a", "b"))
+}

@@ -86,6 +86,12 @@ func compileError(err error) error {
 // validator cannot check cheaply (see MaxNumberDigits) fails with keyword
 // "format" and the schema is not checked at all: the answer lists those
 // numbers only.
+//
+// The memory a validation holds is bounded whatever v holds (beyond v
+// itself): an instance of more than FullValidationNodes values is walked
+// together with the schema, keeping only the failures listed, and the
+// failures and count are those the library's full error tree gives, but
+// for a large value failing a combinator (see tooLargeMessage).
 func Validate(sch *jsonschema.Schema, v any) (failures []Failure, omitted int) {
 	if fs, n := numberFailures(v); len(fs) > 0 {
 		return boundFailures(fs, n)
@@ -95,11 +101,7 @@ func Validate(sch *jsonschema.Schema, v any) (failures []Failure, omitted int) {
 			failures, omitted = []Failure{{Message: fmt.Sprintf("the validator failed: %v", p), Keyword: "schema"}}, 0
 		}
 	}()
-	err := sch.Validate(v)
-	if err == nil {
-		return nil, 0
-	}
-	return boundFailures(validationFailures(err))
+	return boundFailures(validateBounded(sch, v, FullValidationNodes))
 }
 
 // failureLeaf is one failure of the validator's error tree before it is
@@ -154,10 +156,20 @@ func compareLeaves(a, b *failureLeaf) int {
 }
 
 // compareTokens orders two reference tokens, array indexes by their value
-// ("2" before "10"), so that the failures listed are the first items'.
+// ("2" before "10"), so that the failures listed are the first items'. A
+// token of digits only comes before any other (as in byte order, but for
+// names beginning with a byte below '0' or with digits): otherwise the
+// order would not be transitive ("22" < "213" < "21a" < "22"), and which
+// failures are listed would depend on the sort.
 func compareTokens(a, b string) int {
-	if isIndex(a) && isIndex(b) && len(a) != len(b) {
+	ia, ib := isIndex(a), isIndex(b)
+	switch {
+	case ia && ib && len(a) != len(b):
 		return len(a) - len(b)
+	case ia && !ib:
+		return -1
+	case !ia && ib:
+		return 1
 	}
 	return strings.Compare(a, b)
 }
@@ -185,33 +197,7 @@ func validationFailures(err error) ([]Failure, int) {
 	if !errors.As(err, &ve) {
 		return []Failure{{Message: OneLine(err.Error()), Keyword: "schema"}}, 0
 	}
-	var leaves []failureLeaf
-	var walk func(e *jsonschema.ValidationError)
-	walk = func(e *jsonschema.ValidationError) {
-		if len(e.Causes) > 0 {
-			for _, c := range e.Causes {
-				walk(c)
-			}
-			return
-		}
-		var names []string
-		kw := ""
-		switch k := e.ErrorKind.(type) {
-		case *kind.Required:
-			names, kw = k.Missing, "required"
-		case *kind.DependentRequired:
-			names, kw = k.Missing, "dependentRequired"
-		case *kind.AdditionalProperties:
-			names, kw = k.Properties, "additionalProperties"
-		default:
-			leaves = append(leaves, failureLeaf{at: e.InstanceLocation, keyword: keywordOf(e.ErrorKind), e: e})
-			return
-		}
-		for _, name := range names {
-			leaves = append(leaves, failureLeaf{at: e.InstanceLocation, prop: name, hasProp: true, keyword: kw, e: e})
-		}
-	}
-	walk(ve)
+	leaves := appendLeaves(nil, ve)
 	// Sort indexes, not the leaves: cheaper to swap, and the index breaks
 	// ties so the order is the same on every run.
 	order := make([]int32, len(leaves))
@@ -229,10 +215,46 @@ func validationFailures(err error) ([]Failure, int) {
 		omitted = len(order) - MaxFailures
 		order = order[:MaxFailures]
 	}
+	ls := make([]*failureLeaf, len(order))
+	for j, i := range order {
+		ls[j] = &leaves[i]
+	}
+	return wordLeaves(ls), omitted
+}
+
+// appendLeaves appends the leaves of the error tree e to dst, a leaf that
+// names several properties once for each.
+func appendLeaves(dst []failureLeaf, e *jsonschema.ValidationError) []failureLeaf {
+	if len(e.Causes) > 0 {
+		for _, c := range e.Causes {
+			dst = appendLeaves(dst, c)
+		}
+		return dst
+	}
+	var names []string
+	kw := ""
+	switch k := e.ErrorKind.(type) {
+	case *kind.Required:
+		names, kw = k.Missing, "required"
+	case *kind.DependentRequired:
+		names, kw = k.Missing, "dependentRequired"
+	case *kind.AdditionalProperties:
+		names, kw = k.Properties, "additionalProperties"
+	default:
+		return append(dst, failureLeaf{at: e.InstanceLocation, keyword: keywordOf(e.ErrorKind), e: e})
+	}
+	for _, name := range names {
+		dst = append(dst, failureLeaf{at: e.InstanceLocation, prop: name, hasProp: true, keyword: kw, e: e})
+	}
+	return dst
+}
+
+// wordLeaves words leaves, given in failure order, as Failures sorted by
+// path, keyword and message, duplicates removed.
+func wordLeaves(leaves []*failureLeaf) []Failure {
 	p := message.NewPrinter(language.English)
-	out := make([]Failure, 0, len(order))
-	for _, i := range order {
-		l := &leaves[i]
+	out := make([]Failure, 0, len(leaves))
+	for _, l := range leaves {
 		var msg string
 		switch k := l.e.ErrorKind.(type) {
 		case *kind.Required:
@@ -255,7 +277,7 @@ func validationFailures(err error) ([]Failure, int) {
 		}
 		return strings.Compare(a.Message, b.Message)
 	})
-	return slices.Compact(out), omitted
+	return slices.Compact(out)
 }
 
 // keywordOf names the schema keyword an error kind stands for.
@@ -276,6 +298,11 @@ func keywordOf(k jsonschema.ErrorKind) string {
 // tokens is the root, "".
 func jsonPointer(tokens []string) string {
 	var b strings.Builder
+	n := 0
+	for _, t := range tokens {
+		n += 1 + len(t)
+	}
+	b.Grow(n) // escapes aside, the pointer's length
 	for _, t := range tokens {
 		b.WriteByte('/')
 		b.WriteString(escapePointer(t))

@@ -28,7 +28,7 @@ import (
 // Mount it under any prefix: chi's r.Mount("/api", h), or
 // mux.Handle("/api/", http.StripPrefix("/api", h)).
 func NewHandler(x *Executor) http.Handler {
-	h := &restHandler{x: x, headers: newJSONHeaders()}
+	h := &restHandler{x: x, headers: httpjson.NewHeaders()}
 	h.details = toolenc.Cache[Tool]{Key: func(t *Tool) string { return t.Name }, Same: sameDetail, Encode: encodeDetail, Clone: cloneListed}
 	h.summaries = toolenc.Cache[Tool]{Key: func(t *Tool) string { return t.Name }, Same: sameSummary, Encode: encodeSummary, Clone: cloneListed}
 	return httpjson.Recoverer(x.logger, "toolexec: REST handler", func(w http.ResponseWriter) {
@@ -44,7 +44,7 @@ func NewHandler(x *Executor) http.Handler {
 // http.StripPrefix. Any other path is 404; another method on a route, or a
 // method that is not one of HTTP's on any path, is 405 with Allow.
 func (h *restHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	h.headers.set(w.Header())
+	h.headers.Set(w.Header())
 	path := routePath(r)
 	rest, isTool := strings.CutPrefix(path, "/tools/")
 	if !isTool && path != "/tools" && standardMethod(r.Method) {
@@ -79,7 +79,7 @@ type restHandler struct {
 	// GET /tools/{name} (see rest_tools.go).
 	summaries, details toolenc.Cache[Tool]
 	// headers are the JSON headers every response carries (rest_headers.go).
-	headers jsonHeaders
+	headers httpjson.Headers
 }
 
 // toolSummary is one entry of GET /tools.

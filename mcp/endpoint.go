@@ -121,7 +121,7 @@ func (h *handler) serveMCP(w http.ResponseWriter, r *http.Request) {
 		if out.retryAfter > 0 {
 			w.Header().Set("Retry-After", httpjson.RetryAfter(out.retryAfter))
 		}
-		writeAnswer(w, format, out.data)
+		h.writeAnswer(w, format, out.data)
 	}
 }
 
@@ -202,7 +202,7 @@ func (h *handler) serveBatch(ex *exchange, body []byte, format responseFormat) {
 	if retryAfter > 0 {
 		w.Header().Set("Retry-After", httpjson.RetryAfter(retryAfter))
 	}
-	writeAnswer(w, format, joinArray(answers))
+	h.writeAnswer(w, format, joinArray(answers))
 }
 
 // joinArray writes the encoded values as one JSON array.

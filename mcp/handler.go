@@ -35,7 +35,7 @@ func NewHandler(x *toolexec.Executor, opts ...Option) http.Handler {
 	if x == nil {
 		panic("mcp: NewHandler: nil Executor")
 	}
-	h := &handler{x: x, name: "toolexec", maxBatch: DefaultMaxBatchSize, cacheScope: CachePrivate, tools: newToolCache(x.SurfaceKit())}
+	h := &handler{x: x, headers: httpjson.NewHeaders(), name: "toolexec", maxBatch: DefaultMaxBatchSize, cacheScope: CachePrivate, tools: newToolCache(x.SurfaceKit())}
 	for _, opt := range opts {
 		opt(h)
 	}
@@ -86,6 +86,9 @@ type handler struct {
 	cacheScope       CacheScope    // WithCacheHints
 	streaming                      // streamed calls and input requests: streamcall.go
 
+	// headers holds the JSON response header values, shared by responses.
+	headers httpjson.Headers
+
 	// tools caches each tool's encoding for the lists (see newToolCache).
 	tools *toolenc.Cache[toolexec.Tool]
 
@@ -96,7 +99,7 @@ type handler struct {
 
 // ServeHTTP routes by the path's ending; see NewHandler.
 func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	w.Header().Set("X-Content-Type-Options", "nosniff")
+	h.headers.SetNoSniff(w.Header())
 	switch path := r.URL.Path; {
 	case strings.HasSuffix(path, "/tools/list"):
 		h.handsAIListRoute.ServeHTTP(w, r)
@@ -220,7 +223,7 @@ func acceptedFormat(part string) responseFormat {
 // writeAnswer writes an encoded JSON-RPC answer (one response or a batch of
 // them) with status 200 in the negotiated format. data is the handler's own
 // and may be appended to.
-func writeAnswer(w http.ResponseWriter, format responseFormat, data []byte) {
+func (h *handler) writeAnswer(w http.ResponseWriter, format responseFormat, data []byte) {
 	data = httpjson.ValidUTF8(data)
 	if format == formatSSE {
 		w.Header().Set("Content-Type", "text/event-stream")
@@ -230,7 +233,7 @@ func writeAnswer(w http.ResponseWriter, format responseFormat, data []byte) {
 		_, _ = w.Write(append(data, '\n', '\n'))
 		return
 	}
-	w.Header().Set("Content-Type", "application/json") // nosniff is set by ServeHTTP
+	h.headers.SetJSON(w.Header()) // nosniff is set by ServeHTTP
 	w.WriteHeader(http.StatusOK)
 	_, _ = w.Write(append(data, '\n'))
 }

@@ -180,7 +180,7 @@ func (h *handler) serveModern(ex *exchange, body []byte, format responseFormat) 
 		if out.retryAfter > 0 {
 			w.Header().Set("Retry-After", httpjson.RetryAfter(out.retryAfter))
 		}
-		writeAnswer(w, format, out.data)
+		h.writeAnswer(w, format, out.data)
 	}
 }
 

@@ -23,7 +23,7 @@ func (h *handler) requestAllowed(r *http.Request) bool {
 // no Origin (not a browser), an allowed origin, or, unless the defense is
 // off, the request's own origin (its Host).
 func (h *handler) originAllowed(r *http.Request) bool {
-	origin := r.Header.Get("Origin")
+	origin := header(r.Header, "Origin")
 	if origin == "" {
 		return true
 	}

@@ -77,7 +77,7 @@ func (h *handler) serveMCP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	ex := &exchange{w: w, r: r, raw: raw, version: version20250326, batch: body[0] == '['}
-	headerVersion := r.Header.Get(protocolVersionKey)
+	headerVersion := header(r.Header, protocolVersionKey)
 	if v := headerVersion; v != "" {
 		if !supported(v) {
 			httpjson.Write(w, http.StatusBadRequest, errorResponse(singleID(body), unsupportedVersion(v)))

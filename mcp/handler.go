@@ -147,7 +147,7 @@ func (h *handler) methodNotAllowed(w http.ResponseWriter, handsAI bool, allow st
 // not declared at all. Insisting on a JSON type when one is declared keeps
 // browsers from posting here cross-origin without a CORS preflight.
 func jsonContentType(r *http.Request) bool {
-	ct := r.Header.Get("Content-Type")
+	ct := header(r.Header, "Content-Type")
 	if ct == "" || ct == "application/json" {
 		return true
 	}
@@ -171,7 +171,7 @@ const (
 // it (or sends no Accept); a client that accepts only text/event-stream gets
 // the same response as a single server-sent event.
 func negotiateFormat(r *http.Request) responseFormat {
-	values := r.Header.Values("Accept")
+	values := r.Header["Accept"]
 	if len(values) == 0 {
 		return formatJSON
 	}

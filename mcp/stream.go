@@ -236,7 +236,7 @@ func modernCallMeta(params []byte, meta *requestMeta) (callMeta, *wireError) {
 // acceptsEventStream reports whether the request's Accept admits
 // text/event-stream.
 func acceptsEventStream(r *http.Request) bool {
-	for _, v := range r.Header.Values("Accept") {
+	for _, v := range r.Header["Accept"] {
 		for v != "" {
 			var part string
 			part, v, _ = strings.Cut(v, ",")

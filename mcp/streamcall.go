@@ -90,7 +90,7 @@ func (h *handler) openStream(ex *exchange, m message, name string, args json.Raw
 			return ctx, nil, werr
 		}
 	} else {
-		token := ex.r.Header.Get(sessionHeaderKey)
+		token := header(ex.r.Header, sessionHeaderKey)
 		s.meta.caps = capsFromSession(token)
 		if strings.HasPrefix(token, sessionPrefix) {
 			ctx, s.untrack = h.running.track(ctx, token, m.id)

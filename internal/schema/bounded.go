@@ -20,6 +20,26 @@ import (
 // the library whole: a value of at most this many nodes.
 const FullValidationNodes = 256
 
+// MaxLibraryNodes is the most JSON values the validator library is ever
+// handed at once: it bounds the memory of the few checks only the library
+// makes on a value whole (under unevaluatedProperties, unevaluatedItems,
+// $dynamicRef or $recursiveRef, where its valid-or-not mode still holds
+// ~100 bytes per failing array item, and its full mode a few hundred per
+// failure). A larger value that needs such a check fails with one failure,
+// keyword "schema" and uncheckableMessage, instead of costing memory in
+// proportion to its size.
+const MaxLibraryNodes = 16384
+
+// uncheckableMessage is the failure of a value too large to check against
+// the part of its schema only the library checks.
+const uncheckableMessage = "cannot be checked: the value holds more than 16384 values and its schema uses a keyword checked only on the whole value (unevaluatedProperties, unevaluatedItems, $dynamicRef or $recursiveRef)"
+
+// uncheckable is the error kind of the failure uncheckableMessage words.
+type uncheckable struct{}
+
+func (uncheckable) KeywordPath() []string                   { return []string{"schema"} }
+func (uncheckable) LocalizedString(*message.Printer) string { return uncheckableMessage }
+
 // tooLargeMessage is the one failure listed for a value that fails a part
 // of the schema the walk does not take apart (anyOf, oneOf, allOf, not,
 // if, contains, propertyNames, dependentSchemas, unevaluated*, ...) when
@@ -37,7 +57,11 @@ func (tooLarge) LocalizedString(*message.Printer) string { return tooLargeMessag
 // holds at most limit nodes (or the schema resolves references by dynamic
 // scope, which only the library does right), else with boundedWalk.
 func validateBounded(sch *jsonschema.Schema, v any, limit int) ([]Failure, int) {
-	if countNodes(v, limit) <= limit || usesDynamicScope(sch) {
+	n := countNodes(v, max(limit, MaxLibraryNodes))
+	if n <= limit || usesDynamicScope(sch) {
+		if n > MaxLibraryNodes {
+			return []Failure{{Path: "", Message: uncheckableMessage, Keyword: "schema"}}, 0
+		}
 		err := sch.Validate(v)
 		if err == nil {
 			return nil, 0

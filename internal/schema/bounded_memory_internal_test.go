@@ -58,6 +58,10 @@ func TestValidationMemoryIsBoundedOnFailureDenseBodies(t *testing.T) {
 		{"required", `{"type":"object","properties":{"a":{"type":"array","items":{"type":"object","required":["id"]}}}}`, `{}`, 0, true, true},
 		{"multipleOf", `{"type":"object","properties":{"a":{"type":"array","items":{"type":"number","multipleOf":0.5}}}}`, `1.25`, 96, true, true},
 		{"unevaluatedProperties", `{"type":"object","properties":{"a":{"type":"array","items":{"type":"integer"}}},"unevaluatedProperties":false}`, `""`, 0, false, false},
+		// Keywords only the library checks on a whole value: past
+		// MaxLibraryNodes values, one "cannot be checked" failure.
+		{"unevaluatedItems", `{"type":"object","properties":{"a":{"type":"array","prefixItems":[{"type":"string"}],"unevaluatedItems":{"type":"integer"}}}}`, `""`, 0, false, false},
+		{"dynamicRef", `{"$dynamicAnchor":"node","type":"object","properties":{"a":{"type":"array","items":{"$dynamicRef":"#node"}}}}`, `""`, 0, false, false},
 		{"anyOf", `{"type":"object","properties":{"a":{"anyOf":[{"type":"array","items":{"type":"integer"}},{"type":"string"}]}}}`, `""`, 0, false, false},
 		// 1,000 levels of arrays, then the failures: the library cloned the
 		// path, 1,000 tokens, into each of its errors; the walk holds the
@@ -88,6 +92,37 @@ func TestValidationMemoryIsBoundedOnFailureDenseBodies(t *testing.T) {
 				assert.True(t, strings.HasPrefix(fs[0].Path, "/a/0"), fs[0].Path)
 			}
 			assert.Equal(t, c.omitted, omitted > 0)
+			switch c.name {
+			case "unevaluatedItems":
+				assert.Equal(t, []Failure{{Path: "/a", Message: uncheckableMessage, Keyword: "schema"}}, fs)
+			case "dynamicRef":
+				assert.Equal(t, []Failure{{Path: "", Message: uncheckableMessage, Keyword: "schema"}}, fs)
+			case "unevaluatedProperties":
+				// The failure is found before the whole-value check.
+				assert.Equal(t, []Failure{{Path: "", Message: tooLargeMessage, Keyword: "schema"}}, fs)
+			case "anyOf":
+				assert.Equal(t, []Failure{{Path: "/a", Message: tooLargeMessage, Keyword: "schema"}}, fs)
+			}
 		})
 	}
+}
+
+// TestValuesBeyondTheLibraryBoundAreRefusedUnchecked: a value that only the
+// library can check whole is checked up to MaxLibraryNodes values, and past
+// that refused as uncheckable, valid or not, rather than handed over.
+func TestValuesBeyondTheLibraryBoundAreRefusedUnchecked(t *testing.T) {
+	sch, err := Compile([]byte(`{"$dynamicAnchor":"node","type":"object","properties":{"a":{"type":"array","items":{"$dynamicRef":"#node"}}}}`))
+	require.NoError(t, err)
+	nested := func(n int) any { // {"a":[{},{},...]}: valid, 2+n values
+		items := make([]any, n)
+		for i := range items {
+			items[i] = map[string]any{}
+		}
+		return map[string]any{"a": items}
+	}
+	fs, omitted := Validate(sch, nested(MaxLibraryNodes-2))
+	assert.Empty(t, fs, "at the bound, checked as before")
+	assert.Zero(t, omitted)
+	fs, _ = Validate(sch, nested(MaxLibraryNodes-1))
+	assert.Equal(t, []Failure{{Message: uncheckableMessage, Keyword: "schema"}}, fs)
 }

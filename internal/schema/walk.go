@@ -93,6 +93,10 @@ type walkCache struct {
 	stripped map[*jsonschema.Schema]*jsonschema.Schema
 	values   map[*jsonschema.Schema]*jsonschema.Schema
 	unique   map[int]*jsonschema.Schema // by draft
+
+	// uncheckable is set by valid when it refused a value of more than
+	// MaxLibraryNodes values unchecked; the failure it leads to says so.
+	uncheckable bool
 }
 
 func newWalk(limit int, stop bool) *boundedWalk {
@@ -358,9 +362,23 @@ func (w *boundedWalk) whole(s *jsonschema.Schema, v any) {
 		w.library(s, v)
 		return
 	}
+	w.cache.uncheckable = false
 	if !w.checkLarge(s, v) {
-		w.fail("", false, "schema", func() jsonschema.ErrorKind { return tooLarge{} })
+		w.failLarge()
 	}
+}
+
+// failLarge lists the one failure of a large value that failed a check it
+// was not taken apart for: too large to list every failure, or, when the
+// library would have had to check more than MaxLibraryNodes values,
+// uncheckable.
+func (w *boundedWalk) failLarge() {
+	if w.cache.uncheckable {
+		w.cache.uncheckable = false
+		w.fail("", false, "schema", func() jsonschema.ErrorKind { return uncheckable{} })
+		return
+	}
+	w.fail("", false, "schema", func() jsonschema.ErrorKind { return tooLarge{} })
 }
 
 // library validates v against s with the validator library and counts,

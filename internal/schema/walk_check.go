@@ -7,9 +7,16 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
-// valid reports whether v, small, is valid against s, by the library in
-// its valid-or-not mode, which builds no error tree.
+// valid reports whether v is valid against s, by the library in its
+// valid-or-not mode, which builds no error tree (but for an empty error per
+// failing array item). A value of more than MaxLibraryNodes values is not
+// handed to it: valid reports false and marks the walk's cache uncheckable,
+// so the failure says why.
 func (w *boundedWalk) valid(s *jsonschema.Schema, v any) bool {
+	if !small(v, MaxLibraryNodes) {
+		w.cache.uncheckable = true
+		return false
+	}
 	wr, ok := w.cache.wrappers[s]
 	if !ok {
 		no := false

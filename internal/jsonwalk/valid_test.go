@@ -85,9 +85,12 @@ func TestValidNestingDepth(t *testing.T) {
 	assert.True(t, Valid(wide))
 }
 
+// Bodies nested up to 256 levels are checked without allocating.
 func TestValidAllocatesNothing(t *testing.T) {
 	body := []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"add","arguments":{"a":2,"b":40}}}`)
 	assert.Zero(t, testing.AllocsPerRun(100, func() { Valid(body) }))
+	deep := []byte(strings.Repeat("[", 256) + strings.Repeat("]", 256))
+	assert.Zero(t, testing.AllocsPerRun(100, func() { Valid(deep) }))
 }
 
 // Valid must answer as encoding/json.Valid does, for every input.
@@ -108,7 +111,11 @@ func FuzzValidAgreesWithEncodingJSON(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, in []byte) {
 		if got, want := Valid(in), json.Valid(in); got != want {
-			t.Fatalf("Valid(%q) = %v, encoding/json.Valid says %v", in, got, want)
+			shown := in
+			if len(shown) > 200 {
+				shown = shown[:200]
+			}
+			t.Fatalf("Valid(%q, %d bytes) = %v, encoding/json.Valid says %v", shown, len(in), got, want)
 		}
 	})
 }

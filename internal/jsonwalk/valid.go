@@ -152,7 +152,7 @@ member: // a member's name must start at data[i], after white space
 	goto value
 }
 
-// deeper returns containers in room for MaxDepth levels.
+// deeper returns a copy of containers with room for MaxDepth levels.
 func deeper(containers []uint64) []uint64 {
 	all := make([]uint64, MaxDepth/64+1)
 	copy(all, containers)

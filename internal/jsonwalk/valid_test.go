@@ -46,6 +46,37 @@ func TestValidAgreesWithEncodingJSON(t *testing.T) {
 	}
 }
 
+// The answers RFC 8259 and encoding/json give, stated, so a change of
+// encoding/json would show here too.
+func TestValidAnswers(t *testing.T) {
+	for in, want := range map[string]bool{
+		` {"a":[1,-0,1.5e+3,true,false,null,"\"\u00e9\/"]} `: true,
+		"\"\xff\xfe\"":   true, // bytes that are not UTF-8, inside a string
+		`"\uD800"`:       true, // a lone surrogate, escaped
+		"\"\x7f\"":       true,
+		"":               false,
+		"01":             false,
+		"1.":             false,
+		".5":             false,
+		"+1":             false,
+		"-":              false,
+		"1e":             false,
+		"1e+":            false,
+		`"\u00"`:         false,
+		"\"\x00\"":       false,
+		"\"\t\"":         false,
+		`"\a"`:           false,
+		"\xef\xbb\xbf{}": false, // a byte order mark
+		"\xff":           false,
+		"[1,]":           false,
+		`{"a":1,}`:       false,
+		"1 2":            false,
+		"{} x":           false,
+	} {
+		assert.Equal(t, want, Valid([]byte(in)), "%q", in)
+	}
+}
+
 // Nesting is limited exactly where encoding/json limits it.
 func TestValidNestingDepth(t *testing.T) {
 	nest := map[string]func(depth int) []byte{

@@ -72,7 +72,7 @@ func (h *handler) serveMCP(w http.ResponseWriter, r *http.Request) {
 	}
 	// The one check of the whole body: everything after reads it with the
 	// walkers of internal/jsonwalk, which rely on it.
-	if !json.Valid(body) {
+	if !jsonwalk.Valid(body) {
 		httpjson.Write(w, http.StatusBadRequest, errorResponse(nil, newError(CodeParseError, "Parse error: the body is not valid JSON")))
 		return
 	}

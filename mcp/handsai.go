@@ -9,6 +9,7 @@ import (
 
 	"github.com/toolexec/toolexec"
 	"github.com/toolexec/toolexec/internal/httpjson"
+	"github.com/toolexec/toolexec/internal/jsonwalk"
 )
 
 // handsAIResponse is the envelope of HandsAI's MCP controller: a JSON-RPC
@@ -118,7 +119,7 @@ func parseHandsAICall(raw []byte) (id json.RawMessage, name string, args json.Ra
 	if len(body) == 0 || string(body) == "null" {
 		return nil, "", nil, newError(CodeInvalidParams, missingParams)
 	}
-	if !json.Valid(body) {
+	if !jsonwalk.Valid(body) {
 		return nil, "", nil, newError(CodeParseError, "Parse error: the body is not valid JSON")
 	}
 	if body[0] != '{' {

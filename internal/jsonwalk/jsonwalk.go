@@ -1,7 +1,7 @@
 // Package jsonwalk splits a JSON object into its members and an array into
 // its elements in one pass, without decoding or copying, so every value
 // reaches its reader as the exact bytes the client sent. The walkers assume
-// valid JSON: give them only parts of a body json.Valid accepted. Work is
+// valid JSON: give them only parts of a body Valid accepted. Work is
 // linear in the bytes walked, and nothing is allocated.
 package jsonwalk
 

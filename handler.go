@@ -9,6 +9,7 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"github.com/toolexec/toolexec/internal/httpjson"
+	"github.com/toolexec/toolexec/internal/jsonwalk"
 	"github.com/toolexec/toolexec/internal/rawjson"
 	"github.com/toolexec/toolexec/internal/toolenc"
 )
@@ -253,7 +254,7 @@ func routePath(r *http.Request) string {
 // isJSONObject reports whether b is one well-formed JSON object.
 func isJSONObject(b []byte) bool {
 	t := rawjson.TrimSpace(b)
-	return len(t) > 0 && t[0] == '{' && json.Valid(t)
+	return len(t) > 0 && t[0] == '{' && jsonwalk.Valid(t)
 }
 
 func methodNotAllowed(w http.ResponseWriter, allow string) {

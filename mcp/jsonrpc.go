@@ -129,7 +129,7 @@ func readEnvelope(obj []byte) envelope {
 }
 
 // parseMessage reads one JSON-RPC message from raw, which must be a value
-// from a body json.Valid accepted. On failure it returns the error to
+// from a body jsonwalk.Valid accepted. On failure it returns the error to
 // answer with, and m.id is the id to answer it under: the message's own
 // when it has a usable one, else nil (null).
 func parseMessage(raw []byte) (m message, _ *wireError) {

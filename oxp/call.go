@@ -13,6 +13,7 @@ import (
 
 	"github.com/toolexec/toolexec"
 	"github.com/toolexec/toolexec/internal/httpjson"
+	"github.com/toolexec/toolexec/internal/jsonwalk"
 )
 
 // call is POST /tools/call. The order of checks, each ending the call with
@@ -407,7 +408,7 @@ func marshalsAsItself(raw json.RawMessage) bool {
 			}
 		}
 	}
-	return json.Valid(raw)
+	return jsonwalk.Valid(raw)
 }
 
 // textIsJSON reports whether a text result under the output schema is to

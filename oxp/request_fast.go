@@ -1,7 +1,6 @@
 package oxp
 
 import (
-	"encoding/json"
 	"github.com/toolexec/toolexec/internal/jsonwalk"
 )
 
@@ -11,7 +10,7 @@ import (
 // are plain strings (or, for the ids, null), and not both input and inputs.
 // For such a body it returns what decodeCallRequest returns, without the
 // map decodeCallRequest builds: the members are found by walking the body
-// once json.Valid has accepted it, and input is the caller's bytes as sent
+// once jsonwalk.Valid has accepted it, and input is the caller's bytes as sent
 // (a slice of body, which the caller must not modify while the request is
 // in use). For any other body, and for every body decodeCallRequest
 // refuses, ok is false and nothing is decoded: the caller then takes
@@ -23,7 +22,7 @@ import (
 // (FuzzPlainCallRequestAgrees).
 func decodePlainCallRequest(body []byte) (req callRequest, ok bool) {
 	t := body[jsonwalk.SkipSpace(body, 0):]
-	if len(t) == 0 || t[0] != '{' || !json.Valid(t) {
+	if len(t) == 0 || t[0] != '{' || !jsonwalk.Valid(t) {
 		return req, false
 	}
 	const (

@@ -91,6 +91,15 @@ func (l *limiter) refusal(call *Call, cause error) *Error {
 		Message: fmt.Sprintf("Tool %s is busy: %d calls are running, the most it runs at once. Try again later.", call.Tool.Name, l.cfg.Max)}
 }
 
+// limited reports whether a concurrency limit applies to calls of t: when
+// it does not, limiterFor returns nil.
+func (x *Executor) limited(t *Tool) bool {
+	if own := t.Options.ConcurrencyLimit; own != nil {
+		return own.Max > 0
+	}
+	return x.limiter != nil
+}
+
 // limiterFor returns the limiter that applies to t, or nil when none does.
 // A tool's own limiter comes from the Executor's set, held until done is
 // called (done is nil for the Executor's limiter); it is created on the

@@ -1,6 +1,10 @@
 package toolexec
 
-import "fmt"
+import (
+	"context"
+	"fmt"
+	"runtime/debug"
+)
 
 // PanicMessage is the message of a call whose handler, interceptor or
 // transform panicked, as every surface sends it, unless
@@ -43,3 +47,18 @@ func (x *Executor) panicError(stage Stage, p any, prefix string) *Error {
 // encodingFailedMessage is what a caller gets when a result cannot be
 // encoded; the encoder's error, which may name Go types, is only logged.
 const encodingFailedMessage = "The tool's result could not be encoded."
+
+// recovered logs, at error level, the panic p recovered in the pipeline's
+// part named what ("call", "interceptor" or "tool") with its value and
+// stack, and returns the call's *Error for it (panicError). Only the "call"
+// line names the stage: the others' stage is their part's.
+func (x *Executor) recovered(ctx context.Context, what string, stage Stage, tool string, surface Surface, p any) *Error {
+	if what == "call" {
+		x.logger.ErrorContext(ctx, "toolexec: call panicked", "stage", stage, "tool", tool,
+			"surface", surface, "panic", fmt.Sprint(p), "stack", string(debug.Stack()))
+	} else {
+		x.logger.ErrorContext(ctx, "toolexec: "+what+" panicked",
+			"tool", tool, "surface", surface, "panic", fmt.Sprint(p), "stack", string(debug.Stack()))
+	}
+	return x.panicError(stage, p, "")
+}

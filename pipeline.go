@@ -4,10 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"maps"
 	"net/http"
-	"runtime/debug"
 )
 
 // CallRequest is a tool call as a surface (or the host) hands it to
@@ -67,8 +65,8 @@ type CallRequest struct {
 // the stage. A handler that reports a logical failure (isError) is not a
 // failed call: its result comes back with IsError set and a nil error.
 func (x *Executor) Call(ctx context.Context, req CallRequest) (*CallToolResult, error) {
-	ob := x.beginCall(ctx, req)
-	res, err := x.call(&ob, req)
+	ob := x.beginCall(ctx, &req)
+	res, err := x.call(&ob, &req)
 	if err != nil {
 		if _, ok := AsError(err); !ok {
 			err = &Error{Stage: StageIntercept, Code: CodeInternal, Message: err.Error(), Err: err}
@@ -79,21 +77,32 @@ func (x *Executor) Call(ctx context.Context, req CallRequest) (*CallToolResult, 
 	}
 	if err == nil {
 		if id := ob.obs.TraceID(); id != "" && res.TraceID() == "" {
-			// The result may be the handler's own, shared value: set the
-			// trace id on a copy, never on it.
-			cp := *res
-			cp.Meta = maps.Clone(res.Meta)
-			cp.SetTraceID(id)
-			res = &cp
+			res = withTraceID(res, id)
 		}
 	}
 	x.endCall(&ob, res, err)
 	return res, err
 }
 
+// withTraceID returns a copy of res that carries the trace id: the result
+// may be the handler's own, shared value, which is never changed.
+func withTraceID(res *CallToolResult, id string) *CallToolResult {
+	cp := *res
+	cp.Meta = maps.Clone(res.Meta)
+	cp.SetTraceID(id)
+	return &cp
+}
+
 // call runs the stages; ob follows it for the observer and the log.
-func (x *Executor) call(ob *observation, req CallRequest) (_ *CallToolResult, err error) {
-	ctx := ob.ctx
+//
+// Its frame, like every frame between a surface and the handler, is kept
+// small: everything that happens before the interceptors run (reading and
+// decoding the arguments, the auth hook) is done by functions that have
+// returned by the time the handler runs. net/http serves a keep-alive
+// connection on one goroutine whose stack the garbage collector shrinks
+// while it waits, so a call that needs a deeper stack pays to grow it
+// again after every collection.
+func (x *Executor) call(ob *observation, req *CallRequest) (_ *CallToolResult, err error) {
 	// The host's code runs before the interceptors too: its ToolProvider in
 	// the lookup, the REST surface's readArguments. A panic there fails the call
 	// at that stage, like a panic anywhere later, instead of escaping to the
@@ -102,39 +111,70 @@ func (x *Executor) call(ob *observation, req CallRequest) (_ *CallToolResult, er
 	stage := StageGate
 	defer func() {
 		if p := recover(); p != nil {
-			x.logger.ErrorContext(ctx, "toolexec: call panicked", "stage", stage, "tool", req.Name,
-				"surface", ob.surface, "panic", fmt.Sprint(p), "stack", string(debug.Stack()))
-			err = x.panicError(stage, p, "")
+			err = x.recovered(ob.ctx, "call", stage, req.Name, ob.surface, p)
 		}
 	}()
 	if !x.allowExecute {
 		return nil, &Error{Stage: StageGate, Code: CodeExecutionDisabled, Message: "Tool execution is disabled."}
 	}
 	stage = StageResolve
-	// The Call and the context that carries it are one allocation
-	// (callContext); the resolved tool lives in it from here on.
-	var cc *callContext
-	var handler ToolCallHandler // the tool's own handler, when the lookup found it too
-	if r := x.registry; r != nil {
-		e := r.resolve(req.Name, req.Version)
-		if e == nil {
-			return nil, notFound(req.Name, req.Version)
-		}
-		cc = &callContext{}
-		cc.call.Tool, handler = e.tool, e.handler
-	} else {
-		found, ok := x.Lookup(req.Name, req.Version)
-		if !ok {
-			return nil, notFound(req.Name, req.Version)
-		}
-		cc = &callContext{}
-		cc.call.Tool = found
+	cc, handler, err := x.resolveCall(req)
+	if err != nil {
+		return nil, err
 	}
 	call := &cc.call
 	tool := &call.Tool
 	ob.tool = tool
 	ob.obs.Resolved(tool)
 	stage = StageDecode
+	input, args, err := x.decodeCall(ob, tool, req, handler)
+	if err != nil {
+		return nil, err
+	}
+	ctx := ob.ctx
+	call.Arguments, call.Request, call.Surface, call.peer, call.obs, call.input = args, req.Request, ob.surface, req.Peer, ob.obs, input
+	if req.Request != nil && x.authHook != nil {
+		if ctx, err = x.authorize(ctx, ob, call); err != nil {
+			return nil, err
+		}
+	}
+	cc.Context = ctx
+	run := x.run
+	if x.onlyValidates(tool) {
+		run = x.runValidated
+	}
+	if len(req.interceptors) > 0 {
+		run = chain(run, req.interceptors)
+	}
+	return x.guard(cc, call, run)
+}
+
+// resolveCall finds the tool req names and returns the callContext that
+// will carry the call (the Call and its context are one allocation), with
+// the tool in it, and the tool's own handler when the lookup found it too.
+func (x *Executor) resolveCall(req *CallRequest) (*callContext, ToolCallHandler, error) {
+	if r := x.registry; r != nil {
+		e := r.resolve(req.Name, req.Version)
+		if e == nil {
+			return nil, nil, notFound(req.Name, req.Version)
+		}
+		cc := &callContext{}
+		cc.call.Tool = e.tool
+		return cc, e.handler, nil
+	}
+	found, ok := x.Lookup(req.Name, req.Version)
+	if !ok {
+		return nil, nil, notFound(req.Name, req.Version)
+	}
+	cc := &callContext{}
+	cc.call.Tool = found
+	return cc, nil, nil
+}
+
+// decodeCall reads the call's arguments and decodes them: into the typed
+// tool's input when it checks its own (checkedInput), and into the map
+// when something may read it.
+func (x *Executor) decodeCall(ob *observation, tool *Tool, req *CallRequest, handler ToolCallHandler) (decodedCall, map[string]any, error) {
 	raw, lenient := req.Arguments, false
 	switch {
 	case req.readArguments != nil:
@@ -143,12 +183,12 @@ func (x *Executor) call(ob *observation, req CallRequest) (_ *CallToolResult, er
 			if _, ok := AsError(err); !ok {
 				err = &Error{Stage: StageDecode, Code: CodeInvalidArguments, Message: "could not read arguments", Err: err}
 			}
-			return nil, err
+			return nil, nil, err
 		}
 	case req.bodyWriter != nil && req.Request != nil:
 		var err error
 		if raw, err = readBody(req.bodyWriter, req.Request, x.maxBodyBytes); err != nil {
-			return nil, err // an *Error: CodeTooLarge, or the read failed
+			return nil, nil, err // an *Error: CodeTooLarge, or the read failed
 		}
 		lenient = true
 	}
@@ -157,7 +197,7 @@ func (x *Executor) call(ob *observation, req CallRequest) (_ *CallToolResult, er
 	// decoded only when something may read it. Arguments it accepts are one
 	// well-formed JSON object, so a lenient body needs no other check then.
 	var input decodedCall
-	ci := x.checkedInputWith(tool, &req, handler)
+	ci := x.checkedInputWith(tool, req, handler)
 	if ci != nil {
 		input = ci.decodeChecked(raw)
 	}
@@ -168,40 +208,35 @@ func (x *Executor) call(ob *observation, req CallRequest) (_ *CallToolResult, er
 		}
 	}
 	var args map[string]any
-	if input == nil || x.readsArguments(tool, &req) {
+	if input == nil || x.readsArguments(tool, req) {
 		var err error
 		if args, err = decodeArguments(raw); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		ob.obs.Arguments(args)
 	}
-	httpReq := req.Request
-	call.Arguments, call.Request, call.Surface, call.peer, call.obs, call.input = args, httpReq, ob.surface, req.Peer, ob.obs, input
-	if httpReq != nil && x.authHook != nil {
-		// The hook sees the call it authorizes (CallFromContext), so it can
-		// decide per tool.
-		actx, st := ob.obs.StartStage(withCall(ctx, call), StageInfo{Stage: StageAuth})
-		passed, reason, refusal := authenticate(x.authHook, httpReq.WithContext(actx))
-		if passed == nil {
-			x.logger.WarnContext(ctx, "toolexec: call refused by auth hook",
-				"tool", tool.Name, "surface", ob.surface, "reason", reason)
-			st.End(nil, refusal)
-			return nil, refusal
-		}
-		// The hook's request carries the auth stage in its context; the
-		// call goes on as the call, with whatever else the hook added.
-		ctx = ob.obs.Resume(passed.Context())
-		st.End(nil, nil)
-		httpReq = passed.WithContext(ctx)
-		call.Request = httpReq
+	return input, args, nil
+}
+
+// authorize runs the auth hook on the call's request and returns the
+// context the call goes on with, or the hook's refusal.
+func (x *Executor) authorize(ctx context.Context, ob *observation, call *Call) (context.Context, error) {
+	// The hook sees the call it authorizes (CallFromContext), so it can
+	// decide per tool.
+	actx, st := ob.obs.StartStage(withCall(ctx, call), StageInfo{Stage: StageAuth})
+	passed, reason, refusal := authenticate(x.authHook, call.Request.WithContext(actx))
+	if passed == nil {
+		x.logger.WarnContext(ctx, "toolexec: call refused by auth hook",
+			"tool", call.Tool.Name, "surface", ob.surface, "reason", reason)
+		st.End(nil, refusal)
+		return nil, refusal
 	}
-	cc.Context = ctx
-	ctx = cc
-	run := x.run
-	if len(req.interceptors) > 0 {
-		run = chain(run, req.interceptors)
-	}
-	return x.guard(ctx, call, run)
+	// The hook's request carries the auth stage in its context; the
+	// call goes on as the call, with whatever else the hook added.
+	ctx = ob.obs.Resume(passed.Context())
+	st.End(nil, nil)
+	call.Request = passed.WithContext(ctx)
+	return ctx, nil
 }
 
 // builtinInterceptors returns the built-in interceptors, outermost first.
@@ -221,6 +256,16 @@ func (x *Executor) builtinInterceptors() []Interceptor {
 	}
 }
 
+// onlyValidates reports whether, of the built-in interceptors, only
+// validation can do anything for a call of t: no timeout, no concurrency
+// limit, no transforms and no cache apply to it, so each of those would
+// only pass the call on. Such a call runs runValidated, which leaves them
+// out: the same call, with fewer frames between the surface and the
+// handler.
+func (x *Executor) onlyValidates(t *Tool) bool {
+	return !x.timesOut(t) && !x.limited(t) && !x.transformsInput(t) && !t.Options.Cache && !x.transformsOutput(t)
+}
+
 // runTool is the inner end of the Executor's chain: the tool's own
 // interceptors, then the handler.
 func (x *Executor) runTool(ctx context.Context, call *Call) (*CallToolResult, error) {
@@ -237,9 +282,7 @@ func (x *Executor) runTool(ctx context.Context, call *Call) (*CallToolResult, er
 func (x *Executor) guard(ctx context.Context, call *Call, next CallFunc) (res *CallToolResult, err error) {
 	defer func() {
 		if p := recover(); p != nil {
-			x.logger.ErrorContext(ctx, "toolexec: interceptor panicked",
-				"tool", call.Tool.Name, "surface", call.Surface, "panic", fmt.Sprint(p), "stack", string(debug.Stack()))
-			res, err = nil, x.panicError(StageIntercept, p, "")
+			res, err = nil, x.recovered(ctx, "interceptor", StageIntercept, call.Tool.Name, call.Surface, p)
 		}
 	}()
 	return next(ctx, call)
@@ -250,9 +293,7 @@ func (x *Executor) execute(ctx context.Context, call *Call) (res *CallToolResult
 	ctx, st := call.observer().StartStage(ctx, StageInfo{Stage: StageExecute})
 	defer func() {
 		if p := recover(); p != nil {
-			x.logger.ErrorContext(ctx, "toolexec: tool panicked",
-				"tool", call.Tool.Name, "surface", call.Surface, "panic", fmt.Sprint(p), "stack", string(debug.Stack()))
-			res, err = nil, x.panicError(StageExecute, p, "")
+			res, err = nil, x.recovered(ctx, "tool", StageExecute, call.Tool.Name, call.Surface, p)
 		}
 		st.End(res, err)
 	}()
@@ -268,7 +309,7 @@ func (x *Executor) execute(ctx context.Context, call *Call) (res *CallToolResult
 	return res, nil
 }
 
-func surfaceOf(req CallRequest) Surface {
+func surfaceOf(req *CallRequest) Surface {
 	if req.Surface == "" {
 		return SurfaceGo
 	}

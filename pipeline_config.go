@@ -24,6 +24,10 @@ type pipelineConfig struct {
 	observesArguments bool
 
 	run CallFunc // the interceptor chain around the handler, built once
+	// runValidated is run without the built-ins that pass a call on
+	// untouched when nothing configures them: the chain of a call for
+	// which onlyValidates holds.
+	runValidated CallFunc
 }
 
 // toolKey names one version of one tool.
@@ -47,4 +51,5 @@ func (x *Executor) buildPipeline() {
 	x.limiter = newLimiter(x.limit)
 	x.schemas.Live = x.schemaIDs
 	x.run = chain(x.runTool, x.builtinInterceptors(), x.interceptors)
+	x.runValidated = chain(x.runTool, []Interceptor{x.validationInterceptor}, x.interceptors)
 }

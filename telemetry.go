@@ -25,7 +25,7 @@ type observation struct {
 }
 
 // beginCall starts observing a call and its clock.
-func (x *Executor) beginCall(ctx context.Context, req CallRequest) observation {
+func (x *Executor) beginCall(ctx context.Context, req *CallRequest) observation {
 	surface := surfaceOf(req)
 	ctx, obs := x.observer.StartCall(ctx, CallInfo{Name: req.Name, Version: req.Version, Surface: surface})
 	return observation{ctx: ctx, obs: obs, start: time.Now(), surface: surface, name: req.Name}

@@ -36,6 +36,9 @@ func (x *Executor) timeoutFor(t *Tool) time.Duration {
 	return x.timeout
 }
 
+// timesOut reports whether a timeout applies to calls of t.
+func (x *Executor) timesOut(t *Tool) bool { return x.timeoutFor(t) > 0 }
+
 // The states of a call running under a timeout; whichever of the call and
 // the waiting side moves first from running decides who owns the outcome.
 const (

@@ -43,14 +43,24 @@ func WithOutputTransforms(ts ...OutputTransform) Option {
 	return func(x *Executor) { x.outputTransforms = append(x.outputTransforms, ts...) }
 }
 
+// transformsInput reports whether input transforms apply to calls of t.
+func (x *Executor) transformsInput(t *Tool) bool {
+	return len(x.inputTransforms)+len(t.Options.InputTransforms) > 0
+}
+
+// transformsOutput reports whether output transforms apply to calls of t.
+func (x *Executor) transformsOutput(t *Tool) bool {
+	return len(x.outputTransforms)+len(t.Options.OutputTransforms) > 0
+}
+
 // inputTransformInterceptor is the input-transform stage: the Executor's
 // transforms, then the tool's.
 func (x *Executor) inputTransformInterceptor(next CallFunc) CallFunc {
 	return func(ctx context.Context, call *Call) (*CallToolResult, error) {
-		global, own := x.inputTransforms, call.Tool.Options.InputTransforms
-		if len(global)+len(own) == 0 {
+		if !x.transformsInput(&call.Tool) {
 			return next(ctx, call)
 		}
+		global, own := x.inputTransforms, call.Tool.Options.InputTransforms
 		sctx, st := call.observer().StartStage(ctx, StageInfo{Stage: StageTransform, Direction: "input"})
 		err := x.transformInput(sctx, call, global)
 		if err == nil {
@@ -82,10 +92,10 @@ func (x *Executor) transformInput(ctx context.Context, call *Call, ts []InputTra
 // transforms, then the Executor's.
 func (x *Executor) outputTransformInterceptor(next CallFunc) CallFunc {
 	return func(ctx context.Context, call *Call) (*CallToolResult, error) {
-		global, own := x.outputTransforms, call.Tool.Options.OutputTransforms
-		if len(global)+len(own) == 0 {
+		if !x.transformsOutput(&call.Tool) {
 			return next(ctx, call)
 		}
+		global, own := x.outputTransforms, call.Tool.Options.OutputTransforms
 		res, err := next(ctx, call)
 		if err != nil {
 			return nil, err

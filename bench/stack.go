@@ -50,7 +50,10 @@ func overflowLevel(f func(), release <-chan struct{}) int {
 	lo, hi := 0, stackLimit/StackStep+1 // f alone is assumed to fit
 	for lo < hi {
 		mid := (lo + hi) / 2
-		if stackPerGoroutine(mid, f, release) > stackLimit {
+		// Each goroutine holds a stack of stackLimit or twice that: the
+		// midpoint keeps stacks that other goroutines grow meanwhile out
+		// of the verdict.
+		if stackPerGoroutine(mid, f, release) > stackLimit*3/2 {
 			hi = mid
 		} else {
 			lo = mid + 1

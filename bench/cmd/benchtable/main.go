@@ -136,6 +136,9 @@ func run(o options, log io.Writer) *results {
 	if s := fmt.Sprintf("held per call, %d waiting", o.inflight); want(s) {
 		res.add(held(s, contenders, o))
 	}
+	if s := "stack per call"; want(s) {
+		res.add(stack(s, contenders))
+	}
 	return res
 }
 
@@ -196,9 +199,9 @@ func loopback(name string, contenders []bench.Contender, clients int, o options)
 	}
 	opts := bench.LoadOptions{Clients: clients, Duration: o.loadtime / time.Duration(o.rounds),
 		MaxCalls: max(o.maxCalls/o.rounds, clients), Warmup: 20}
+	groups := loadGroups(cases, func(c lcase) bench.Contender { return c.c })
 	for r := range o.rounds {
-		for k := range cases {
-			i := (k + r) % len(cases)
+		for _, i := range roundOrder(groups, r) {
 			c := cases[i]
 			res, err := bench.Loopback(c.new(), c.c.Wire.CallRequest(bench.ToolAdd, addArgs), opts)
 			if err != nil {
@@ -219,6 +222,69 @@ func loopback(name string, contenders []bench.Contender, clients int, o options)
 	return s
 }
 
+// loadGroups groups the indexes of cases for loopback rounds: each floor
+// together with, right after it, the first contender compared with it;
+// every other case alone; in their order otherwise.
+func loadGroups[T any](cases []T, contender func(T) bench.Contender) [][]int {
+	index := make(map[string]int, len(cases))
+	for i, c := range cases {
+		index[contender(c).Name] = i
+	}
+	isFloor := func(name string) bool { return name == bench.FloorName || name == bench.RESTFloorName }
+	var groups [][]int
+	placed := make(map[int]bool, len(cases))
+	for i, c := range cases {
+		if placed[i] {
+			continue
+		}
+		g := []int{i}
+		name := contender(c).Name
+		if f, ok := index[bench.FloorOf(contender(c))]; ok && name != nullName && !isFloor(name) && !placed[f] {
+			g = []int{f, i}
+		} else if isFloor(name) && hasFollower(cases, contender, i, placed) {
+			continue // it runs beside the first contender compared with it
+		}
+		for _, j := range g {
+			placed[j] = true
+		}
+		groups = append(groups, g)
+	}
+	return groups
+}
+
+// hasFollower reports whether a case after the floor at f, not yet placed,
+// is compared with it.
+func hasFollower[T any](cases []T, contender func(T) bench.Contender, f int, placed map[int]bool) bool {
+	floor := contender(cases[f]).Name
+	for j := f + 1; j < len(cases); j++ {
+		c := contender(cases[j])
+		if !placed[j] && c.Name != nullName && c.Name != bench.FloorName && c.Name != bench.RESTFloorName && bench.FloorOf(c) == floor {
+			return true
+		}
+	}
+	return false
+}
+
+// roundOrder is the order of round r: the groups rotated by r, so noise
+// from elsewhere lands on every contender in turn, and each pair in the
+// order floor, contender on even rounds and the other way on odd ones, so
+// that neither side always runs first. The two of a pair always run one
+// right after the other.
+func roundOrder(groups [][]int, r int) []int {
+	var order []int
+	for k := range groups {
+		g := groups[(k+r)%len(groups)]
+		if r%2 == 0 {
+			order = append(order, g...)
+			continue
+		}
+		for j := len(g) - 1; j >= 0; j-- {
+			order = append(order, g[j])
+		}
+	}
+	return order
+}
+
 // held measures the memory held per waiting call, once per contender and
 // once for the harness alone.
 func held(name string, contenders []bench.Contender, o options) *scenario {
@@ -236,6 +302,24 @@ func held(name string, contenders []bench.Contender, o options) *scenario {
 		}
 		rw := newRow(c, false, 1)
 		rw.obs[0].held = v
+		s.rows = append(s.rows, rw)
+	}
+	return s
+}
+
+// stack measures the goroutine stack one call of add needs, per
+// contender, beyond the harness's (the null row, 0 by definition).
+func stack(name string, contenders []bench.Contender) *scenario {
+	s := &scenario{name: name, kind: kindStack}
+	s.rows = append(s.rows, newRow(bench.Contender{Name: nullName}, true, 1))
+	nullReq := bench.WireJSONRPC.CallRequest(bench.ToolAdd, addArgs)
+	null := func() { bench.Serve(bench.Null(nil), nullReq) }
+	for _, c := range contenders {
+		h := c.New(bench.NewGate())
+		check(name, c.Name, bench.CheckCall(c.Wire, h, bench.ToolAdd, addArgs, 42))
+		r := c.Wire.CallRequest(bench.ToolAdd, addArgs)
+		rw := newRow(c, false, 1)
+		rw.obs[0].stack = float64(bench.StackDepth(func() { bench.Serve(h, r) }, null))
 		s.rows = append(s.rows, rw)
 	}
 	return s

@@ -26,6 +26,7 @@ const (
 	kindInProcess kind = iota
 	kindLoopback
 	kindHeld
+	kindStack
 )
 
 // obs is one contender's figures in one round: per call, except rps.
@@ -34,6 +35,7 @@ type obs struct {
 	allocs, bytes float64
 	rps           float64 // loopback: answered requests per second
 	held          float64 // bytes held per waiting call
+	stack         float64 // bytes of goroutine stack a call needs beyond the harness's
 }
 
 // cost is the figure ratios compare: CPU time per call when the process's
@@ -44,6 +46,8 @@ func (s *scenario) costOf(o obs) float64 {
 	switch {
 	case s.kind == kindHeld:
 		return o.held
+	case s.kind == kindStack:
+		return o.stack
 	case s.measuredCPU():
 		return o.cpu
 	default:
@@ -68,7 +72,7 @@ func (s *scenario) measuredCPU() bool {
 // (throughput stays as measured).
 func (o obs) minus(null obs) obs {
 	return obs{wall: o.wall - null.wall, cpu: o.cpu - null.cpu, allocs: o.allocs - null.allocs,
-		bytes: o.bytes - null.bytes, rps: o.rps, held: o.held - null.held}
+		bytes: o.bytes - null.bytes, rps: o.rps, held: o.held - null.held, stack: o.stack - null.stack}
 }
 
 // row is one contender in one scenario.
@@ -153,17 +157,31 @@ func (s *scenario) allocRatio(a, b *row) float64 {
 	return div(s.median(a, false, f), s.median(b, false, f))
 }
 
+// throughputRatio is a's req/s over b's: the median, over rounds, of the
+// ratio within each round. Each round runs b and then a one after the
+// other (see loopback), so the ratio compares runs made a second apart,
+// and a machine whose speed drifts from round to round (a loaded VM) moves
+// both sides of it alike; a ratio of medians taken over the whole run
+// would carry that drift.
 func (s *scenario) throughputRatio(a, b *row) float64 {
-	f := func(o obs) float64 { return o.rps }
-	return div(s.median(a, true, f), s.median(b, true, f))
+	return pairedMedian(a, b, func(x, y obs) float64 { return div(x.rps, y.rps) })
 }
 
 // cpuThroughputRatio is the throughput a's raw CPU time per request allows
-// over b's: what req/s ×floor would be if both had the machine to
-// themselves, whatever else was running.
+// over b's, paired by round as throughputRatio is: what req/s ×floor would
+// be if both had the machine to themselves, whatever else was running.
 func (s *scenario) cpuThroughputRatio(a, b *row) float64 {
-	f := func(o obs) float64 { return o.cpu }
-	return div(s.median(b, true, f), s.median(a, true, f))
+	return pairedMedian(a, b, func(x, y obs) float64 { return div(y.cpu, x.cpu) })
+}
+
+// pairedMedian is the median over rounds of q(a's figures, b's figures) in
+// the same round.
+func pairedMedian(a, b *row, q func(x, y obs) float64) float64 {
+	v := make([]float64, 0, len(a.obs))
+	for i := range min(len(a.obs), len(b.obs)) {
+		v = append(v, q(a.obs[i], b.obs[i]))
+	}
+	return median(v)
 }
 
 // reference is toolexec's row for a scenario: its MCP surface when there is
@@ -192,7 +210,7 @@ func (t *results) find(name string) *scenario {
 }
 
 func (t *results) print(w io.Writer) {
-	for _, k := range []kind{kindInProcess, kindLoopback, kindHeld} {
+	for _, k := range []kind{kindInProcess, kindLoopback, kindHeld, kindStack} {
 		var lines [][]string
 		for _, s := range t.scenarios {
 			if s.kind != k {
@@ -222,7 +240,10 @@ taken round by round. ×toolexec is relative to toolexec MCP. Over loopback, req
 and "req/s ×floor" is the throughput ratio; "req/cpu-s ×floor" is the same ratio computed from raw CPU time per
 request (the floor's over the contender's), which other processes on the machine barely move: when the two
 disagree, the machine was busy. Net CPU there is what remains once the Go client's, the kernel's and net/http's
-share (the null row) is taken out.
+share (the null row) is taken out. Both throughput ratios are medians of the ratio within each round, where a floor
+and the contender compared with it run one right after the other. "stack B/call" is the goroutine stack one
+in-process call needs beyond the harness's (bench.StackDepth): over a keep-alive connection, a call that needs
+more than the connection's goroutine holds while it waits grows that stack again after every garbage collection.
 `, t.rounds)
 }
 
@@ -232,6 +253,8 @@ func header(k kind) []string {
 		return []string{"scenario", "contender", "req/s", "p50", "p99", "cpu ns/req", "net cpu ns/req", "req/s ×floor", "req/cpu-s ×floor", "×floor", "rounds", "×toolexec"}
 	case kindHeld:
 		return []string{"scenario", "contender", "B held/call", "net B held/call", "×floor", "×toolexec"}
+	case kindStack:
+		return []string{"scenario", "contender", "stack B/call", "×floor", "×toolexec"}
 	default:
 		return []string{"scenario", "contender", "ns/op", "cpu ns/op", "net cpu ns/op", "net B/op", "net allocs/op", "×floor", "rounds", "allocs ×floor", "×toolexec"}
 	}
@@ -274,6 +297,8 @@ func (s *scenario) cells(r *row, first bool) []string {
 			raw(func(o obs) float64 { return o.cpu }), net(func(o obs) float64 { return o.cpu }), thru, thruCPU, floorRatio, rounds, ref}
 	case kindHeld:
 		return []string{name, r.contender, raw(func(o obs) float64 { return o.held }), net(func(o obs) float64 { return o.held }), floorRatio, ref}
+	case kindStack:
+		return []string{name, r.contender, raw(func(o obs) float64 { return o.stack }), floorRatio, ref}
 	default:
 		return []string{name, r.contender, raw(func(o obs) float64 { return o.wall }), raw(func(o obs) float64 { return o.cpu }),
 			net(func(o obs) float64 { return o.cpu }), net(func(o obs) float64 { return o.bytes }),

@@ -164,3 +164,83 @@ func TestPrintShowsEveryRowAndTheMethod(t *testing.T) {
 	assert.Regexp(t, `toolexec MCP\s+3200\s+1600\s+1500\s+0\s+0\s+1\.50\s+1\.50–1\.50`, got)
 	assert.Contains(t, got, "median of 2 rounds")
 }
+
+func TestLoopbackRoundsRunEachFloorRightBesideItsContender(t *testing.T) {
+	cases := []bench.Contender{{Name: nullName, Wire: bench.WireJSONRPC}}
+	cases = append(cases, bench.Contenders()...)
+	groups := loadGroups(cases, func(c bench.Contender) bench.Contender { return c })
+	name := func(i int) string { return cases[i].Name }
+	var got [][]string
+	seen := map[int]int{}
+	for _, g := range groups {
+		var names []string
+		for _, i := range g {
+			names = append(names, name(i))
+			seen[i]++
+		}
+		got = append(got, names)
+	}
+	assert.Contains(t, got, []string{bench.RESTFloorName, restName})
+	assert.Contains(t, got, []string{bench.FloorName, mcpName})
+	assert.Contains(t, got, []string{nullName})
+	assert.Len(t, seen, len(cases), "every case runs")
+	for i, n := range seen {
+		assert.Equal(t, 1, n, "%s runs once a round", name(i))
+	}
+	for r := range 4 {
+		order := roundOrder(groups, r)
+		require.Len(t, order, len(cases))
+		pos := map[string]int{}
+		for k, i := range order {
+			pos[name(i)] = k
+		}
+		for _, p := range [][2]string{{bench.RESTFloorName, restName}, {bench.FloorName, mcpName}} {
+			d := pos[p[1]] - pos[p[0]]
+			if r%2 == 0 {
+				assert.Equal(t, 1, d, "round %d: %s right after %s", r, p[1], p[0])
+			} else {
+				assert.Equal(t, -1, d, "round %d: %s right before %s", r, p[1], p[0])
+			}
+		}
+	}
+}
+
+func TestLoopbackRatiosAreTakenWithinEachRound(t *testing.T) {
+	s := &scenario{name: "loopback, 16 clients", kind: kindLoopback}
+	for _, c := range []struct {
+		c        bench.Contender
+		rps, cpu []float64
+	}{
+		{bench.Contender{Name: nullName}, []float64{2000, 4000, 8000}, []float64{50, 25, 12}},
+		{bench.Floor(), []float64{1000, 2000, 4000}, []float64{100, 50, 25}},
+		// Round by round: 3.9, 0.475, 0.495 of the floor's req/s.
+		{bench.ToolexecMCP(), []float64{3900, 950, 1980}, []float64{100, 100, 50}},
+	} {
+		r := newRow(c.c, c.c.Name == nullName, 3)
+		for i := range c.rps {
+			r.obs[i] = obs{rps: c.rps[i], cpu: c.cpu[i]}
+		}
+		s.rows = append(s.rows, r)
+	}
+	mcp, floor := s.find(mcpName), s.find(bench.FloorName)
+	assert.InDelta(t, 0.495, s.throughputRatio(mcp, floor), 1e-9, "not 1980/2000, the ratio of the medians")
+	assert.InDelta(t, 0.5, s.cpuThroughputRatio(mcp, floor), 1e-9, "rounds give 1, 0.5, 0.5")
+}
+
+func TestStackRowsPrintBytesAndRatios(t *testing.T) {
+	s := &scenario{name: "stack per call", kind: kindStack}
+	for _, c := range []struct {
+		c     bench.Contender
+		stack float64
+	}{{bench.Contender{Name: nullName}, 0}, {bench.Floor(), 2000}, {bench.ToolexecMCP(), 3000}} {
+		r := newRow(c.c, c.c.Name == nullName, 1)
+		r.obs[0].stack = c.stack
+		s.rows = append(s.rows, r)
+	}
+	res := &results{rounds: 1}
+	res.add(s)
+	var out bytes.Buffer
+	res.print(&out)
+	assert.Regexp(t, `toolexec MCP\s+3000\s+1\.50\s+1\.00`, out.String())
+	assert.Contains(t, out.String(), "stack B/call")
+}

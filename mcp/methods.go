@@ -77,13 +77,13 @@ func (h *handler) listTools(r *http.Request, params json.RawMessage, dst []byte)
 	return append(out, '}'), nil
 }
 
-// runCall runs a tools/call whose params were read through the pipeline,
-// setting *out, which must be zero, to its outcome. It streams the call's
+// runCall runs a tools/call, whose params were read, through the pipeline
+// and sets *out, which must be zero, to its outcome. It streams the call's
 // progress, log messages and input requests when the client can take them
-// (see openStream), and maps the call's outcome to MCP: a result
-// (isError for tool failures, panics and validation failures), a JSON-RPC
-// error for what the model cannot fix by retrying, or a refusal by the
-// auth hook, which the caller answers (see outcome). meta is the _meta of a
+// (see openStream), and maps the call's outcome to MCP: a result (isError
+// for tool failures, panics and validation failures), a JSON-RPC error for
+// what the model cannot fix by retrying, or a refusal by the auth hook,
+// which the caller answers (see outcome). meta is the _meta of a
 // 2026-07-28 request, which is answered in that version's shape (see
 // modernToolResponse); nil on 2025 versions.
 func (h *handler) runCall(ex *exchange, m *message, name string, args json.RawMessage, meta *requestMeta, out *outcome) {

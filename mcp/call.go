@@ -15,11 +15,17 @@ func (h *handler) call(ctx context.Context, req toolexec.CallRequest) (*toolexec
 	if err == nil {
 		return res, nil
 	}
+	return nil, asError(err)
+}
+
+// asError is err, a failure of toolexec.Executor.Call, as the
+// *toolexec.Error Call's contract says it is.
+func asError(err error) *toolexec.Error {
 	e, ok := toolexec.AsError(err)
 	if !ok { // Call's contract says this cannot happen; keep the surface safe anyway
 		e = &toolexec.Error{Stage: toolexec.StageIntercept, Code: toolexec.CodeInternal, Message: err.Error(), Err: err}
 	}
-	return nil, e
+	return e
 }
 
 // newBody returns a fresh reader over a request body already read, so that

@@ -47,68 +47,111 @@ type outcome struct {
 
 // serveMCP answers a request to the MCP endpoint: the transport checks, then
 // one JSON-RPC message or, where the protocol version allows it, a batch.
+//
+// A tools/call runs three frames below ServeHTTP (serveMCP, answer,
+// runCall), each kept small: the message travels by pointer, and refusals
+// and other rare answers are built in functions of their own, so a call
+// needs little stack on the connection's goroutine.
 func (h *handler) serveMCP(w http.ResponseWriter, r *http.Request) {
-	if r.Method != http.MethodPost {
-		h.methodNotAllowed(w, false, http.MethodPost)
-		return
-	}
-	if !jsonContentType(r) {
-		h.reject(w, false, http.StatusUnsupportedMediaType, "Unsupported Media Type: the body must be application/json")
-		return
-	}
-	format := negotiateFormat(r)
-	if format == formatNone {
-		h.reject(w, false, http.StatusNotAcceptable, "Not Acceptable: the client must accept application/json or text/event-stream")
-		return
-	}
-	raw, ok := h.readBody(w, r, false)
+	ex := exchange{w: w, r: r, version: version20250326}
+	body, format, ok := h.admit(&ex)
 	if !ok {
 		return
 	}
-	body := bytes.TrimSpace(raw)
-	if len(body) == 0 {
-		httpjson.Write(w, http.StatusBadRequest, errorResponse(nil, newError(CodeParseError, "Parse error: the body is empty")))
+	if ex.batch {
+		h.serveBatch(&ex, body, format)
 		return
+	}
+	var m message
+	if perr := m.parse(body); perr != nil {
+		writeError(w, http.StatusBadRequest, m.id, perr)
+		return
+	}
+	var out outcome
+	switch {
+	case ex.version == version20260728 && m.kind != kindRequest:
+		// This revision defines no client notification over HTTP; one that
+		// arrives anyway is accepted and ignored, as JSON-RPC lets it be.
+		w.WriteHeader(http.StatusAccepted)
+		return
+	case ex.version == version20260728:
+		h.answerModern(&ex, &m, &out)
+	case m.kind == kindRequest && header(r.Header, protocolVersionKey) == "" && h.refuseUndeclared(w, &m):
+		return
+	default:
+		h.answer(&ex, &m, &out)
+	}
+	h.writeOutcome(w, format, &out)
+}
+
+// admit runs the transport checks of a request to the MCP endpoint and
+// reads its body, filling in ex. It answers a request it refuses itself,
+// and then reports false.
+func (h *handler) admit(ex *exchange) (body []byte, format responseFormat, ok bool) {
+	w, r := ex.w, ex.r
+	if r.Method != http.MethodPost {
+		h.methodNotAllowed(w, false, http.MethodPost)
+		return nil, 0, false
+	}
+	if !jsonContentType(r) {
+		h.reject(w, false, http.StatusUnsupportedMediaType, "Unsupported Media Type: the body must be application/json")
+		return nil, 0, false
+	}
+	format = negotiateFormat(r)
+	if format == formatNone {
+		h.reject(w, false, http.StatusNotAcceptable, "Not Acceptable: the client must accept application/json or text/event-stream")
+		return nil, 0, false
+	}
+	raw, ok := h.readBody(w, r, false)
+	if !ok {
+		return nil, 0, false
+	}
+	body = bytes.TrimSpace(raw)
+	if len(body) == 0 {
+		writeError(w, http.StatusBadRequest, nil, newError(CodeParseError, "Parse error: the body is empty"))
+		return nil, 0, false
 	}
 	// The one check of the whole body: everything after reads it with the
 	// walkers of internal/jsonwalk, which rely on it.
 	if !jsonwalk.Valid(body) {
-		httpjson.Write(w, http.StatusBadRequest, errorResponse(nil, newError(CodeParseError, "Parse error: the body is not valid JSON")))
-		return
+		writeError(w, http.StatusBadRequest, nil, newError(CodeParseError, "Parse error: the body is not valid JSON"))
+		return nil, 0, false
 	}
-	ex := &exchange{w: w, r: r, raw: raw, version: version20250326, batch: body[0] == '['}
-	headerVersion := header(r.Header, protocolVersionKey)
-	if v := headerVersion; v != "" {
+	ex.raw, ex.batch = raw, body[0] == '['
+	if v := header(r.Header, protocolVersionKey); v != "" {
 		if !supported(v) {
-			httpjson.Write(w, http.StatusBadRequest, errorResponse(singleID(body), unsupportedVersion(v)))
-			return
+			writeError(w, http.StatusBadRequest, singleID(body), unsupportedVersion(v))
+			return nil, 0, false
 		}
 		ex.version = v
 	}
-	if ex.batch {
-		h.serveBatch(ex, body, format)
-		return
+	return body, format, true
+}
+
+// refuseUndeclared refuses a request without MCP-Protocol-Version whose
+// _meta declares a stateless version, and reports whether it did: such a
+// request must say so in the header too, and served as 2025-03-26 it would
+// have what it asked for ignored.
+func (h *handler) refuseUndeclared(w http.ResponseWriter, m *message) bool {
+	v := metaProtocolVersionOf(m.params)
+	if v == "" || legacy(v) {
+		return false
 	}
-	if ex.version == version20260728 {
-		h.serveModern(ex, body, format)
-		return
-	}
-	m, perr := parseMessage(body)
-	if perr != nil {
-		httpjson.Write(w, http.StatusBadRequest, errorResponse(m.id, perr))
-		return
-	}
-	if headerVersion == "" && m.kind == kindRequest {
-		// A request whose _meta declares a stateless version must say so
-		// in MCP-Protocol-Version too; without the header it is not served
-		// as 2025-03-26, which would ignore what it asked for.
-		if v := metaProtocolVersionOf(m.params); v != "" && !legacy(v) {
-			httpjson.Write(w, http.StatusBadRequest, errorResponse(m.id, newError(CodeHeaderMismatch,
-				"Header mismatch: the %s header is required; _meta declares %q", protocolVersionHeader, v)))
-			return
-		}
-	}
-	out := h.answer(ex, m)
+	writeError(w, http.StatusBadRequest, m.id, newError(CodeHeaderMismatch,
+		"Header mismatch: the %s header is required; _meta declares %q", protocolVersionHeader, v))
+	return true
+}
+
+// writeError answers with the JSON-RPC error response to id under status.
+func writeError(w http.ResponseWriter, status int, id json.RawMessage, e *wireError) {
+	httpjson.Write(w, status, errorResponse(id, e))
+}
+
+// writeOutcome writes the answer to a single message: nothing when it went
+// out on a stream already, the refusal of the auth hook, 202 when there is
+// nothing to answer, an error with its HTTP status, or the answer in the
+// negotiated format.
+func (h *handler) writeOutcome(w http.ResponseWriter, format responseFormat, out *outcome) {
 	switch {
 	case out.streamed:
 	case out.refused:
@@ -169,12 +212,13 @@ func (h *handler) serveBatch(ex *exchange, body []byte, format responseFormat) {
 		if ex.r.Context().Err() != nil {
 			return // the client has gone: start nothing more, and answer no one
 		}
-		m, perr := parseMessage(it.Val)
-		if perr != nil {
+		var m message
+		if perr := m.parse(it.Val); perr != nil {
 			answers = append(answers, encodeError(m.id, perr))
 			continue
 		}
-		out := h.answer(ex, m)
+		var out outcome
+		h.answer(ex, &m, &out)
 		if out.refused && !refused {
 			refusal = out
 		}
@@ -187,7 +231,7 @@ func (h *handler) serveBatch(ex *exchange, body []byte, format responseFormat) {
 	}
 	if refused && !pastAuth {
 		refusal.data = joinArray(answers)
-		writeRefusal(w, refusal)
+		writeRefusal(w, &refusal)
 		return
 	}
 	if len(answers) == 0 {
@@ -222,29 +266,54 @@ func joinArray(values [][]byte) []byte {
 	return append(out, ']')
 }
 
-// answer handles one parsed message. A panic while answering a request (a
-// tool provider that panics while listing, a result whose encoding panics)
-// is logged with its stack by the shared recoverer and becomes an internal
-// error for that request alone.
-func (h *handler) answer(ex *exchange, m message) outcome {
-	switch {
-	case m.kind == kindResponse:
-		h.inputs.deliver(m) // an answer to an input request (input.go), or nothing
-	case m.kind == kindNotification && m.method == "notifications/cancelled":
-		h.running.cancel(ex.r.Header.Get(sessionHeaderKey), m.params) // cancel.go
-	}
+// answer handles one parsed message, setting *out, which must be zero, to
+// its outcome. A panic while answering a request (a tool provider that
+// panics while listing, a result whose encoding panics) is logged with its
+// stack and becomes an internal error for that request alone (see
+// recoverAnswer).
+func (h *handler) answer(ex *exchange, m *message, out *outcome) {
 	if m.kind != kindRequest {
-		return outcome{} // notifications and client responses: accepted, nothing to say
+		h.receive(ex, m) // notifications and client responses: accepted, nothing to say
+		return
 	}
-	var out outcome
-	if httpjson.Guard(ex.r.Context(), h.x.SurfaceKit().Logger(), "mcp: answering a JSON-RPC request", func() { out = h.dispatch(ex, m) }) {
-		return outcome{data: encodeError(m.id, newError(CodeInternalError, "Internal error"))}
+	defer h.recoverAnswer(ex, m, out)
+	if m.method != "tools/call" {
+		h.dispatch(ex, m, out)
+		return
 	}
-	return out
+	name, args, werr := callParams(m.params)
+	if werr != nil {
+		out.data = encodeError(m.id, werr)
+		return
+	}
+	h.runCall(ex, m, name, args, nil, out)
 }
 
-// dispatch answers one request by its method.
-func (h *handler) dispatch(ex *exchange, m message) outcome {
+// receive handles a message that is not a request: an answer to an input
+// request (input.go), a cancellation (cancel.go), or any other
+// notification, which is ignored.
+func (h *handler) receive(ex *exchange, m *message) {
+	switch {
+	case m.kind == kindResponse:
+		h.inputs.deliver(m)
+	case m.kind == kindNotification && m.method == "notifications/cancelled":
+		h.running.cancel(ex.r.Header.Get(sessionHeaderKey), m.params)
+	}
+}
+
+// recoverAnswer is deferred while a request is answered: it recovers a
+// panic, logs it with its stack, and makes the request's outcome an
+// internal error.
+func (h *handler) recoverAnswer(ex *exchange, m *message, out *outcome) {
+	if p := recover(); p != nil {
+		httpjson.LogPanic(ex.r.Context(), h.x.SurfaceKit().Logger(), "mcp: answering a JSON-RPC request", p)
+		*out = outcome{data: encodeError(m.id, newError(CodeInternalError, "Internal error"))}
+	}
+}
+
+// dispatch answers one request other than tools/call (see answer) by its
+// method, setting out.data.
+func (h *handler) dispatch(ex *exchange, m *message, out *outcome) {
 	var result any
 	var err *wireError
 	switch m.method {
@@ -262,20 +331,21 @@ func (h *handler) dispatch(ex *exchange, m message) outcome {
 	case "tools/list":
 		data, err := h.listTools(ex.r, m.params, responseStart(m.id))
 		if err != nil {
-			return outcome{data: encodeError(m.id, err)}
+			out.data = encodeError(m.id, err)
+			return
 		}
-		return outcome{data: append(data, '}')}
-	case "tools/call":
-		return h.callTool(ex, m)
+		out.data = append(data, '}')
+		return
 	case "logging/setLevel":
 		result, err = h.setLogLevel(m)
 	default:
 		err = newError(CodeMethodNotFound, "Method not found: %s", m.method)
 	}
 	if err != nil {
-		return outcome{data: encodeError(m.id, err)}
+		out.data = encodeError(m.id, err)
+		return
 	}
-	return outcome{data: h.encodeResult(ex.r, m.id, result)}
+	out.data = h.encodeResult(ex.r, m.id, result)
 }
 
 // encodeResult encodes the response carrying result; a result that cannot

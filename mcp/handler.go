@@ -44,24 +44,6 @@ func NewHandler(x *toolexec.Executor, opts ...Option) http.Handler {
 	}
 	h.serverInfoMember = serverInfoMember(h.name, h.version)
 	h.initStreaming()
-	// A bug in the surface itself (or a panic in the host's code it calls
-	// outside the pipeline, such as the tool provider while listing) must
-	// not reach the client as a dropped connection or a stack trace: the
-	// shared recoverer logs the stack and answers in the route's shape.
-	// Tool panics never get this far: the pipeline recovers them.
-	logger := x.SurfaceKit().Logger()
-	mcpPanic := httpjson.Recoverer(logger, "mcp: MCP endpoint", func(w http.ResponseWriter) {
-		httpjson.Write(w, http.StatusInternalServerError, errorResponse(nil, newError(CodeInternalError, "Internal error")))
-	})
-	handsAIPanic := httpjson.Recoverer(logger, "mcp: HandsAI route", func(w http.ResponseWriter) {
-		httpjson.Write(w, http.StatusInternalServerError, &handsAIResponse{JSONRPC: jsonrpcVersion,
-			Error: newError(CodeInternalError, "Internal error")})
-	})
-	h.endpoint = mcpPanic(h.allowListed(false, h.serveMCP))
-	h.handsAIListRoute = handsAIPanic(h.allowListed(true, h.handsAIList))
-	h.handsAICallRoute = handsAIPanic(h.allowListed(true, h.handsAICall))
-	// Each request of a batch is answered on its own: a panic while
-	// answering one is an internal error for it alone (see answer).
 	return h
 }
 
@@ -91,38 +73,85 @@ type handler struct {
 
 	// tools caches each tool's encoding for the lists (see newToolCache).
 	tools *toolenc.Cache[toolexec.Tool]
-
-	endpoint         http.Handler // POST: MCP JSON-RPC
-	handsAIListRoute http.Handler // GET .../tools/list
-	handsAICallRoute http.Handler // POST .../tools/call
 }
 
+// route is what ServeHTTP serves a request as.
+type route uint8
+
+const (
+	routeMCP         route = iota // POST: MCP JSON-RPC
+	routeHandsAIList              // GET .../tools/list
+	routeHandsAICall              // POST .../tools/call
+)
+
 // ServeHTTP routes by the path's ending; see NewHandler.
+//
+// Every route runs behind the same two guards, in this one frame so that
+// calls need as little stack as they can (see serveMCP): a recoverer, so
+// that a bug in the surface itself (or a panic in the host's code it calls
+// outside the pipeline, such as the tool provider while listing) reaches
+// the client neither as a dropped connection nor as a stack trace, and the
+// DNS-rebinding defense (the Host and Origin checks of WithAllowedHosts and
+// WithAllowedOrigins), which refuses a request that fails it with 403 in
+// the route's shape. Tool panics never get this far: the pipeline recovers
+// them.
 func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h.headers.SetNoSniff(w.Header())
+	rt := routeMCP
 	switch path := r.URL.Path; {
 	case strings.HasSuffix(path, "/tools/list"):
-		h.handsAIListRoute.ServeHTTP(w, r)
+		rt = routeHandsAIList
 	case strings.HasSuffix(path, "/tools/call"):
-		h.handsAICallRoute.ServeHTTP(w, r)
+		rt = routeHandsAICall
+	}
+	tw := &httpjson.TrackingWriter{ResponseWriter: w}
+	defer h.recoverRoute(tw, r, rt)
+	if !h.requestAllowed(r) {
+		h.refuseDisallowed(tw, r, rt != routeMCP)
+		return
+	}
+	switch rt {
+	case routeHandsAIList:
+		h.handsAIList(tw, r)
+	case routeHandsAICall:
+		h.handsAICall(tw, r)
 	default:
-		h.endpoint.ServeHTTP(w, r)
+		h.serveMCP(tw, r)
 	}
 }
 
-// allowListed runs next only for a request that passes the DNS-rebinding
-// defense (the Host and Origin checks of WithAllowedHosts and
-// WithAllowedOrigins); any other is refused with 403 in the route's shape.
-func (h *handler) allowListed(handsAI bool, next http.HandlerFunc) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if !h.requestAllowed(r) {
-			h.x.SurfaceKit().Logger().WarnContext(r.Context(), "mcp: request refused by the origin/host allow-list",
-				"host", r.Host, "origin", r.Header.Get("Origin"))
-			h.reject(w, handsAI, http.StatusForbidden, "Forbidden: origin or host not allowed")
-			return
-		}
-		next(w, r)
-	})
+// recoverRoute is deferred by ServeHTTP: it recovers a panic, logs it with
+// its stack, and answers 500 with an internal error in the route's shape
+// when nothing has been written yet.
+func (h *handler) recoverRoute(tw *httpjson.TrackingWriter, r *http.Request, rt route) {
+	if p := recover(); p != nil {
+		h.routePanicked(tw, r, rt, p)
+	}
+}
+
+// routePanicked answers a panic recoverRoute recovered.
+func (h *handler) routePanicked(tw *httpjson.TrackingWriter, r *http.Request, rt route, p any) {
+	what := "mcp: MCP endpoint"
+	if rt != routeMCP {
+		what = "mcp: HandsAI route"
+	}
+	httpjson.LogPanic(r.Context(), h.x.SurfaceKit().Logger(), what, p)
+	if tw.Started() {
+		return
+	}
+	if rt == routeMCP {
+		httpjson.Write(tw.ResponseWriter, http.StatusInternalServerError, errorResponse(nil, newError(CodeInternalError, "Internal error")))
+		return
+	}
+	httpjson.Write(tw.ResponseWriter, http.StatusInternalServerError, &handsAIResponse{JSONRPC: jsonrpcVersion,
+		Error: newError(CodeInternalError, "Internal error")})
+}
+
+// refuseDisallowed answers a request the DNS-rebinding defense refused.
+func (h *handler) refuseDisallowed(w http.ResponseWriter, r *http.Request, handsAI bool) {
+	h.x.SurfaceKit().Logger().WarnContext(r.Context(), "mcp: request refused by the origin/host allow-list",
+		"host", r.Host, "origin", r.Header.Get("Origin"))
+	h.reject(w, handsAI, http.StatusForbidden, "Forbidden: origin or host not allowed")
 }
 
 // reject answers an HTTP-level refusal in the route's shape: a JSON-RPC

@@ -93,6 +93,12 @@ func (h *handler) handsAICall(w http.ResponseWriter, r *http.Request) {
 		writeHandsAI(w, id, nil, newError(CodeInternalError, "Internal error: %s", msg))
 		return
 	}
+	h.writeHandsAIResult(w, r, id, res)
+}
+
+// writeHandsAIResult answers a call whose tool succeeded with res: 200 with
+// HandsAI's envelope around the content, structured content and _meta.
+func (h *handler) writeHandsAIResult(w http.ResponseWriter, r *http.Request, id json.RawMessage, res *toolexec.CallToolResult) {
 	content := res.Content
 	if content == nil {
 		content = []toolexec.Content{}

@@ -101,7 +101,7 @@ func (r *inputRouter) ask(ctx context.Context, s *callStream, reqs []toolexec.In
 
 // deliver hands a client's response to the call waiting for it, and
 // reports whether one was.
-func (r *inputRouter) deliver(m message) bool {
+func (r *inputRouter) deliver(m *message) bool {
 	id, ok := jsonString(m.id)
 	if !ok {
 		return false

@@ -128,42 +128,42 @@ func readEnvelope(obj []byte) envelope {
 	return env
 }
 
-// parseMessage reads one JSON-RPC message from raw, which must be a value
-// from a body jsonwalk.Valid accepted. On failure it returns the error to
-// answer with, and m.id is the id to answer it under: the message's own
-// when it has a usable one, else nil (null).
-func parseMessage(raw []byte) (m message, _ *wireError) {
+// parse reads one JSON-RPC message from raw, which must be a value from a
+// body jsonwalk.Valid accepted, into m, which must be zero. On failure it
+// returns the error to answer with, and m.id is the id to answer it under:
+// the message's own when it has a usable one, else nil (null).
+func (m *message) parse(raw []byte) *wireError {
 	if len(raw) == 0 || raw[0] != '{' {
-		return m, newError(CodeInvalidRequest, "Invalid Request: a JSON-RPC message must be a JSON object")
+		return newError(CodeInvalidRequest, "Invalid Request: a JSON-RPC message must be a JSON object")
 	}
 	env := readEnvelope(raw)
 	if env.id != nil {
 		if !validID(env.id) {
-			return m, newError(CodeInvalidRequest, "Invalid Request: id must be a string or a number")
+			return newError(CodeInvalidRequest, "Invalid Request: id must be a string or a number")
 		}
 		m.id = env.id
 	}
 	if env.jsonrpc == nil || !isString(env.jsonrpc, jsonrpcVersion) {
-		return m, newError(CodeInvalidRequest, `Invalid Request: "jsonrpc" must be "2.0"`)
+		return newError(CodeInvalidRequest, `Invalid Request: "jsonrpc" must be "2.0"`)
 	}
 	hasResult, hasError := env.result != nil, env.error != nil
 	if env.method == nil {
 		if (hasResult || hasError) && env.id != nil && !(hasResult && hasError) {
 			m.kind = kindResponse
 			m.result, m.errObj = env.result, env.error
-			return m, nil
+			return nil
 		}
-		return m, newError(CodeInvalidRequest, "Invalid Request: method is required")
+		return newError(CodeInvalidRequest, "Invalid Request: method is required")
 	}
 	if hasResult || hasError {
-		return m, newError(CodeInvalidRequest, "Invalid Request: a request cannot carry a result or an error")
+		return newError(CodeInvalidRequest, "Invalid Request: a request cannot carry a result or an error")
 	}
 	method, ok := knownMethod(env.method)
 	if !ok {
 		method, ok = jsonString(env.method)
 	}
 	if !ok {
-		return m, newError(CodeInvalidRequest, "Invalid Request: method must be a string")
+		return newError(CodeInvalidRequest, "Invalid Request: method must be a string")
 	}
 	m.method = method
 	switch p := env.params; {
@@ -171,14 +171,14 @@ func parseMessage(raw []byte) (m message, _ *wireError) {
 	case p[0] == '{' || p[0] == '[':
 		m.params = p
 	default:
-		return m, newError(CodeInvalidRequest, "Invalid Request: params must be an object or an array")
+		return newError(CodeInvalidRequest, "Invalid Request: params must be an object or an array")
 	}
 	if env.id != nil {
 		m.kind = kindRequest
 	} else {
 		m.kind = kindNotification
 	}
-	return m, nil
+	return nil
 }
 
 // validID reports whether raw, a value from a valid body, is an id MCP

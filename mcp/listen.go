@@ -25,9 +25,9 @@ const metaSubscriptionID = "io.modelcontextprotocol/subscriptionId"
 // or resources. Changes that come faster than the client reads are
 // coalesced into one notification.
 //
-// The method is 2026-07-28's (dispatchModern, which checked the headers
+// The method is 2026-07-28's (answerModern, which checked the headers
 // and _meta): on earlier versions it is not found.
-func (h *handler) listen(ex *exchange, m message) outcome {
+func (h *handler) listen(ex *exchange, m *message) outcome {
 	if ex.r.Context().Done() == nil {
 		// A context that can never end (a hand-made request, not one a
 		// server received) would hold the stream open forever.

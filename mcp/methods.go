@@ -1,7 +1,6 @@
 package mcp
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"net/http"
@@ -78,74 +77,68 @@ func (h *handler) listTools(r *http.Request, params json.RawMessage, dst []byte)
 	return append(out, '}'), nil
 }
 
-// callTool runs tools/call through the pipeline and maps its outcome to MCP:
-// a result (isError for tool failures, panics and validation failures), a
-// JSON-RPC error for what the model cannot fix by retrying, or a refusal by
-// the auth hook, which the caller answers (see outcome).
-func (h *handler) callTool(ex *exchange, m message) outcome {
-	name, args, werr := callParams(m.params)
-	if werr != nil {
-		return outcome{data: encodeError(m.id, werr)}
-	}
-	return h.runCall(ex, m, name, args, nil)
-}
-
-// runCall runs a tools/call whose params were read, streaming its progress,
-// log messages and input requests when the client can take them (see
-// openStream). meta is the _meta of a 2026-07-28 request, which is answered
-// in that version's shape (see modernToolResponse); nil on 2025 versions.
-func (h *handler) runCall(ex *exchange, m message, name string, args json.RawMessage, meta *requestMeta) outcome {
-	modern := meta != nil
+// runCall runs a tools/call, whose params were read, through the pipeline
+// and sets *out, which must be zero, to its outcome. It streams the call's
+// progress, log messages and input requests when the client can take them
+// (see openStream), and maps the call's outcome to MCP: a result (isError
+// for tool failures, panics and validation failures), a JSON-RPC error for
+// what the model cannot fix by retrying, or a refusal by the auth hook,
+// which the caller answers (see outcome). meta is the _meta of a
+// 2026-07-28 request, which is answered in that version's shape (see
+// modernToolResponse); nil on 2025 versions.
+func (h *handler) runCall(ex *exchange, m *message, name string, args json.RawMessage, meta *requestMeta, out *outcome) {
 	ctx, s, werr := h.openStream(ex, m, name, args, meta)
 	if werr != nil {
-		out := outcome{data: encodeError(m.id, werr)}
-		if modern {
-			out.status = http.StatusBadRequest
-		}
-		return out
+		streamRefused(m, werr, meta != nil, out)
+		return
 	}
-	var peer toolexec.Peer
-	if s != nil {
-		peer = s
-	}
-	out := h.callToolIn(ctx, ex, m, name, args, peer, modern)
-	if s != nil {
-		out = h.closeStream(ex, m, name, args, s, out)
-	}
-	return out
-}
-
-// callToolIn runs the call with its Peer, when it has one.
-func (h *handler) callToolIn(ctx context.Context, ex *exchange, m message, name string, args json.RawMessage, peer toolexec.Peer, modern bool) outcome {
 	if ex.batch {
 		// The auth hook may read the body; each call of a batch sees all of
 		// it. (A single message's body is still unread: ReadBody left it so.)
 		ex.r.Body = newBody(ex.raw)
 	}
-	res, e := h.call(ctx, toolexec.CallRequest{
-		Name:      name,
-		Arguments: args,
-		Request:   ex.r,
-		Surface:   toolexec.SurfaceMCP,
-		Peer:      peer,
-	})
-	if e == nil {
-		return outcome{data: h.encodeToolResult(ex.r, m.id, res, modern), pastAuth: true}
+	req := toolexec.CallRequest{Name: name, Arguments: args, Request: ex.r, Surface: toolexec.SurfaceMCP}
+	if s != nil {
+		req.Peer = s
 	}
-	out := outcome{pastAuth: gotPastAuth(e), inputUnsupported: errors.Is(e, toolexec.ErrInputUnsupported)}
+	if res, err := h.x.Call(ctx, req); err == nil {
+		out.data, out.pastAuth = h.encodeToolResult(ex.r, m.id, res, meta != nil), true
+	} else {
+		h.callFailed(ex, m, name, err, meta != nil, out)
+	}
+	if s != nil {
+		h.closeStream(ex, m, name, args, s, out)
+	}
+}
+
+// streamRefused sets *out to the outcome of a tools/call whose streaming
+// _meta (or, on 2026-07-28, whose input state) was refused with werr: HTTP
+// 400 on 2026-07-28.
+func streamRefused(m *message, werr *wireError, modern bool, out *outcome) {
+	out.data = encodeError(m.id, werr)
+	if modern {
+		out.status = http.StatusBadRequest
+	}
+}
+
+// callFailed sets *out to the outcome of a tools/call that failed with err.
+func (h *handler) callFailed(ex *exchange, m *message, name string, err error, modern bool, out *outcome) {
+	e := asError(err)
+	*out = outcome{pastAuth: gotPastAuth(e), inputUnsupported: errors.Is(e, toolexec.ErrInputUnsupported)}
 	switch e.Code {
 	case toolexec.CodeUnauthorized, toolexec.CodeForbidden:
-		return refusedOutcome(m.id, e)
+		*out = refusedOutcome(m.id, e)
+		return
 	case toolexec.CodeExecutionDisabled:
 		out.data = encodeError(m.id, newError(CodeExecutionDisabled, "%s", e.Message))
-		return out
+		return
 	case toolexec.CodeNotFound:
 		out.data = encodeError(m.id, newError(CodeInvalidParams, "Unknown tool: %s", name))
-		return out
+		return
 	case toolexec.CodeInvalidArguments:
 		if e.Stage != toolexec.StageValidate && len(e.Failures) == 0 {
 			out.data = encodeError(m.id, newError(CodeInvalidParams, "Invalid params: %s", e.Message))
-			return out
+			return
 		}
 	case toolexec.CodeUnavailable:
 		out.retryAfter = e.RetryAfter
@@ -153,7 +146,6 @@ func (h *handler) callToolIn(ctx context.Context, ex *exchange, m message, name 
 	// Validation failures, tool errors, panics, timeouts, limits and
 	// internal failures: a tool result the model can read and act on.
 	out.data = h.encodeToolResult(ex.r, m.id, h.errorResult(name, e), modern)
-	return out
 }
 
 // gotPastAuth reports whether a call that failed with e got past the auth

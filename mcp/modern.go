@@ -72,14 +72,13 @@ type requestMeta struct {
 	progressToken, logLevel []byte
 }
 
-// readRequestMeta reads params._meta, which MCP 2026-07-28 requires on every
-// request: an object with a protocolVersion string and a clientCapabilities
-// object, and, when present, a clientInfo object. Anything else is
-// -32602.
-func readRequestMeta(params []byte) (requestMeta, *wireError) {
-	var meta requestMeta
+// read reads params._meta into meta, which must be zero. MCP 2026-07-28
+// requires it on every request: an object with a protocolVersion string and
+// a clientCapabilities object, and, when present, a clientInfo object.
+// Anything else is -32602.
+func (meta *requestMeta) read(params []byte) *wireError {
 	if werr := checkParamsObject(params); werr != nil {
-		return meta, werr
+		return werr
 	}
 	for it := jsonwalk.Members(params); it.Next(); {
 		if it.Is("_meta") {
@@ -87,7 +86,7 @@ func readRequestMeta(params []byte) (requestMeta, *wireError) {
 		}
 	}
 	if meta.raw == nil || meta.raw[0] != '{' {
-		return meta, newError(CodeInvalidParams, "Invalid params: _meta is required and must be an object carrying %s and %s",
+		return newError(CodeInvalidParams, "Invalid params: _meta is required and must be an object carrying %s and %s",
 			metaProtocolVersion, metaClientCapabilities)
 	}
 	var version, caps, info []byte
@@ -113,17 +112,17 @@ func readRequestMeta(params []byte) (requestMeta, *wireError) {
 	}
 	v, ok := jsonString(version)
 	if !ok {
-		return meta, newError(CodeInvalidParams, "Invalid params: _meta[%q] is required and must be a string", metaProtocolVersion)
+		return newError(CodeInvalidParams, "Invalid params: _meta[%q] is required and must be a string", metaProtocolVersion)
 	}
 	meta.protocolVersion = v
 	if len(caps) == 0 || caps[0] != '{' {
-		return meta, newError(CodeInvalidParams, "Invalid params: _meta[%q] is required and must be an object", metaClientCapabilities)
+		return newError(CodeInvalidParams, "Invalid params: _meta[%q] is required and must be an object", metaClientCapabilities)
 	}
 	meta.clientCapabilities = caps
 	if info != nil && info[0] != '{' {
-		return meta, newError(CodeInvalidParams, "Invalid params: _meta[%q] must be an object", metaClientInfo)
+		return newError(CodeInvalidParams, "Invalid params: _meta[%q] must be an object", metaClientInfo)
 	}
-	return meta, nil
+	return nil
 }
 
 // metaProtocolVersionOf returns the protocol version params._meta declares,
@@ -154,36 +153,6 @@ func unsupportedVersion(requested string) *wireError {
 	return e
 }
 
-// serveModern answers one message sent at MCP 2026-07-28 (a batch never
-// gets here: serveBatch refuses it, as every version after 2025-03-26 does).
-func (h *handler) serveModern(ex *exchange, body []byte, format responseFormat) {
-	w := ex.w
-	m, perr := parseMessage(body)
-	if perr != nil {
-		httpjson.Write(w, http.StatusBadRequest, errorResponse(m.id, perr))
-		return
-	}
-	if m.kind != kindRequest {
-		// This revision defines no client notification over HTTP; one that
-		// arrives anyway is accepted and ignored, as JSON-RPC lets it be.
-		w.WriteHeader(http.StatusAccepted)
-		return
-	}
-	out := h.answerModern(ex, m)
-	switch {
-	case out.streamed:
-	case out.refused:
-		writeRefusal(w, out)
-	case out.status != 0:
-		writeStatus(w, out.status, out.data)
-	default:
-		if out.retryAfter > 0 {
-			w.Header().Set("Retry-After", httpjson.RetryAfter(out.retryAfter))
-		}
-		h.writeAnswer(w, format, out.data)
-	}
-}
-
 // writeStatus writes an encoded JSON-RPC error response with an HTTP error
 // status.
 func writeStatus(w http.ResponseWriter, status int, data []byte) {
@@ -192,27 +161,51 @@ func writeStatus(w http.ResponseWriter, status int, data []byte) {
 	_, _ = w.Write(append(httpjson.ValidUTF8(data), '\n'))
 }
 
-// answerModern checks a 2026-07-28 request's headers and _meta, then
-// answers it by its method. A panic is an internal error, as in answer.
-func (h *handler) answerModern(ex *exchange, m message) outcome {
-	var out outcome
-	if httpjson.Guard(ex.r.Context(), h.x.SurfaceKit().Logger(), "mcp: answering a JSON-RPC request", func() { out = h.dispatchModern(ex, m) }) {
-		return outcome{data: encodeError(m.id, newError(CodeInternalError, "Internal error"))}
-	}
-	return out
-}
-
 // failWith is the outcome of a request refused with e and HTTP status.
 func failWith(id json.RawMessage, status int, e *wireError) outcome {
 	return outcome{data: encodeError(id, e), status: status}
 }
 
-// dispatchModern answers one 2026-07-28 request: the Mcp-Method header,
-// then whether the method is served here at all, then _meta, then the
-// method itself (whose own checks, such as Mcp-Name, come first).
-func (h *handler) dispatchModern(ex *exchange, m message) outcome {
+// answerModern answers one request sent at MCP 2026-07-28 (a batch never
+// gets here: serveBatch refuses it, as every version after 2025-03-26
+// does): the Mcp-Method header, then whether the method is served here at
+// all, then _meta, then the method itself (whose own checks, such as
+// Mcp-Name, come first). It sets *out, which must be zero, to the outcome.
+// A panic is an internal error, as in answer.
+func (h *handler) answerModern(ex *exchange, m *message, out *outcome) {
+	defer h.recoverAnswer(ex, m, out)
+	var meta requestMeta
+	if !h.admitModern(ex, m, &meta, out) {
+		return
+	}
+	if m.method != "tools/call" {
+		*out = h.dispatchModern(ex, m)
+		return
+	}
+	name, args, werr := callParams(m.params)
+	if werr != nil {
+		out.data = encodeError(m.id, werr)
+		return
+	}
+	if werr := h.checkCallHeaders(ex.r, name, args); werr != nil {
+		*out = failWith(m.id, http.StatusBadRequest, werr)
+		return
+	}
+	// The trace context of _meta goes under the call.
+	if ctx, ok := withRemoteParent(ex.r.Context(), meta.trace); ok {
+		ex.r = ex.r.WithContext(ctx)
+	}
+	h.runCall(ex, m, name, args, &meta, out)
+}
+
+// admitModern checks what every 2026-07-28 request must get right before
+// its method is served: the Mcp-Method header, the method being one this
+// handler serves, and _meta, which it reads into meta. It reports whether
+// the request passed, and sets *out to the refusal when it did not.
+func (h *handler) admitModern(ex *exchange, m *message, meta *requestMeta, out *outcome) bool {
 	if werr := checkMethodHeader(ex.r, m.method); werr != nil {
-		return failWith(m.id, http.StatusBadRequest, werr)
+		*out = failWith(m.id, http.StatusBadRequest, werr)
+		return false
 	}
 	switch m.method {
 	case "server/discover", "tools/list", "tools/call", "subscriptions/listen":
@@ -222,17 +215,25 @@ func (h *handler) dispatchModern(ex *exchange, m message) outcome {
 		// handler serves no resources, prompts or completions: 404 with
 		// -32601, which tells a client this is a modern server that lacks
 		// the method, whatever else the request gets wrong.
-		return failWith(m.id, http.StatusNotFound, newError(CodeMethodNotFound, "Method not found: %s", m.method))
+		*out = failWith(m.id, http.StatusNotFound, newError(CodeMethodNotFound, "Method not found: %s", m.method))
+		return false
 	}
-	meta, werr := readRequestMeta(m.params)
-	if werr != nil {
-		return failWith(m.id, http.StatusBadRequest, werr)
+	if werr := meta.read(m.params); werr != nil {
+		*out = failWith(m.id, http.StatusBadRequest, werr)
+		return false
 	}
 	if meta.protocolVersion != ex.version {
-		return failWith(m.id, http.StatusBadRequest, newError(CodeHeaderMismatch,
+		*out = failWith(m.id, http.StatusBadRequest, newError(CodeHeaderMismatch,
 			"Header mismatch: %s header value %q does not match body value %q",
 			protocolVersionHeader, ex.version, meta.protocolVersion))
+		return false
 	}
+	return true
+}
+
+// dispatchModern answers a 2026-07-28 request admitModern admitted, other
+// than tools/call (see answerModern), by its method.
+func (h *handler) dispatchModern(ex *exchange, m *message) outcome {
 	switch m.method {
 	case "server/discover":
 		return outcome{data: h.encodeResult(ex.r, m.id, h.discover())}
@@ -242,10 +243,8 @@ func (h *handler) dispatchModern(ex *exchange, m message) outcome {
 			return outcome{data: encodeError(m.id, werr)}
 		}
 		return outcome{data: append(data, '}')}
-	case "subscriptions/listen":
+	default: // "subscriptions/listen"
 		return h.listen(ex, m)
-	default: // "tools/call"
-		return h.callToolModern(ex, m, meta)
 	}
 }
 
@@ -385,26 +384,16 @@ func compareTools(a, b toolexec.Tool) int {
 	return strings.Compare(a.Version, b.Version)
 }
 
-// callToolModern checks the tool-specific headers of a 2026-07-28
-// tools/call, puts the trace context of _meta under the call, runs it as
-// callTool does, and marks the result complete.
-func (h *handler) callToolModern(ex *exchange, m message, meta requestMeta) outcome {
-	name, args, werr := callParams(m.params)
-	if werr != nil {
-		return outcome{data: encodeError(m.id, werr)}
-	}
-	if werr := checkNameHeader(ex.r, name); werr != nil {
-		return failWith(m.id, http.StatusBadRequest, werr)
+// checkCallHeaders checks the tool-specific headers of a 2026-07-28
+// tools/call: Mcp-Name, and the Mcp-Param-* headers the tool declares.
+func (h *handler) checkCallHeaders(r *http.Request, name string, args json.RawMessage) *wireError {
+	if werr := checkNameHeader(r, name); werr != nil {
+		return werr
 	}
 	if t, ok := h.x.Lookup(name, ""); ok {
-		if werr := checkParamHeaders(ex.r, t.InputSchema, args); werr != nil {
-			return failWith(m.id, http.StatusBadRequest, werr)
-		}
+		return checkParamHeaders(r, t.InputSchema, args)
 	}
-	if ctx, ok := withRemoteParent(ex.r.Context(), meta.trace); ok {
-		ex.r = ex.r.WithContext(ctx)
-	}
-	return h.runCall(ex, m, name, args, &meta)
+	return nil
 }
 
 // modernToolResponse encodes the response carrying res as MCP 2026-07-28

@@ -44,7 +44,7 @@ func refusedOutcome(id json.RawMessage, e *toolexec.Error) outcome {
 // writeRefusal answers a request refused as a whole: 401
 // {"error":"Unauthorized"}, or 403 with the JSON-RPC error(s) in out.data,
 // each with the hook's challenge as WWW-Authenticate.
-func writeRefusal(w http.ResponseWriter, out outcome) {
+func writeRefusal(w http.ResponseWriter, out *outcome) {
 	if !out.forbidden {
 		httpjson.WriteUnauthorized(w, challengeOr(out.challenge))
 		return

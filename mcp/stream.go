@@ -208,7 +208,7 @@ func legacyCallMeta(params []byte, defaultLevel int) (callMeta, *wireError) {
 }
 
 // modernCallMeta reads a 2026-07-28 tools/call: the progress token, log
-// level and client capabilities of its _meta, which readRequestMeta read
+// level and client capabilities of its _meta, which requestMeta.read read
 // already, and the inputResponses and requestState of its params. Log
 // messages are sent only when _meta names a level.
 func modernCallMeta(params []byte, meta *requestMeta) (callMeta, *wireError) {

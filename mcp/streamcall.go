@@ -62,7 +62,7 @@ func (h *handler) initStreaming() {
 // input can be asked (a batch, or a 2025 client that does not accept
 // text/event-stream): the call then runs exactly as it did before streaming
 // existed, at no cost.
-func (h *handler) openStream(ex *exchange, m message, name string, args json.RawMessage, meta *requestMeta) (context.Context, *callStream, *wireError) {
+func (h *handler) openStream(ex *exchange, m *message, name string, args json.RawMessage, meta *requestMeta) (context.Context, *callStream, *wireError) {
 	ctx := ex.r.Context()
 	if ex.batch {
 		return ctx, nil, nil
@@ -99,10 +99,10 @@ func (h *handler) openStream(ex *exchange, m message, name string, args json.Raw
 	return ctx, s, nil
 }
 
-// closeStream turns the call's outcome into its answer: an input-required
-// result when a 2026-07-28 handler asked for input it did not have, and the
-// last event of the SSE stream when the call streamed.
-func (h *handler) closeStream(ex *exchange, m message, name string, args json.RawMessage, s *callStream, out outcome) outcome {
+// closeStream turns the call's outcome, *out, into its answer: an
+// input-required result when a 2026-07-28 handler asked for input it did
+// not have, and the last event of the SSE stream when the call streamed.
+func (h *handler) closeStream(ex *exchange, m *message, name string, args json.RawMessage, s *callStream, out *outcome) {
 	s.mu.Lock()
 	missing := s.missing
 	s.mu.Unlock()
@@ -129,7 +129,6 @@ func (h *handler) closeStream(ex *exchange, m message, name string, args json.Ra
 	if s.finish(out.data) {
 		out.streamed = true
 	}
-	return out
 }
 
 // The Mcp-Session-Id header of 2025 versions. The handler keeps no
@@ -196,8 +195,8 @@ func capsFromSession(token string) clientCaps {
 // together; calls send log messages at the level their own _meta names, or
 // at the handler's default level (WithLogLevel).
 //
-// 2026-07-28 removed the method: there it is not found (dispatchModern).
-func (h *handler) setLogLevel(m message) (any, *wireError) {
+// 2026-07-28 removed the method: there it is not found (admitModern).
+func (h *handler) setLogLevel(m *message) (any, *wireError) {
 	level, werr := paramString(m.params, "level")
 	if werr != nil {
 		return nil, werr

@@ -41,11 +41,11 @@ func (v visibility) keep(e *entry) bool {
 // refuseForbidden answers a call the auth hook refused with 403 (see
 // toolexec.WriteChallenge): status 403, the hook's challenge as
 // WWW-Authenticate, and OXP's ServerErrorResponse.
-func (h *handler) refuseForbidden(w http.ResponseWriter, req callRequest, e *toolexec.Error) {
+func (h *handler) refuseForbidden(w http.ResponseWriter, f *form, e *toolexec.Error) {
 	if e.Challenge != "" {
 		w.Header().Set("WWW-Authenticate", e.Challenge)
 	}
-	h.refuse(w, req, http.StatusForbidden, &serverError{
+	h.refuse(w, f, http.StatusForbidden, &serverError{
 		Message:          "Forbidden",
 		DeveloperMessage: "the caller lacks a permission this tool requires; WWW-Authenticate names it",
 	})

@@ -26,7 +26,7 @@ func TestSuccessWrittenAsMarshalWritesIt(t *testing.T) {
 		{},
 	}
 	for _, res := range results {
-		v, err := valueOf(textTool, res)
+		v, err := valueOf(textTool.OutputSchema, res)
 		require.NoError(t, err)
 		for _, d := range []float64{0, 0.001, 1.5, 12.345, 123456789.123} {
 			for _, id := range []string{"c-1", "550e8400-e29b-41d4-a716-446655440000", "a<b", "é"} {
@@ -34,7 +34,7 @@ func TestSuccessWrittenAsMarshalWritesIt(t *testing.T) {
 				want, err := json.Marshal(resp)
 				require.NoError(t, err)
 				w := httptest.NewRecorder()
-				(&handler{}).answer(w, callRequest{}, id, d, v, nil)
+				(&handler{}).answer(w, &form{}, id, d, v, nil)
 				assert.Equal(t, string(want)+"\n", w.Body.String())
 			}
 		}
@@ -54,12 +54,12 @@ func TestStructuredOutputIsTheValueAsJSONMarshalWritesIt(t *testing.T) {
 		res := &toolexec.CallToolResult{StructuredContent: json.RawMessage(raw)}
 		want, err := json.Marshal(res.StructuredContent)
 		require.NoError(t, err)
-		got, err := valueOf(toolexec.Tool{}, res)
+		got, err := valueOf(nil, res)
 		require.NoError(t, err)
 		assert.Equal(t, string(want), string(got), raw)
 	}
 	for _, raw := range []string{``, `{`, `{"a":1}x`, `{"a":01}`} {
-		_, err := valueOf(toolexec.Tool{}, &toolexec.CallToolResult{StructuredContent: json.RawMessage(raw)})
+		_, err := valueOf(nil, &toolexec.CallToolResult{StructuredContent: json.RawMessage(raw)})
 		assert.Error(t, err, raw)
 	}
 }

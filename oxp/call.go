@@ -29,60 +29,117 @@ import (
 //     interceptor, so only an authenticated call learns of them, given
 //     only for a tool version that declares requirements), the
 //     input (422), then the tool itself (200, success true or false).
+//
+// The tool runs below this frame, which holds only what the answer needs
+// (pendingCall): reading the request (admit) and writing the answer
+// (finish) happen in frames of their own, so the call needs little stack.
 func (h *handler) call(w http.ResponseWriter, r *http.Request) {
-	body, err := h.x.SurfaceKit().ReadBody(w, r)
-	if err != nil {
-		if e, ok := toolexec.AsError(err); ok && e.Code == toolexec.CodeTooLarge {
-			httpjson.Write(w, http.StatusRequestEntityTooLarge, serverError{Message: "The request is too large", DeveloperMessage: e.Message})
-			return
-		}
-		httpjson.Write(w, http.StatusBadRequest, serverError{Message: "The request body could not be read", DeveloperMessage: err.Error()})
+	var c pendingCall
+	if !h.admit(w, r, &c) {
 		return
-	}
-	req, plain := decodePlainCallRequest(body)
-	if !plain {
-		var bad *serverError
-		if req, bad = decodeCallRequest(body); bad != nil {
-			h.refuse(w, req, http.StatusBadRequest, bad)
-			return
-		}
-	}
-	e, bad := h.resolve(req.toolID)
-	if bad != nil {
-		if !h.x.SurfaceKit().ExecutionAllowed() {
-			// The pipeline, which never sees this call, would have said so
-			// before looking the tool up.
-			bad = executionDisabled()
-		}
-		h.refuse(w, req, http.StatusBadRequest, bad)
-		return
-	}
-
-	cc := req.context
-	cc.CallID, cc.TraceID, cc.ToolID = req.callID, req.traceID, e.id()
-	if cc.CallID == "" {
-		cc.CallID = newCallID()
 	}
 	// The requirements check is a per-call interceptor only for a tool that
 	// declares requirements: the others need no check, and a call without
 	// per-call interceptors takes the pipeline's shorter path.
 	var ics []toolexec.Interceptor
-	if !e.tool.Requirements.IsZero() {
+	if c.requirements {
 		ics = h.callInterceptors
 	}
 	start := time.Now()
-	res, err := h.x.SurfaceKit().Call(NewContext(r.Context(), &cc), toolexec.CallRequest{
-		Name:      e.tool.Name,
-		Version:   e.tool.Version,
-		Arguments: req.input,
+	res, err := h.x.SurfaceKit().Call(NewContext(r.Context(), c.cc), toolexec.CallRequest{
+		Name:      c.name,
+		Version:   c.version,
+		Arguments: c.input,
 		Request:   r,
 		Surface:   toolexec.SurfaceOXP,
 	}, ics...)
-	duration := milliseconds(time.Since(start))
+	h.finish(w, r, &c, milliseconds(time.Since(start)), res, err)
+}
+
+// pendingCall is what POST /tools/call keeps of an admitted call while its
+// tool runs.
+type pendingCall struct {
+	form
+	cc            *CallContext // the call's ids and context, as the tool sees them
+	name, version string       // the tool version to run
+	input         json.RawMessage
+	outputSchema  json.RawMessage // the tool version's (see valueOf)
+	requirements  bool            // the tool version declares requirements
+}
+
+// admit reads a call request and resolves its tool into c, answering a
+// request it refuses itself (steps 1 and 2 of call), and reports whether
+// the call may run.
+func (h *handler) admit(w http.ResponseWriter, r *http.Request, c *pendingCall) bool {
+	var req callRequest
+	if !h.readRequest(w, r, &req) {
+		return false
+	}
+	var e entry
+	if bad := h.resolve(req.toolID, &e); bad != nil {
+		h.refuseUnresolved(w, &req.form, bad)
+		return false
+	}
+	cc := new(CallContext)
+	*cc = req.context
+	cc.CallID, cc.TraceID, cc.ToolID = req.callID, req.traceID, e.id()
+	if cc.CallID == "" {
+		cc.CallID = newCallID()
+	}
+	c.form, c.cc, c.input = req.form, cc, req.input
+	c.name, c.version, c.outputSchema = e.tool.Name, e.tool.Version, e.tool.OutputSchema
+	c.requirements = !e.tool.Requirements.IsZero()
+	return true
+}
+
+// readRequest reads the body of a call request into req (step 1 of call),
+// answering a request it refuses itself, and reports whether it read one.
+func (h *handler) readRequest(w http.ResponseWriter, r *http.Request, req *callRequest) bool {
+	body, err := h.x.SurfaceKit().ReadBody(w, r)
+	if err != nil {
+		refuseBody(w, err)
+		return false
+	}
+	var plain bool
+	if *req, plain = decodePlainCallRequest(body); plain {
+		return true
+	}
+	var bad *serverError
+	if *req, bad = decodeCallRequest(body); bad != nil {
+		h.refuse(w, &req.form, http.StatusBadRequest, bad)
+		return false
+	}
+	return true
+}
+
+// refuseUnresolved answers a call whose tool id resolve refused with bad
+// (step 2 of call).
+func (h *handler) refuseUnresolved(w http.ResponseWriter, f *form, bad *serverError) {
+	if !h.x.SurfaceKit().ExecutionAllowed() {
+		// The pipeline, which never sees this call, would have said so
+		// before looking the tool up.
+		bad = executionDisabled()
+	}
+	h.refuse(w, f, http.StatusBadRequest, bad)
+}
+
+// refuseBody answers a request whose body could not be read: 413 over the
+// size limit, 400 otherwise.
+func refuseBody(w http.ResponseWriter, err error) {
+	if e, ok := toolexec.AsError(err); ok && e.Code == toolexec.CodeTooLarge {
+		httpjson.Write(w, http.StatusRequestEntityTooLarge, serverError{Message: "The request is too large", DeveloperMessage: e.Message})
+		return
+	}
+	httpjson.Write(w, http.StatusBadRequest, serverError{Message: "The request body could not be read", DeveloperMessage: err.Error()})
+}
+
+// finish answers a call Executor.Call ran, or refused, in duration
+// milliseconds (step 3 of call).
+func (h *handler) finish(w http.ResponseWriter, r *http.Request, c *pendingCall, duration float64, res *toolexec.CallToolResult, err error) {
 	var value json.RawMessage
 	var failure *callError
 	if err != nil {
-		if h.refuseFailure(w, req, err) {
+		if h.refuseFailure(w, &c.form, err) {
 			return
 		}
 		failure = callErrorOf(err)
@@ -93,21 +150,21 @@ func (h *handler) call(w http.ResponseWriter, r *http.Request) {
 		}
 		failure = &callError{Message: msg}
 	} else {
-		v, verr := valueOf(e.tool, res)
+		v, verr := valueOf(c.outputSchema, res)
 		if verr != nil {
-			h.x.SurfaceKit().Logger().ErrorContext(r.Context(), "oxp: result could not be encoded", "tool", e.id(), "error", verr)
+			h.x.SurfaceKit().Logger().ErrorContext(r.Context(), "oxp: result could not be encoded", "tool", c.cc.ToolID, "error", verr)
 			failure = &callError{Message: "The tool's result could not be encoded"}
 		} else {
 			value = v
 		}
 	}
-	h.answer(w, req, cc.CallID, duration, value, failure)
+	h.answer(w, &c.form, c.cc.CallID, duration, value, failure)
 }
 
 // answer writes a CallToolResponse, wrapped when the request was: a
 // success with value when failure is nil, else a failure.
-func (h *handler) answer(w http.ResponseWriter, req callRequest, callID string, duration float64, value json.RawMessage, failure *callError) {
-	if failure == nil && !req.wrapped {
+func (h *handler) answer(w http.ResponseWriter, f *form, callID string, duration float64, value json.RawMessage, failure *callError) {
+	if failure == nil && !f.wrapped {
 		if data, ok := appendSuccess(nil, callID, duration, value); ok {
 			// The headers middleware has set Content-Type and nosniff, and
 			// nothing since has had the ResponseWriter.
@@ -121,8 +178,8 @@ func (h *handler) answer(w http.ResponseWriter, req callRequest, callID string, 
 		v := value
 		resp.Value = &v
 	}
-	if req.wrapped {
-		httpjson.Write(w, http.StatusOK, wrappedResponse{Schema: req.schema, Result: resp})
+	if f.wrapped {
+		httpjson.Write(w, http.StatusOK, wrappedResponse{Schema: f.schema, Result: resp})
 		return
 	}
 	httpjson.Write(w, http.StatusOK, resp)
@@ -163,9 +220,9 @@ func plainJSONString(s string) bool {
 
 // refuse writes a ServerErrorResponse; in the wrapped form it echoes the
 // request's $schema, as the earlier drafts did.
-func (h *handler) refuse(w http.ResponseWriter, req callRequest, status int, body *serverError) {
-	if req.wrapped {
-		body.Schema = req.schema
+func (h *handler) refuse(w http.ResponseWriter, f *form, status int, body *serverError) {
+	if f.wrapped {
+		body.Schema = f.schema
 	}
 	httpjson.Write(w, status, body)
 }
@@ -173,10 +230,10 @@ func (h *handler) refuse(w http.ResponseWriter, req callRequest, status int, bod
 // refuseFailure answers the failures of Executor.Call that happen before
 // the tool runs, and reports whether it did. The others are tool execution
 // errors, answered with success false.
-func (h *handler) refuseFailure(w http.ResponseWriter, req callRequest, err error) bool {
+func (h *handler) refuseFailure(w http.ResponseWriter, f *form, err error) bool {
 	var miss *missingRequirementsError
 	if errors.As(err, &miss) {
-		h.refuse(w, req, http.StatusBadRequest, miss.serverError())
+		h.refuse(w, f, http.StatusBadRequest, miss.serverError())
 		return true
 	}
 	e, ok := toolexec.AsError(err)
@@ -185,9 +242,9 @@ func (h *handler) refuseFailure(w http.ResponseWriter, req callRequest, err erro
 	}
 	switch e.Code {
 	case toolexec.CodeExecutionDisabled:
-		h.refuse(w, req, http.StatusBadRequest, executionDisabled())
+		h.refuse(w, f, http.StatusBadRequest, executionDisabled())
 	case toolexec.CodeNotFound:
-		h.refuse(w, req, http.StatusBadRequest, &serverError{Message: "The tool is not available", DeveloperMessage: e.Message})
+		h.refuse(w, f, http.StatusBadRequest, &serverError{Message: "The tool is not available", DeveloperMessage: e.Message})
 	case toolexec.CodeUnauthorized:
 		// OXP: a server that requires authentication and did not get
 		// valid credentials answers 400 with a Server Error Response.
@@ -196,15 +253,15 @@ func (h *handler) refuseFailure(w http.ResponseWriter, req callRequest, err erro
 		if e.Challenge != "" {
 			w.Header().Set("WWW-Authenticate", e.Challenge)
 		}
-		h.refuse(w, req, http.StatusBadRequest, unauthenticated())
+		h.refuse(w, f, http.StatusBadRequest, unauthenticated())
 	case toolexec.CodeForbidden:
-		h.refuseForbidden(w, req, e)
+		h.refuseForbidden(w, f, e)
 	case toolexec.CodeTooLarge:
-		h.refuse(w, req, http.StatusRequestEntityTooLarge, &serverError{Message: "The request is too large", DeveloperMessage: e.Message})
+		h.refuse(w, f, http.StatusRequestEntityTooLarge, &serverError{Message: "The request is too large", DeveloperMessage: e.Message})
 	case toolexec.CodeInvalidArguments:
 		body := invalidInput(e)
-		if req.wrapped {
-			body.Schema = req.schema
+		if f.wrapped {
+			body.Schema = f.schema
 		}
 		httpjson.Write(w, http.StatusUnprocessableEntity, body)
 	default:
@@ -346,7 +403,8 @@ func callErrorOf(err error) *callError {
 	return &callError{Message: e.Message}
 }
 
-// valueOf is a successful result's value: the structured output when the
+// valueOf is a successful result's value, for a tool version whose output
+// schema is outputSchema: the structured output when the
 // tool gave one; else, when every content block is text, the text; null
 // when there is no content at all; and the content blocks themselves, in
 // MCP's form, when some are not text, so no image or resource is lost.
@@ -356,7 +414,7 @@ func callErrorOf(err error) *callError {
 // allow a string at its top level (textIsJSON), and the text is one JSON
 // document. So a tool answering "15" under {"type": "number"} has the value
 // 15, while one answering "123" under {"type": "string"} has "123".
-func valueOf(tool toolexec.Tool, res *toolexec.CallToolResult) (json.RawMessage, error) {
+func valueOf(outputSchema json.RawMessage, res *toolexec.CallToolResult) (json.RawMessage, error) {
 	if res.StructuredContent != nil {
 		if raw, ok := res.StructuredContent.(json.RawMessage); ok && marshalsAsItself(raw) {
 			return raw, nil
@@ -372,7 +430,7 @@ func valueOf(tool toolexec.Tool, res *toolexec.CallToolResult) (json.RawMessage,
 		}
 	}
 	text := res.Text()
-	if textIsJSON(tool.OutputSchema) {
+	if textIsJSON(outputSchema) {
 		// Compacted and escaped as json.Marshal writes a RawMessage, so the
 		// answer can put it in as it is; compacting is the validity check.
 		var buf bytes.Buffer

@@ -91,10 +91,7 @@ func NewHandler(x *toolexec.Executor, opts ...Option) http.Handler {
 	}
 	h.callInterceptors = []toolexec.Interceptor{h.requirementsInterceptor}
 	r := chi.NewRouter()
-	recoverer := httpjson.Recoverer(x.SurfaceKit().Logger(), "oxp: handler", func(w http.ResponseWriter) {
-		httpjson.Write(w, http.StatusInternalServerError, serverError{Message: "Internal server error"})
-	})
-	r.Use(h.headers, recoverer, h.checkVersion)
+	r.Use(h.headers, httpjson.Recoverer(x.SurfaceKit().Logger(), recoverWhat, writeInternalError), h.checkVersion)
 	r.NotFound(func(w http.ResponseWriter, _ *http.Request) {
 		httpjson.Write(w, http.StatusNotFound, serverError{Message: "Not found"})
 	})
@@ -113,15 +110,13 @@ func NewHandler(x *toolexec.Executor, opts ...Option) http.Handler {
 	r.Get("/tools", h.list)
 	r.Post("/tools/call", h.call)
 	h.mux = r
-	h.callRoute = h.headers(recoverer(h.checkVersion(http.HandlerFunc(h.call))))
 	return h
 }
 
 type handler struct {
-	// mux routes every request but calls; callRoute is POST /tools/call
-	// behind the same middleware (see ServeHTTP).
-	mux       http.Handler
-	callRoute http.Handler
+	// mux routes every request but calls, which ServeHTTP serves behind
+	// the same guards itself.
+	mux http.Handler
 
 	x         *toolexec.Executor
 	toolkit   string
@@ -187,16 +182,31 @@ func supportedVersion(v string) bool {
 // the latest version, which is 1.0.
 func (h *handler) checkVersion(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if vs := r.Header[versionKey]; len(vs) > 0 {
-			v := strings.TrimSpace(vs[0])
-			if len(vs) > 1 || !supportedVersion(v) {
-				httpjson.Write(w, http.StatusBadRequest, serverError{
-					Message:          fmt.Sprintf("OXP version %q is not supported", strings.Join(vs, ", ")),
-					DeveloperMessage: "this server speaks OXP " + Version + "; send " + VersionHeader + ": " + Version + " or leave the header out",
-				})
-				return
-			}
+		if vs := r.Header[versionKey]; len(vs) > 0 && refuseVersion(w, vs) {
+			return
 		}
 		next.ServeHTTP(w, r)
 	})
+}
+
+// refuseVersion refuses a request whose OXP-Version header has the values
+// vs (at least one) when they are not one version this package speaks, and
+// reports whether it did.
+func refuseVersion(w http.ResponseWriter, vs []string) bool {
+	if len(vs) == 1 && supportedVersion(strings.TrimSpace(vs[0])) {
+		return false
+	}
+	httpjson.Write(w, http.StatusBadRequest, serverError{
+		Message:          fmt.Sprintf("OXP version %q is not supported", strings.Join(vs, ", ")),
+		DeveloperMessage: "this server speaks OXP " + Version + "; send " + VersionHeader + ": " + Version + " or leave the header out",
+	})
+	return true
+}
+
+// recoverWhat names the handler in the log line of a panic it recovered.
+const recoverWhat = "oxp: handler"
+
+// writeInternalError answers a panic the handler recovered.
+func writeInternalError(w http.ResponseWriter) {
+	httpjson.Write(w, http.StatusInternalServerError, serverError{Message: "Internal server error"})
 }

@@ -84,7 +84,8 @@ func checkResolutionAgreesWithTheList(t *testing.T, h *handler, tools toolexec.S
 		}
 	}
 	for id, want := range listed {
-		got, bad := h.resolve(id)
+		var got entry
+		bad := h.resolve(id, &got)
 		if assert.Nil(t, bad, "%s in %v", id, tools) {
 			assert.Equal(t, want.id(), got.id(), "%s in %v", id, tools)
 			assert.Equal(t, want.tool.Name, got.tool.Name, "%s in %v", id, tools)
@@ -97,7 +98,8 @@ func checkResolutionAgreesWithTheList(t *testing.T, h *handler, tools toolexec.S
 		base, oxpName, _ := mapName(tool.Name, "T")
 		for _, key := range []string{tool.Name, base, oxpName, strings.ReplaceAll(oxpName, "_", ".")} {
 			for _, v := range []string{"", "@latest", "@1", "@1.0.0", "@2.0.0", "@0.0.0", "@x", "@3.0.0"} {
-				e, bad := h.resolve(key + v)
+				var e entry
+				bad := h.resolve(key+v, &e)
 				if !keys[key] {
 					assert.NotNil(t, bad, "%s%s resolved to %v in %v", key, v, e, tools)
 					continue

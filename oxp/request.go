@@ -13,6 +13,11 @@ type callRequest struct {
 	toolID, callID, traceID string
 	input                   json.RawMessage // as sent; nil when absent
 	context                 CallContext     // ids left for the handler to fill
+	form                                    // how it was sent, which its answer follows
+}
+
+// form is how a call request was sent, which every answer to it follows.
+type form struct {
 	// wrapped reports the earlier draft's {"request": {...}} form, answered
 	// with {"result": {...}}.
 	wrapped bool

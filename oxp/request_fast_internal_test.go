@@ -27,7 +27,7 @@ func TestPlainCallRequestReadsTheUsualRequest(t *testing.T) {
 	for body, want := range map[string]callRequest{
 		`{"tool_id": "Tools.add", "input": {"a": 1, "b": 2}}`:                  {toolID: "Tools.add", input: []byte(`{"a": 1, "b": 2}`)},
 		` {"tool_id":"Kit.T@1","call_id":"c-1","trace_id":null,"inputs":[]} `:  {toolID: "Kit.T@1", callID: "c-1", input: []byte(`[]`)},
-		`{"input": null, "call_id": null, "tool_id": "Kit_T", "$schema": "s"}`: {toolID: "Kit_T", input: []byte(`null`), schema: []byte(`"s"`)},
+		`{"input": null, "call_id": null, "tool_id": "Kit_T", "$schema": "s"}`: {toolID: "Kit_T", input: []byte(`null`), form: form{schema: []byte(`"s"`)}},
 		`{"tool_id": "K.T", "context": {"user_id": "u", "secrets": [{"id": "k", "value": "v"}]}}`: {toolID: "K.T",
 			context: CallContext{UserID: "u", Secrets: map[string]string{"k": "v"}}},
 	} {

@@ -3,6 +3,7 @@ package oxp
 import (
 	"strings"
 
+	"github.com/toolexec/toolexec"
 	semver "github.com/toolexec/toolexec/internal/version"
 )
 
@@ -21,8 +22,9 @@ import (
 // the same OXP name both unserved, as the list shows them. For a provider
 // that reports changes, the name a key resolved to is remembered until the
 // tool set changes (nameCache), and a call costs one Lookup of the version.
-// It returns a serverError when nothing matches.
-func (h *handler) resolve(toolID string) (entry, *serverError) {
+// It fills in e, which must be zero, or returns a serverError when nothing
+// matches.
+func (h *handler) resolve(toolID string, e *entry) *serverError {
 	key, version, hasVersion := toolID, "", false
 	if i := strings.LastIndexByte(toolID, '@'); i >= 0 {
 		key, version, hasVersion = toolID[:i], toolID[i+1:], true
@@ -31,34 +33,21 @@ func (h *handler) resolve(toolID string) (entry, *serverError) {
 	if known == nil {
 		var bad *serverError
 		if known, bad = h.resolveName(toolID, key); bad != nil {
-			return entry{}, bad
+			return bad
 		}
 	}
 	if hasVersion && version == "" {
-		return entry{}, &serverError{
-			Message:          "Tool " + quote(toolID) + " is not available",
-			DeveloperMessage: "the tool id ends in '@' without a version; use Toolkit.Tool@x.y.z, @x, or no version for the latest",
-		}
+		return noVersion(toolID)
 	}
 	want := ""
 	if hasVersion && version != "latest" {
 		want = expandVersion(version)
 	}
-	tool, ok := h.x.Lookup(known.name, want)
-	if !ok && semver.Valid(want) && semver.Compare(want, unversioned) == 0 {
-		// An unversioned tool is served as 0.0.0, unless the name also has
-		// versions: then the latest is one of them.
-		if t, latest := h.x.Lookup(known.name, ""); latest && t.Version == "" {
-			tool, ok = t, true
-		}
+	var ok bool
+	if e.tool, ok = h.x.Lookup(known.name, want); !ok && !h.lookupUnversioned(known.name, want, &e.tool) {
+		return h.noSuchVersion(toolID, known, want)
 	}
-	if !ok {
-		return entry{}, &serverError{
-			Message:          "Tool " + quote(toolID) + " is not available",
-			DeveloperMessage: known.base + " has no version " + want + " (available: " + strings.Join(h.versions(known.name), ", ") + ")",
-		}
-	}
-	e := entry{tool: tool, base: known.base, name: known.oxpName, version: tool.Version}
+	e.base, e.name, e.version = known.base, known.oxpName, e.tool.Version
 	if e.version == "" {
 		e.version = unversioned
 	}
@@ -70,7 +59,38 @@ func (h *handler) resolve(toolID string) (entry, *serverError) {
 		known.version, known.id = e.version, e.fullID
 		h.names.put(key, gen, known)
 	}
-	return e, nil
+	return nil
+}
+
+// lookupUnversioned reports whether name is served as version want, which
+// did not match exactly, because want is 0.0.0 (by precedence) and the tool
+// is unversioned, and then sets *tool to it: an unversioned tool is served
+// as 0.0.0, unless the name also has versions: then the latest is one of
+// them. When it reports false, *tool may have been overwritten.
+func (h *handler) lookupUnversioned(name, want string, tool *toolexec.Tool) bool {
+	if !semver.Valid(want) || semver.Compare(want, unversioned) != 0 {
+		return false
+	}
+	var latest bool
+	*tool, latest = h.x.Lookup(name, "")
+	return latest && tool.Version == ""
+}
+
+// noVersion is the answer to a tool id that ends in '@'.
+func noVersion(toolID string) *serverError {
+	return &serverError{
+		Message:          "Tool " + quote(toolID) + " is not available",
+		DeveloperMessage: "the tool id ends in '@' without a version; use Toolkit.Tool@x.y.z, @x, or no version for the latest",
+	}
+}
+
+// noSuchVersion is the answer to a tool id whose name is served but not in
+// the version want.
+func (h *handler) noSuchVersion(toolID string, known *resolvedName, want string) *serverError {
+	return &serverError{
+		Message:          "Tool " + quote(toolID) + " is not available",
+		DeveloperMessage: known.base + " has no version " + want + " (available: " + strings.Join(h.versions(known.name), ", ") + ")",
+	}
 }
 
 // resolveName finds the toolexec name that key, a tool id's part before

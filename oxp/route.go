@@ -4,20 +4,40 @@ import (
 	"net/http"
 
 	"github.com/go-chi/chi/v5"
+
+	"github.com/toolexec/toolexec/internal/httpjson"
 )
 
-// ServeHTTP sends POST /tools/call, the request that matters for speed,
-// straight to its handler, behind the same middleware as every route, and
-// every other request through the router. It routes on the path the
-// router would (routePath), so each request gets the answer the router
-// would give it; the call is spared the router's request copy and its
-// route context.
+// ServeHTTP serves POST /tools/call, the request that matters for speed,
+// itself, behind the same guards as every route (the OXP headers, the
+// recoverer, the OXP-Version check), and every other request through the
+// router. It routes on the path the router would (routePath), so each
+// request gets the answer the router would give it; the call is spared the
+// router's request copy, its route context and the middleware's frames.
 func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if r.Method == http.MethodPost && routePath(r) == "/tools/call" {
-		h.callRoute.ServeHTTP(w, r)
+	if r.Method != http.MethodPost || routePath(r) != "/tools/call" {
+		h.mux.ServeHTTP(w, r)
 		return
 	}
-	h.mux.ServeHTTP(w, r)
+	setHeaders(w.Header())
+	tw := &httpjson.TrackingWriter{ResponseWriter: w}
+	defer h.recoverCall(tw, r)
+	if vs := r.Header[versionKey]; len(vs) > 0 && refuseVersion(tw, vs) {
+		return
+	}
+	h.call(tw, r)
+}
+
+// recoverCall is deferred by ServeHTTP while it serves a call: it recovers
+// a panic, logs it with its stack, and answers 500 when nothing has been
+// written yet, as the router's recoverer does.
+func (h *handler) recoverCall(tw *httpjson.TrackingWriter, r *http.Request) {
+	if p := recover(); p != nil {
+		httpjson.LogPanic(r.Context(), h.x.SurfaceKit().Logger(), recoverWhat, p)
+		if !tw.Started() {
+			writeInternalError(tw.ResponseWriter)
+		}
+	}
 }
 
 // routePath is the path chi routes on: what a chi router that mounted this

@@ -63,64 +63,71 @@ func RetryAfter(d time.Duration) string {
 // Recoverer returns middleware that recovers a panic in next, logs it with
 // its stack at error level, and answers 500 with body (when nothing has been
 // written yet). http.ErrAbortHandler is passed on, as net/http expects.
+//
+// The middleware adds one small frame to the stack of every request it
+// serves: the recovery itself runs only once something has panicked.
 func Recoverer(logger *slog.Logger, what string, body func(w http.ResponseWriter)) func(http.Handler) http.Handler {
+	rc := &recoverer{logger: logger, what: what, body: body}
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			tw := &trackingWriter{ResponseWriter: w}
-			defer func() {
-				p := recover()
-				if p == nil {
-					return
-				}
-				if p == http.ErrAbortHandler {
-					panic(p)
-				}
-				logger.ErrorContext(r.Context(), what+" panicked", "panic", p, "stack", string(debug.Stack()))
-				if !tw.wrote {
-					body(w)
-				}
-			}()
+			tw := &TrackingWriter{ResponseWriter: w}
+			defer rc.recover(tw, r)
 			next.ServeHTTP(tw, r)
 		})
 	}
 }
 
-// Guard runs fn and reports whether it panicked; a panic is logged with its
-// stack at error level, as Recoverer logs it. It is Recoverer for work that
-// writes nothing itself, without the wrappers Recoverer needs around a
-// handler. http.ErrAbortHandler is passed on.
-func Guard(ctx context.Context, logger *slog.Logger, what string, fn func()) (panicked bool) {
-	defer func() {
-		p := recover()
-		if p == nil {
-			return
-		}
-		if p == http.ErrAbortHandler {
-			panic(p)
-		}
-		logger.ErrorContext(ctx, what+" panicked", "panic", p, "stack", string(debug.Stack()))
-		panicked = true
-	}()
-	fn()
-	return false
+// recoverer is what one Recoverer middleware answers a panic with.
+type recoverer struct {
+	logger *slog.Logger
+	what   string
+	body   func(w http.ResponseWriter)
 }
 
-// trackingWriter remembers whether the response has started, so the
-// recoverer never writes a second status line.
-type trackingWriter struct {
+// recover is deferred by the middleware: it recovers a panic and answers
+// it.
+func (rc *recoverer) recover(tw *TrackingWriter, r *http.Request) {
+	if p := recover(); p != nil {
+		LogPanic(r.Context(), rc.logger, rc.what, p)
+		if !tw.Started() {
+			rc.body(tw.ResponseWriter)
+		}
+	}
+}
+
+// LogPanic handles p, a panic value recover returned while doing what: it
+// logs p with the stack at error level ("<what> panicked"), except for
+// http.ErrAbortHandler, which it panics with again, as net/http expects.
+// A surface that recovers panics itself calls it from its deferred
+// function, after recover, and then answers in its own shape.
+func LogPanic(ctx context.Context, logger *slog.Logger, what string, p any) {
+	if p == http.ErrAbortHandler {
+		panic(p)
+	}
+	logger.ErrorContext(ctx, what+" panicked", "panic", p, "stack", string(debug.Stack()))
+}
+
+// TrackingWriter is a ResponseWriter that remembers whether the response
+// has started, so a recoverer never writes a second status line.
+type TrackingWriter struct {
 	http.ResponseWriter
 	wrote bool
 }
 
-func (t *trackingWriter) WriteHeader(code int) {
+// Started reports whether WriteHeader or Write has been called.
+func (t *TrackingWriter) Started() bool { return t.wrote }
+
+// WriteHeader records that the response has started and passes code on.
+func (t *TrackingWriter) WriteHeader(code int) {
 	t.wrote = true
 	t.ResponseWriter.WriteHeader(code)
 }
 
-func (t *trackingWriter) Write(p []byte) (int, error) {
+// Write records that the response has started and passes p on.
+func (t *TrackingWriter) Write(p []byte) (int, error) {
 	t.wrote = true
 	return t.ResponseWriter.Write(p)
 }
 
 // Unwrap lets http.ResponseController reach the underlying writer.
-func (t *trackingWriter) Unwrap() http.ResponseWriter { return t.ResponseWriter }
+func (t *TrackingWriter) Unwrap() http.ResponseWriter { return t.ResponseWriter }

@@ -58,19 +58,32 @@ func TestRecovererLogsTheStackAndAnswersOnce(t *testing.T) {
 	})
 }
 
-func TestGuardReportsAndLogsAPanic(t *testing.T) {
+func TestLogPanicLogsTheStackAndPassesAbortOn(t *testing.T) {
 	var logs bytes.Buffer
 	logger := slog.New(slog.NewTextHandler(&logs, nil))
-	ran := false
-	assert.False(t, Guard(t.Context(), logger, "work", func() { ran = true }))
-	assert.True(t, ran)
-	assert.Empty(t, logs.String())
-
-	assert.True(t, Guard(t.Context(), logger, "work", func() { panic("bug") }))
+	LogPanic(t.Context(), logger, "work", "bug")
 	assert.Contains(t, logs.String(), "work panicked")
+	assert.Contains(t, logs.String(), "level=ERROR")
+	assert.Contains(t, logs.String(), "bug")
 	assert.Contains(t, logs.String(), "goroutine", "the stack is logged")
 
-	assert.Panics(t, func() { Guard(t.Context(), logger, "work", func() { panic(http.ErrAbortHandler) }) })
+	assert.PanicsWithValue(t, http.ErrAbortHandler, func() { LogPanic(t.Context(), logger, "work", http.ErrAbortHandler) })
+}
+
+func TestTrackingWriterReportsWhetherTheResponseStarted(t *testing.T) {
+	for name, write := range map[string]func(w http.ResponseWriter){
+		"WriteHeader": func(w http.ResponseWriter) { w.WriteHeader(http.StatusAccepted) },
+		"Write":       func(w http.ResponseWriter) { _, _ = w.Write([]byte("x")) },
+	} {
+		t.Run(name, func(t *testing.T) {
+			rec := httptest.NewRecorder()
+			tw := &TrackingWriter{ResponseWriter: rec}
+			assert.False(t, tw.Started())
+			write(tw)
+			assert.True(t, tw.Started())
+			assert.Same(t, rec, http.ResponseWriter(tw).(interface{ Unwrap() http.ResponseWriter }).Unwrap())
+		})
+	}
 }
 
 func TestSetHeadersReplacesBothAndKeepsThemApart(t *testing.T) {

@@ -28,6 +28,7 @@ func TestSurfacesAddLittleStackAboveThePipeline(t *testing.T) {
 	}{
 		{ToolexecMCP(), toolexec.SurfaceMCP},
 		{ToolexecOXP(), toolexec.SurfaceOXP},
+		{ToolexecREST(), toolexec.SurfaceREST},
 	} {
 		t.Run(c.contender.Name, func(t *testing.T) {
 			r := c.contender.Wire.CallRequest(ToolAdd, args)
@@ -63,4 +64,23 @@ func require200(t *testing.T, w *Writer) {
 	if w.Status() != http.StatusOK {
 		t.Fatalf("status %d: %s", w.Status(), truncate(w.Body()))
 	}
+}
+
+// maxPipelineStack bounds the stack Executor.Call itself needs for a typed
+// tool's call, under the same harness: every surface pays it.
+const maxPipelineStack = 3 << 10
+
+// TestThePipelineNeedsLittleStack measures the stack a call of a typed tool
+// needs through a bare handler that passes it straight to Executor.Call:
+// the pipeline's own frames, from the call to the handler and back,
+// whatever the surface.
+func TestThePipelineNeedsLittleStack(t *testing.T) {
+	args := []byte(`{"a":2,"b":40}`)
+	r := WireJSONRPC.CallRequest(ToolAdd, args)
+	null := func() { Serve(Null(nil), r) }
+	bare := bareCaller(toolexecExecutor(NewGate()), toolexec.SurfaceGo, args)
+	require200(t, Serve(bare, r))
+	depth := StackDepth(func() { Serve(bare, r) }, null)
+	t.Logf("a call through Executor.Call needs %d bytes of stack beyond the harness", depth)
+	assert.LessOrEqual(t, depth, maxPipelineStack)
 }

@@ -9,17 +9,22 @@
 // clients (bench.Loopback), in an order rotated from round to round and
 // reversed on odd rounds; a contender's ratios are its req/s over the
 // first contender's, and the first's CPU time per request over its own,
-// in the same round. A name "+nosniff" stands for the contender before it
+// in the same round. -cpuprofile writes one CPU profile of the whole run
+// whose samples carry the contender's name (go tool pprof -tagfocus
+// contender=...), so two contenders' profiles come from the same minutes.
+// A name "+nosniff" stands for the contender before it
 // with X-Content-Type-Options: nosniff added to every response.
 //
 // It only talks to servers it starts on 127.0.0.1.
 package main
 
 import (
+	"context"
 	"flag"
 	"fmt"
 	"net/http"
 	"os"
+	"runtime/pprof"
 	"slices"
 	"strings"
 	"time"
@@ -38,7 +43,19 @@ func main() {
 	slice := flag.Duration("slice", 300*time.Millisecond, "wall time of one contender's run in one round")
 	rounds := flag.Int("n", 40, "rounds")
 	names := flag.String("names", "JSON-RPC floor,toolexec MCP", "contenders, comma-separated; the first is the reference")
+	profile := flag.String("cpuprofile", "", "write a CPU profile here, each sample labelled contender=<name>")
 	flag.Parse()
+	if *profile != "" {
+		f, err := os.Create(*profile)
+		if err == nil {
+			err = pprof.StartCPUProfile(f)
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "loadpair:", err)
+			os.Exit(1)
+		}
+		defer pprof.StopCPUProfile()
+	}
 
 	entries, err := build(strings.Split(*names, ","))
 	if err != nil || len(entries) < 2 {
@@ -56,12 +73,19 @@ func main() {
 				i = (len(entries) - 1 - k + r) % len(entries)
 			}
 			e := entries[i]
-			res, err := bench.Loopback(e.h, e.c.Wire.CallRequest(bench.ToolAdd, args), opts)
+			var res bench.LoadResult
+			var err error
+			// The label reaches every goroutine the run starts: the
+			// server's, its connections' and the clients'.
+			pprof.Do(context.Background(), pprof.Labels("contender", e.name), func(context.Context) {
+				res, err = bench.Loopback(e.h, e.c.Wire.CallRequest(bench.ToolAdd, args), opts)
+			})
 			if err == nil && res.Errors > 0 {
 				err = fmt.Errorf("%d failed requests", res.Errors)
 			}
 			if err != nil {
 				fmt.Fprintf(os.Stderr, "loadpair: %s: %v\n", e.name, err)
+				pprof.StopCPUProfile()
 				os.Exit(1)
 			}
 			rps[i] = append(rps[i], res.RPS())

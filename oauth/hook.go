@@ -81,11 +81,14 @@ func (v *Verifier) AuthHook(next http.Handler) http.Handler {
 
 // callerContext is ctx carrying id for handlers (FromContext) and naming
 // the caller for the pipeline: the read-through cache keys a result on the
-// token's issuer and subject, and on the scopes it granted, so a result is
-// only ever served to the same caller holding the same scopes.
+// token's issuer, subject and client (see cacheIdentity), and on the
+// scopes it granted, so a result is only ever served to the same caller,
+// through the same client, holding the same scopes. A token that does not
+// name its caller completely leaves the call without an identity (any
+// identity set before is cleared), so its result is not cached.
 func callerContext(ctx context.Context, id *Identity) context.Context {
 	ctx = NewContext(ctx, id)
-	ctx = toolexec.WithIdentity(ctx, id.Issuer+" "+id.Subject)
+	ctx = toolexec.WithIdentity(ctx, cacheIdentity(id))
 	ctx = toolexec.WithEndUser(ctx, id.Subject) // an observer's enduser.id
 	scopes := slices.Clone(id.Scopes)
 	slices.Sort(scopes)

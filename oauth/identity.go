@@ -15,7 +15,9 @@ type Identity struct {
 	// ClientID is the OAuth client the token was issued to ("client_id", or
 	// "azp" when there is none), when the token says.
 	ClientID string
-	// Issuer is the authorization server that issued the token.
+	// Issuer is the authorization server that issued the token
+	// (Config.Issuer: a JWT names it, an introspected token was checked
+	// by it).
 	Issuer string
 	// Audience lists the resources the token is meant for; it includes the
 	// one it was accepted for.

@@ -76,7 +76,9 @@ func (v *Verifier) introspect(ctx context.Context, token, resource string) (*Ide
 	if got.NotBef != nil && now.Add(v.s.Leeway).Before(got.NotBef.Time()) {
 		return nil, fmt.Errorf("%w: not valid yet", ErrInvalidToken)
 	}
-	id := &Identity{Subject: got.Subject, ClientID: got.ClientID, Issuer: got.Issuer,
+	// The answer comes from the configured issuer's server, whether or not
+	// it says so.
+	id := &Identity{Subject: got.Subject, ClientID: got.ClientID, Issuer: v.s.Issuer,
 		Audience: got.Audience, Scopes: scopeList(got.Scope), Claims: all}
 	if got.Expiry != nil {
 		id.ExpiresAt = got.Expiry.Time()

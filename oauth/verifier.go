@@ -140,23 +140,6 @@ func (v *Verifier) verifyJWT(ctx context.Context, token, resource string) (*Iden
 	return id, nil
 }
 
-// scopeList reads a scope claim: a space-separated string (RFC 9068,
-// RFC 7662) or an array of strings (as some servers send "scp").
-func scopeList(raw json.RawMessage) []string {
-	if len(raw) == 0 {
-		return nil
-	}
-	var s string
-	if json.Unmarshal(raw, &s) == nil {
-		return strings.Fields(s)
-	}
-	var list []string
-	if json.Unmarshal(raw, &list) == nil {
-		return slices.DeleteFunc(list, func(x string) bool { return x == "" })
-	}
-	return nil
-}
-
 // audiences are the "aud" values accepted for resource.
 func (v *Verifier) audiences(resource string) jwt.Audience {
 	return append(jwt.Audience{resource}, v.s.Audiences...)

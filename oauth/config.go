@@ -101,6 +101,14 @@ type Config struct {
 }
 
 // Introspection configures RFC 7662 token introspection for opaque tokens.
+//
+// Anyone can send an opaque token, so what introspection costs the
+// authorization server is bounded: identical tokens in flight at once are
+// introspected once, with every request waiting for that answer; an answer
+// "inactive" is remembered for a while; requests to the endpoint are
+// limited in number at once and per second; and a request is cancelled
+// when every client waiting for its answer has gone away. A token beyond a
+// limit is refused as not checked (401 invalid_token), never sent.
 type Introspection struct {
 	// Endpoint is the introspection endpoint; "" uses the metadata's
 	// introspection_endpoint.
@@ -109,7 +117,40 @@ type Introspection struct {
 	// endpoint with HTTP Basic authentication (RFC 6749 section 2.3.1).
 	ClientID     string
 	ClientSecret string
+
+	// MaxConcurrent bounds the introspection requests in flight at once;
+	// a further token waits for a slot until its client goes away. The
+	// default (0) is 16; a negative value sets no bound.
+	MaxConcurrent int
+
+	// MaxPerSecond bounds how many introspection requests start per
+	// second, on average, with bursts of up to MaxPerSecond (at least 1);
+	// a token that would start one beyond it is refused unchecked. Tokens
+	// answered from a request in flight or from the memory of inactive
+	// tokens do not count. The default (0) is 100; a negative value sets
+	// no bound.
+	MaxPerSecond float64
+
+	// InactiveTTL is how long an answer "inactive" is remembered, so that
+	// the same token sent again is refused without asking. The default (0)
+	// is 10 seconds; a negative value remembers nothing. Only "inactive" is
+	// remembered: an active token is introspected on every use, so a
+	// revocation takes effect at once.
+	InactiveTTL time.Duration
+
+	// InactiveEntries bounds how many inactive tokens are remembered (as
+	// SHA-256 digests, about 100 bytes each), the least recently seen
+	// forgotten first. The default (0) is 4096.
+	InactiveEntries int
 }
+
+// The defaults of Introspection's bounds.
+const (
+	defaultIntrospectionConcurrency = 16
+	defaultIntrospectionRate        = 100
+	defaultInactiveTTL              = 10 * time.Second
+	defaultInactiveEntries          = 4096
+)
 
 // defaultAlgorithms are the asymmetric JWS algorithms accepted by default.
 var defaultAlgorithms = []string{"RS256", "RS384", "RS512", "PS256", "PS384", "PS512", "ES256", "ES384", "ES512", "EdDSA"}
@@ -184,6 +225,27 @@ func (c Config) settle() (*settings, error) {
 	}
 	if c.Logger == nil {
 		s.Logger = slog.Default()
+	}
+	if c.Introspection != nil {
+		in := *c.Introspection
+		if in.Endpoint != "" {
+			if _, err := absoluteURL(in.Endpoint); err != nil {
+				return nil, fmt.Errorf("oauth: Config.Introspection.Endpoint: %w", err)
+			}
+		}
+		if in.MaxConcurrent == 0 {
+			in.MaxConcurrent = defaultIntrospectionConcurrency
+		}
+		if in.MaxPerSecond == 0 {
+			in.MaxPerSecond = defaultIntrospectionRate
+		}
+		if in.InactiveTTL == 0 {
+			in.InactiveTTL = defaultInactiveTTL
+		}
+		if in.InactiveEntries <= 0 {
+			in.InactiveEntries = defaultInactiveEntries
+		}
+		s.Introspection = &in
 	}
 	if c.JWKSURL != "" {
 		if _, err := absoluteURL(c.JWKSURL); err != nil {

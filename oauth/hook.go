@@ -61,10 +61,15 @@ func (v *Verifier) AuthHook(next http.Handler) http.Handler {
 			return
 		}
 		if err != nil {
-			if !errors.Is(err, ErrInvalidToken) {
-				v.s.Logger.WarnContext(r.Context(), "oauth: token could not be checked", "error", err)
-			} else {
+			switch {
+			case errors.Is(err, ErrInvalidToken):
 				v.s.Logger.DebugContext(r.Context(), "oauth: token refused", "resource", res.uri, "reason", err)
+			case errors.Is(err, errIntrospectionLimited), r.Context().Err() != nil:
+				// Logged once per interval by the introspector; or the
+				// client has gone.
+				v.s.Logger.DebugContext(r.Context(), "oauth: token not checked", "resource", res.uri, "reason", err)
+			default:
+				v.s.Logger.WarnContext(r.Context(), "oauth: token could not be checked", "error", err)
 			}
 			toolexec.WriteChallenge(w, http.StatusUnauthorized, challenge("invalid_token", hint, res.metadataURL))
 			return

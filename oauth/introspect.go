@@ -13,6 +13,10 @@ import (
 	"github.com/go-jose/go-jose/v4/jwt"
 )
 
+// introspectionTimeout is the ceiling on one introspection request,
+// whatever the HTTP client's own timeout.
+const introspectionTimeout = 30 * time.Second
+
 // introspection is what the Verifier reads of an RFC 7662 answer.
 type introspection struct {
 	Active   bool             `json:"active"`
@@ -25,40 +29,22 @@ type introspection struct {
 	NotBef   *jwt.NumericDate `json:"nbf"`
 }
 
-// introspect asks the authorization server about an opaque token (RFC
-// 7662). The token must be active, from the issuer (when the answer names
-// one), for resource, and within its times. Every opaque token is
-// introspected on every use: nothing is cached.
+// answer is an introspection answer: the members the Verifier reads, and
+// all of them as decoded JSON. It is shared by every request that waited
+// for it, and never modified.
+type answer struct {
+	introspection
+	all map[string]any
+}
+
+// introspect checks an opaque token with the authorization server (RFC
+// 7662), through the bounds of the Verifier's introspector. The token must
+// be active, from the issuer (when the answer names one), for resource,
+// and within its times. An active token is introspected on every use.
 func (v *Verifier) introspect(ctx context.Context, token, resource string) (*Identity, error) {
-	cfg := v.s.Introspection
-	endpoint := cfg.Endpoint
-	if endpoint == "" {
-		m, err := v.remote.metadata(ctx)
-		if err != nil {
-			return nil, err
-		}
-		if endpoint = m.IntrospectionEndpoint; endpoint == "" {
-			return nil, errors.New("oauth: the authorization server's metadata has no introspection_endpoint")
-		}
-	}
-	form := url.Values{"token": {token}, "token_type_hint": {"access_token"}}
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
-	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, endpoint, strings.NewReader(form.Encode()))
+	got, err := v.introspector.answer(ctx, token)
 	if err != nil {
 		return nil, err
-	}
-	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-	req.Header.Set("Accept", "application/json")
-	req.SetBasicAuth(url.QueryEscape(cfg.ClientID), url.QueryEscape(cfg.ClientSecret))
-	var got introspection
-	var all map[string]any
-	if err := v.remote.do(req, &all); err != nil {
-		return nil, fmt.Errorf("oauth: introspection: %w", err)
-	}
-	raw, _ := json.Marshal(all)
-	if err := json.Unmarshal(raw, &got); err != nil {
-		return nil, fmt.Errorf("%w: introspection answer: %v", ErrInvalidToken, err)
 	}
 	if !got.Active {
 		return nil, fmt.Errorf("%w: inactive", ErrInvalidToken)
@@ -79,9 +65,41 @@ func (v *Verifier) introspect(ctx context.Context, token, resource string) (*Ide
 	// The answer comes from the configured issuer's server, whether or not
 	// it says so.
 	id := &Identity{Subject: got.Subject, ClientID: got.ClientID, Issuer: v.s.Issuer,
-		Audience: got.Audience, Scopes: scopeList(got.Scope), Claims: all}
+		Audience: got.Audience, Scopes: scopeList(got.Scope), Claims: got.all}
 	if got.Expiry != nil {
 		id.ExpiresAt = got.Expiry.Time()
 	}
 	return id, nil
+}
+
+// ask sends one introspection request for token and decodes the answer.
+func (v *Verifier) ask(ctx context.Context, token string) (*answer, error) {
+	cfg := v.s.Introspection
+	endpoint := cfg.Endpoint
+	if endpoint == "" {
+		m, err := v.remote.metadata(ctx)
+		if err != nil {
+			return nil, err
+		}
+		if endpoint = m.IntrospectionEndpoint; endpoint == "" {
+			return nil, errors.New("oauth: the authorization server's metadata has no introspection_endpoint")
+		}
+	}
+	form := url.Values{"token": {token}, "token_type_hint": {"access_token"}}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, endpoint, strings.NewReader(form.Encode()))
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	req.Header.Set("Accept", "application/json")
+	req.SetBasicAuth(url.QueryEscape(cfg.ClientID), url.QueryEscape(cfg.ClientSecret))
+	got := &answer{}
+	if err := v.remote.do(req, &got.all); err != nil {
+		return nil, fmt.Errorf("oauth: introspection: %w", err)
+	}
+	raw, _ := json.Marshal(got.all)
+	if err := json.Unmarshal(raw, &got.introspection); err != nil {
+		return nil, fmt.Errorf("%w: introspection answer: %v", ErrInvalidToken, err)
+	}
+	return got, nil
 }

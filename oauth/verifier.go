@@ -25,8 +25,9 @@ var ErrInvalidToken = errors.New("oauth: invalid access token")
 // is safe for concurrent use; create one per authorization server with
 // NewVerifier and share it between the surfaces.
 type Verifier struct {
-	s      *settings
-	remote *remote
+	s            *settings
+	remote       *remote
+	introspector *introspector // nil without Config.Introspection
 }
 
 // NewVerifier checks cfg and returns a Verifier. It makes no request: the
@@ -38,7 +39,11 @@ func NewVerifier(cfg Config) (*Verifier, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Verifier{s: s, remote: &remote{s: s}}, nil
+	v := &Verifier{s: s, remote: &remote{s: s}}
+	if s.Introspection != nil {
+		v.introspector = newIntrospector(s, v.ask)
+	}
+	return v, nil
 }
 
 // Verify checks token as an access token for the resource with URI

@@ -19,8 +19,10 @@ import (
 // body and:
 //
 //   - no token: 401, WWW-Authenticate: Bearer scope="<the tool's scopes,
-//     or Config.ScopesSupported for a tool without any or a request that
-//     is not a call>", resource_metadata="<this resource's metadata URL>";
+//     each after Config.ScopePrefix; or this resource's
+//     Config.ScopesSupported for a tool without any, a request that is not
+//     a call, or when Config.ScopesAreRoles>", resource_metadata="<this
+//     resource's metadata URL>";
 //   - a token that is not accepted: 401, Bearer error="invalid_token", with
 //     the same scope and resource_metadata;
 //   - a token without a scope the tool needs: 403, Bearer
@@ -51,9 +53,12 @@ func (v *Verifier) AuthHook(next http.Handler) http.Handler {
 		if call := toolexec.CallFromContext(r.Context()); call != nil {
 			needed = call.Tool.Options.Scopes
 		}
-		hint := needed // the scopes a 401 asks for
+		var hint []string // the scopes a 401 asks for
+		if !v.s.ScopesAreRoles {
+			hint = requested(needed, v.s.ScopePrefix)
+		}
 		if len(hint) == 0 {
-			hint = v.s.ScopesSupported
+			hint = res.scopes
 		}
 		id, err := v.identify(r, res)
 		if errors.Is(err, errNoToken) {
@@ -77,7 +82,7 @@ func (v *Verifier) AuthHook(next http.Handler) http.Handler {
 		if missing := id.missing(needed); len(missing) > 0 {
 			v.s.Logger.DebugContext(r.Context(), "oauth: token lacks scopes", "subject", id.Subject, "missing", missing)
 			toolexec.WriteChallenge(w, http.StatusForbidden,
-				challenge("insufficient_scope", stepUpScopes(needed, id.Scopes, v.s.ScopesSupported), res.metadataURL))
+				challenge("insufficient_scope", stepUpScopes(needed, id.Scopes, res.scopes, v.s.ScopePrefix), res.metadataURL))
 			return
 		}
 		next.ServeHTTP(w, r.WithContext(callerContext(r.Context(), id)))
@@ -107,7 +112,7 @@ var errNoToken = errors.New("oauth: no bearer token")
 // middleware in front of the surface, say) is used as it is, so a token is
 // verified once per request.
 func (v *Verifier) identify(r *http.Request, res *resource) (*Identity, error) {
-	if id, ok := FromContext(r.Context()); ok && v.accepts(id.Audience, res.uri) {
+	if id, ok := FromContext(r.Context()); ok && id.Issuer == v.s.Issuer && v.accepts(id.Audience, res.uri) {
 		return id, nil
 	}
 	token, ok := bearerToken(r)

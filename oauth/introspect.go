@@ -20,8 +20,6 @@ const introspectionTimeout = 30 * time.Second
 // introspection is what the Verifier reads of an RFC 7662 answer.
 type introspection struct {
 	Active   bool             `json:"active"`
-	Scope    json.RawMessage  `json:"scope"`
-	ClientID string           `json:"client_id"`
 	Subject  string           `json:"sub"`
 	Audience jwt.Audience     `json:"aud"`
 	Issuer   string           `json:"iss"`
@@ -39,8 +37,10 @@ type answer struct {
 
 // introspect checks an opaque token with the authorization server (RFC
 // 7662), through the bounds of the Verifier's introspector. The token must
-// be active, from the issuer (when the answer names one), for resource,
-// and within its times. An active token is introspected on every use.
+// be active, from the issuer (when the answer names one), within its
+// times, and admitted for resource as a JWT would be (see admit); its
+// scopes and client are read from the answer's members as a JWT's are
+// from its claims. An active token is introspected on every use.
 func (v *Verifier) introspect(ctx context.Context, token, resource string) (*Identity, error) {
 	got, err := v.introspector.answer(ctx, token)
 	if err != nil {
@@ -52,9 +52,6 @@ func (v *Verifier) introspect(ctx context.Context, token, resource string) (*Ide
 	if got.Issuer != "" && got.Issuer != v.s.Issuer {
 		return nil, fmt.Errorf("%w: issued by %q", ErrInvalidToken, got.Issuer)
 	}
-	if !v.accepts(got.Audience, resource) {
-		return nil, fmt.Errorf("%w: audience %q does not name %q", ErrInvalidToken, []string(got.Audience), resource)
-	}
 	now := time.Now()
 	if got.Expiry != nil && now.Add(-v.s.Leeway).After(got.Expiry.Time()) {
 		return nil, fmt.Errorf("%w: expired", ErrInvalidToken)
@@ -64,10 +61,13 @@ func (v *Verifier) introspect(ctx context.Context, token, resource string) (*Ide
 	}
 	// The answer comes from the configured issuer's server, whether or not
 	// it says so.
-	id := &Identity{Subject: got.Subject, ClientID: got.ClientID, Issuer: v.s.Issuer,
-		Audience: got.Audience, Scopes: scopeList(got.Scope), Claims: got.all}
+	id := &Identity{Subject: got.Subject, ClientID: clientOf(got.all), Issuer: v.s.Issuer,
+		Audience: got.Audience, Scopes: scopesIn(got.all, v.s.ScopeClaims, v.s.ScopePrefix), Claims: got.all}
 	if got.Expiry != nil {
 		id.ExpiresAt = got.Expiry.Time()
+	}
+	if err := v.admit(id, resource); err != nil {
+		return nil, err
 	}
 	return id, nil
 }

@@ -13,7 +13,8 @@ type ProtectedResourceMetadata struct {
 	Resource string `json:"resource"`
 	// AuthorizationServers lists the issuer that grants its tokens.
 	AuthorizationServers []string `json:"authorization_servers"`
-	// ScopesSupported are Config.ScopesSupported, when set.
+	// ScopesSupported are Config.ScopesSupported, when set, each
+	// "{resource}" in them replaced by Resource.
 	ScopesSupported []string `json:"scopes_supported,omitempty"`
 	// BearerMethodsSupported is ["header"]: tokens travel in the
 	// Authorization header only.
@@ -37,7 +38,7 @@ func (v *Verifier) metadataOf(r *resource) ProtectedResourceMetadata {
 	return ProtectedResourceMetadata{
 		Resource:               r.uri,
 		AuthorizationServers:   []string{v.s.Issuer},
-		ScopesSupported:        v.s.ScopesSupported,
+		ScopesSupported:        r.scopes,
 		BearerMethodsSupported: []string{"header"},
 		ResourceName:           v.s.ResourceName,
 	}

@@ -1,40 +1,15 @@
 package oauth
 
 import (
-	"encoding/json"
 	"strings"
 	"unicode"
 	"unicode/utf8"
 )
 
-// scopeList reads a scope claim: a string of scope tokens delimited by
-// spaces (U+0020 only, RFC 6749 section 3.3, RFC 9068, RFC 7662) or an
-// array of scope tokens (as some servers send "scp"). Anything that is not
-// a scope token (see isScopeToken) is dropped, never split further: a
-// string "a\u00a0b" is neither "a" nor "b".
-func scopeList(raw json.RawMessage) []string {
-	if len(raw) == 0 {
-		return nil
-	}
-	var s string
-	if json.Unmarshal(raw, &s) == nil {
-		return splitScopes(s)
-	}
-	var list []string
-	if json.Unmarshal(raw, &list) != nil {
-		return nil
-	}
-	out := list[:0]
-	for _, x := range list {
-		if isScopeToken(x) {
-			out = append(out, x)
-		}
-	}
-	return out
-}
-
-// splitScopes splits a space-delimited scope string on U+0020, skipping
-// empty fields and dropping what is not a scope token.
+// splitScopes splits a scope string on spaces (U+0020 only, RFC 6749
+// section 3.3, RFC 9068, RFC 7662), skipping empty fields and dropping
+// what is not a scope token (see isScopeToken) whole, never splitting it
+// further: "a\u00a0b" is neither "a" nor "b".
 func splitScopes(s string) []string {
 	var out []string
 	for field := range strings.SplitSeq(s, " ") {

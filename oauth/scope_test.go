@@ -42,7 +42,7 @@ func TestScopesSplitOnSpaceOnly(t *testing.T) {
 		{"NUL", "tools.call\x00tools.admin", nil},
 		{"one bad token among good ones", "tools.read tools.call\u00a0tools.admin", []string{"tools.read"}},
 		{"array", []string{"tools.call", "tools.read"}, []string{"tools.call", "tools.read"}},
-		{"array element with a space", []string{"tools.call tools.admin"}, []string{}},
+		{"array element with a space", []string{"tools.call tools.admin"}, nil},
 		{"array element with a no-break space", []string{"tools.read", "tools.call\u00a0tools.admin"}, []string{"tools.read"}},
 	}
 	for _, tc := range tests {

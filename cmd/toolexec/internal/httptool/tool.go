@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/url"
 	"regexp"
@@ -30,6 +31,9 @@ const (
 	DefaultTimeout = 30 * time.Second
 	// maxErrorMessage bounds the upstream message of a failed call.
 	maxErrorMessage = 1024
+	// dialTimeout bounds one connection attempt (the call's timeout
+	// bounds them all).
+	dialTimeout = 10 * time.Second
 )
 
 // Source is an http source: its base URL, default headers and query
@@ -62,6 +66,10 @@ func NewSource(src *config.Source, opts ...SourceOption) (*Source, error) {
 	}
 	for k := range base.Query() {
 		secretQuery = append(secretQuery, k)
+	}
+	if o.dial == nil {
+		d := &net.Dialer{Timeout: dialTimeout, KeepAlive: 30 * time.Second}
+		o.dial = d.DialContext
 	}
 	guard := netguard.NewGuard(list, o.lookup, o.dial)
 	return &Source{cfg: src, base: base, client: newClient(list, guard, secretQuery)}, nil

@@ -21,32 +21,35 @@ func (e *RefusedError) Error() string {
 	return fmt.Sprintf("%s %s, which a read-only tool may not do", e.Word, e.Reason)
 }
 
+// refusal is a word a read-only statement may not use, and why.
+type refusal struct{ word, reason string }
+
 // refusedKeywords may not appear anywhere in a read-only statement, as
 // bare words: each names an operation, never a value or a table (an
 // identifier spelled like one must be quoted, "vacuum").
-var refusedKeywords = map[string]string{
-	"ATTACH": "opens another database file, creating it when it does not exist",
-	"DETACH": "changes the connection's attached databases",
-	"VACUUM": "rewrites a database file, and VACUUM INTO creates one",
-	"PRAGMA": "can change the connection's settings or write files (read a pragma with its table-valued function, such as SELECT * FROM pragma_table_info('t'))",
+var refusedKeywords = []refusal{
+	{"ATTACH", "opens another database file, creating it when it does not exist"},
+	{"DETACH", "changes the connection's attached databases"},
+	{"VACUUM", "rewrites a database file, and VACUUM INTO creates one"},
+	{"PRAGMA", "can change the connection's settings or write files (read a pragma with its table-valued function, such as SELECT * FROM pragma_table_info('t'))"},
 }
 
 // refusedFunctions may not be called in a read-only statement, however
 // their name is quoted.
-var refusedFunctions = map[string]string{
-	"load_extension": "loads native code into the database",
+var refusedFunctions = []refusal{
+	{"load_extension", "loads native code into the database"},
 }
 
 // refusedLeading may not start a statement of a read-only tool: they end
 // or nest the transaction the tool's read-only guard runs in. (They are
 // ordinary words elsewhere: END closes a CASE.)
-var refusedLeading = map[string]string{
-	"BEGIN":     "starts a transaction of its own",
-	"COMMIT":    "ends the transaction the tool runs in",
-	"END":       "ends the transaction the tool runs in",
-	"ROLLBACK":  "ends the transaction the tool runs in",
-	"SAVEPOINT": "opens a savepoint of its own",
-	"RELEASE":   "releases a savepoint",
+var refusedLeading = []refusal{
+	{"BEGIN", "starts a transaction of its own"},
+	{"COMMIT", "ends the transaction the tool runs in"},
+	{"END", "ends the transaction the tool runs in"},
+	{"ROLLBACK", "ends the transaction the tool runs in"},
+	{"SAVEPOINT", "opens a savepoint of its own"},
+	{"RELEASE", "releases a savepoint"},
 }
 
 // CheckReadOnly returns a *RefusedError when the SQLite statement (one or
@@ -57,29 +60,39 @@ var refusedLeading = map[string]string{
 // by SQLite on a read-only connection, not here. Work is linear in the
 // statement's length.
 func CheckReadOnly(statement string) error {
+	var refused *RefusedError
 	leading := true
-	for _, w := range words(statement) {
+	eachWord(statement, func(w word) bool {
 		switch {
 		case w.text == ";":
 			leading = true
-			continue
+			return true
 		case w.quoted:
-			if why, ok := refusedFunctions[strings.ToLower(w.text)]; ok {
-				return &RefusedError{Word: strings.ToLower(w.text), Reason: why}
-			}
+			refused = lookup(refusedFunctions, w.text)
 		default:
-			upper := strings.ToUpper(w.text)
-			if why, ok := refusedKeywords[upper]; ok {
-				return &RefusedError{Word: upper, Reason: why}
+			refused = lookup(refusedKeywords, w.text)
+			if refused == nil {
+				refused = lookup(refusedFunctions, w.text)
 			}
-			if why, ok := refusedFunctions[strings.ToLower(w.text)]; ok {
-				return &RefusedError{Word: strings.ToLower(w.text), Reason: why}
-			}
-			if why, ok := refusedLeading[upper]; ok && leading {
-				return &RefusedError{Word: upper, Reason: why}
+			if refused == nil && leading {
+				refused = lookup(refusedLeading, w.text)
 			}
 		}
 		leading = false
+		return refused == nil
+	})
+	if refused != nil {
+		return refused
+	}
+	return nil
+}
+
+// lookup finds word in refused, ignoring ASCII case (as SQLite does).
+func lookup(refused []refusal, word string) *RefusedError {
+	for _, r := range refused {
+		if strings.EqualFold(r.word, word) {
+			return &RefusedError{Word: r.word, Reason: r.reason}
+		}
 	}
 	return nil
 }
@@ -92,17 +105,18 @@ type word struct {
 	quoted bool
 }
 
-// words splits sql as SQLite's tokenizer does, keeping bare words, quoted
-// identifiers and semicolons, and skipping string and blob literals,
-// comments, numbers, parameters and operators. An unterminated literal or
-// comment runs to the end, as SQLite reads it.
-func words(sql string) []word {
-	var out []word
+// eachWord splits sql as SQLite's tokenizer does, calling f with each bare
+// word, quoted identifier and semicolon until f returns false, and skipping
+// string and blob literals, comments, numbers, parameters and operators.
+// An unterminated literal or comment runs to the end, as SQLite reads it.
+func eachWord(sql string, f func(word) bool) {
 	for i := 0; i < len(sql); {
 		c := sql[i]
 		switch {
 		case c == ';':
-			out = append(out, word{text: ";"})
+			if !f(word{text: ";"}) {
+				return
+			}
 			i++
 		case c == '\'':
 			i = skipQuoted(sql, i, '\'')
@@ -119,18 +133,20 @@ func words(sql string) []word {
 			if closer != ']' {
 				inner = strings.ReplaceAll(inner, string([]byte{closer, closer}), string(closer))
 			}
-			out = append(out, word{text: inner, quoted: true})
+			if !f(word{text: inner, quoted: true}) {
+				return
+			}
 			i = end
 		case c == '-' && i+1 < len(sql) && sql[i+1] == '-':
 			end := strings.IndexByte(sql[i:], '\n')
 			if end < 0 {
-				return out
+				return
 			}
 			i += end + 1
 		case c == '/' && i+1 < len(sql) && sql[i+1] == '*':
 			end := strings.Index(sql[i+2:], "*/")
 			if end < 0 {
-				return out
+				return
 			}
 			i += end + 4
 		case (c == 'x' || c == 'X') && i+1 < len(sql) && sql[i+1] == '\'':
@@ -140,7 +156,9 @@ func words(sql string) []word {
 			for j < len(sql) && isIDChar(sql[j]) {
 				j++
 			}
-			out = append(out, word{text: sql[i:j]})
+			if !f(word{text: sql[i:j]}) {
+				return
+			}
 			i = j
 		case c >= '0' && c <= '9':
 			// A number, with any letters glued to it (1e5, 0x1F): never
@@ -161,7 +179,6 @@ func words(sql string) []word {
 			i++
 		}
 	}
-	return out
 }
 
 // skipQuoted returns the index just past the literal that opens at i with

@@ -66,3 +66,10 @@ func TestWords_QuotedIdentifiers(t *testing.T) {
 	assert.Equal(t, []word{{text: `a"b`, quoted: true}, {text: "x"}}, words(`"a""b" x`))
 	assert.Equal(t, []word{{text: "a", quoted: true}}, words(`[a]]`)[:1], "brackets have no escape")
 }
+
+// words is every word of sql, as eachWord yields them.
+func words(sql string) []word {
+	var out []word
+	eachWord(sql, func(w word) bool { out = append(out, w); return true })
+	return out
+}

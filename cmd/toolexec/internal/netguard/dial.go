@@ -103,6 +103,7 @@ type LocalAddressError struct {
 	Addr netip.Addr
 }
 
+// Error names the host and the address; it is for logs, not callers.
 func (e *LocalAddressError) Error() string {
 	return fmt.Sprintf("%s resolves to %s, a private or local address", e.Host, e.Addr)
 }

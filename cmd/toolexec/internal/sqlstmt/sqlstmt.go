@@ -17,6 +17,7 @@ type RefusedError struct {
 	Reason string
 }
 
+// Error says which word is refused and what it would do.
 func (e *RefusedError) Error() string {
 	return fmt.Sprintf("%s %s, which a read-only tool may not do", e.Word, e.Reason)
 }

@@ -64,33 +64,25 @@ type Config struct {
 	ScopeClaims []string
 
 	// ScopesSupported are the scopes the metadata advertises
-	// ("scopes_supported"), and those a 401 challenge asks for when the
-	// request needs no particular scope. MCP clients read them as the
-	// minimal set for basic use and ask for all of them when a challenge
-	// names none; further scopes a tool declares are then obtained by
-	// step-up, on the 403 insufficient_scope that names them. An entry
+	// ("scopes_supported"), and those every 401 challenge asks for. MCP
+	// clients read them as the minimal set for basic use; further scopes a
+	// tool declares are then obtained by step-up, on the 403
+	// insufficient_scope that names them. List only scopes the
+	// authorization server knows: some (Dex, Keycloak) refuse a request
+	// naming one they do not. An entry
 	// holding "{resource}" names, for each resource, that resource's URI in
 	// its place: Dex's "audience:server:client_id:{resource}" makes a
 	// client ask Dex for a token whose audience is the resource it
 	// addresses. Optional.
 	ScopesSupported []string
 
-	// ScopePrefix is put before each scope of a tool when a challenge
+	// ScopePrefix is put before each scope of a tool when a 403 challenge
 	// names it, for authorization servers that know a scope by a longer
 	// name than the one they write in tokens: Entra ID is asked for
 	// "api://tools-api/tools.call" and writes "tools.call" in "scp" (set
 	// "api://tools-api/"). A scope in a token that starts with the prefix
 	// counts without it. Optional.
 	ScopePrefix string
-
-	// ScopesAreRoles says that the scopes tools declare are roles or
-	// groups the authorization server grants by membership (read through
-	// ScopeClaims such as "groups" or "realm_access.roles"), not scopes a
-	// client can ask for: a 401 challenge then asks for ScopesSupported
-	// only, never a tool's scopes, since a server may refuse a request
-	// naming a scope it does not know (Dex does). A 403 still names the
-	// roles the token lacks.
-	ScopesAreRoles bool
 
 	// ResourceName is a human-readable name for the metadata
 	// ("resource_name"). Optional.

@@ -127,7 +127,6 @@ func TestAgainstDex(t *testing.T) {
 		c.Issuer = issuer
 		c.Resources = []string{dexResource}
 		c.ScopeClaims = []string{"groups"}
-		c.ScopesAreRoles = true
 		c.ScopesSupported = []string{"openid", "groups", "audience:server:client_id:{resource}"}
 	}
 	cfg := oauth.Config{}
@@ -176,8 +175,9 @@ func TestAgainstDex(t *testing.T) {
 	code, _ = call("deploy", app["access_token"])
 	assert.Equal(t, http.StatusForbidden, code)
 
-	// Dex refuses a scope it does not know, which is why ScopesAreRoles
-	// keeps the tools' groups out of 401 challenges.
+	// Dex refuses a scope it does not know, which is why the groups the
+	// tools need are never in ScopesSupported, and 401 challenges name
+	// nothing else.
 	bad, status := dexToken(t, issuer, url.Values{"grant_type": {"password"}, "username": {"alice@example.com"},
 		"password": {"password"}, "scope": {"openid admins"}})
 	assert.Equal(t, http.StatusBadRequest, status)

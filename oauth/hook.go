@@ -18,11 +18,10 @@ import (
 // toolexec.WriteChallenge, so every surface answers with its documented
 // body and:
 //
-//   - no token: 401, WWW-Authenticate: Bearer scope="<the tool's scopes,
-//     each after Config.ScopePrefix; or this resource's
-//     Config.ScopesSupported for a tool without any, a request that is not
-//     a call, or when Config.ScopesAreRoles>", resource_metadata="<this
-//     resource's metadata URL>";
+//   - no token: 401, WWW-Authenticate: Bearer scope="<this resource's
+//     Config.ScopesSupported>", resource_metadata="<this resource's
+//     metadata URL>" (never the tool's own scopes, which would tell an
+//     anonymous caller of a tool hidden from it, see FilterTools);
 //   - a token that is not accepted: 401, Bearer error="invalid_token", with
 //     the same scope and resource_metadata;
 //   - a token without a scope the tool needs: 403, Bearer
@@ -53,13 +52,12 @@ func (v *Verifier) AuthHook(next http.Handler) http.Handler {
 		if call := toolexec.CallFromContext(r.Context()); call != nil {
 			needed = call.Tool.Options.Scopes
 		}
-		var hint []string // the scopes a 401 asks for
-		if !v.s.ScopesAreRoles {
-			hint = requested(needed, v.s.ScopePrefix)
-		}
-		if len(hint) == 0 {
-			hint = res.scopes
-		}
+		// A 401 names Config.ScopesSupported, never the tool's own scopes:
+		// a caller without a valid token may not see the tool (FilterTools
+		// hides it), and must not learn of it, nor tell it apart from one
+		// that does not exist, by the challenge. The 403 of an
+		// authenticated caller names them.
+		hint := res.scopes
 		id, err := v.identify(r, res)
 		if errors.Is(err, errNoToken) {
 			toolexec.WriteChallenge(w, http.StatusUnauthorized, challenge("", hint, res.metadataURL))

@@ -83,7 +83,6 @@ var providers = []provider{
 		name: "Dex",
 		config: func(c *oauth.Config) {
 			c.ScopeClaims = []string{"groups"}
-			c.ScopesAreRoles = true
 			c.ScopesSupported = []string{"openid", "groups", "audience:server:client_id:{resource}"}
 		},
 		accepted: map[string]struct {
@@ -375,11 +374,11 @@ func TestProviderScopesGateTools(t *testing.T) {
 	}{
 		{"Dex", "access token with the audience scope", "admins", "auditors",
 			"openid groups audience:server:client_id:" + providerResource, "auditors"},
-		{"Keycloak", "access token", "tools.admin", "tools.delete", "tools.delete", "tools.delete openid tools.call"},
+		{"Keycloak", "access token", "tools.admin", "tools.delete", "openid tools.call", "tools.delete openid tools.call"},
 		{"Entra ID", "delegated access token", "tools.read", "tools.admin",
-			"api://tools-api/tools.admin", "api://tools-api/tools.admin api://tools-api/tools.call"},
-		{"Auth0", "access token, RFC 9068 profile", "tools.admin", "tools.delete", "tools.delete", "tools.delete openid tools.call"},
-		{"Okta", "access token", "tools.call", "tools.admin", "tools.admin", "tools.admin openid tools.call"},
+			"api://tools-api/tools.call", "api://tools-api/tools.admin api://tools-api/tools.call"},
+		{"Auth0", "access token, RFC 9068 profile", "tools.admin", "tools.delete", "openid tools.call", "tools.delete openid tools.call"},
+		{"Okta", "access token", "tools.call", "tools.admin", "openid tools.call", "tools.admin openid tools.call"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.provider, func(t *testing.T) {

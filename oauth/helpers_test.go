@@ -35,10 +35,11 @@ func newTestIssuer(t *testing.T) *testIssuer {
 	is := &testIssuer{active: map[string]map[string]any{}}
 	mux := http.NewServeMux()
 	mux.HandleFunc("/.well-known/openid-configuration", func(w http.ResponseWriter, _ *http.Request) {
-		_ = json.NewEncoder(w).Encode(map[string]string{
+		_ = json.NewEncoder(w).Encode(map[string]any{
 			"issuer":                 is.srv.URL,
 			"jwks_uri":               is.srv.URL + "/keys",
 			"introspection_endpoint": is.srv.URL + "/introspect",
+			"scopes_supported":       []string{"openid", "groups", "tools.call", "bad scope"},
 		})
 	})
 	mux.HandleFunc("/keys", func(w http.ResponseWriter, _ *http.Request) {

@@ -1,6 +1,7 @@
 package oauth
 
 import (
+	"context"
 	"encoding/json"
 	"net/http"
 	"strings"
@@ -97,4 +98,22 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
 	_, _ = w.Write(append(data, '\n'))
+}
+
+// IssuerScopes returns the scopes the authorization server's own metadata
+// lists ("scopes_supported", RFC 8414 and OpenID Connect Discovery), read
+// and cached as Verify reads it; nil when it lists none. A host uses it to
+// choose Config.ScopesSupported among scopes the server knows.
+func (v *Verifier) IssuerScopes(ctx context.Context) ([]string, error) {
+	m, err := v.remote.metadata(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, s := range m.ScopesSupported {
+		if isScopeToken(s) {
+			out = append(out, s)
+		}
+	}
+	return out, nil
 }

@@ -87,3 +87,13 @@ func TestIntrospectedTokensFollowTheSameRules(t *testing.T) {
 	_, err = v.Verify(context.Background(), "extra-other", testResource)
 	require.ErrorIs(t, err, oauth.ErrInvalidToken)
 }
+
+// TestIssuerScopes: the scopes the authorization server advertises, read
+// from its metadata.
+func TestIssuerScopes(t *testing.T) {
+	is := newTestIssuer(t)
+	v := newVerifier(t, is)
+	got, err := v.IssuerScopes(context.Background())
+	require.NoError(t, err)
+	assert.Equal(t, []string{"openid", "groups", "tools.call"}, got)
+}

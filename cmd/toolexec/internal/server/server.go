@@ -45,8 +45,17 @@ type Options struct {
 	// OAuth, when set, verifies OAuth 2.1 bearer tokens on every call
 	// (with the tools' scopes) and filters every tool list to what the
 	// caller may call; the protected resource metadata is served at
-	// /.well-known/oauth-protected-resource. It replaces Token.
+	// /.well-known/oauth-protected-resource. It replaces Token. Its
+	// resources are OAuthBase's /api, /mcp and /oxp.
 	OAuth *oauth.Verifier
+	// OAuthBase is the server's public base URL. Each toolset NAME is a
+	// resource of its own at OAuthBase/toolsets/NAME/{api,mcp,oxp}, with
+	// its own protected resource metadata.
+	OAuthBase string
+	// OAuthPublicList lets a caller without a token list the tools that
+	// need no scope. Without it, every request with OAuth on needs a valid
+	// token (see requireToken), lists and MCP's initialize included.
+	OAuthPublicList bool
 	// NoExplorer leaves out the explorer page otherwise served at /api/.
 	NoExplorer bool
 	// AllowedHosts and AllowedOrigins are what the DNS-rebinding and
@@ -112,12 +121,18 @@ func (o Options) surfaces(p *Provider) *surfaces {
 		rest = explorer.Wrap(x, rest, explorer.WithExecute(true),
 			explorer.WithTitle(name+" tools"))
 	}
-	return &surfaces{
+	s := &surfaces{
 		x:    x,
 		rest: rest,
 		mcp:  mcp.NewHandler(x, mcp.WithServerInfo(name, version)),
 		oxp:  oxp.NewHandler(x),
 	}
+	if o.OAuth != nil && !o.OAuthPublicList {
+		s.rest = requireToken(o.OAuth, s.rest, explorerPage, writeUnauthorized)
+		s.mcp = requireToken(o.OAuth, s.mcp, nil, writeUnauthorized)
+		s.oxp = requireToken(o.OAuth, s.oxp, oxpHealth, writeOXPUnauthenticated)
+	}
+	return s
 }
 
 func (s *surfaces) mount(mux *http.ServeMux, prefix string) {
@@ -138,13 +153,15 @@ func Handler(p *Provider, o Options) (http.Handler, *toolexec.Executor) {
 	all := o.surfaces(p)
 	mux := http.NewServeMux()
 	all.mount(mux, "")
-	mux.Handle(ToolsetPrefix, &toolsets{p: p, o: o, built: map[string]http.Handler{}})
+	sets := &toolsets{p: p, o: o, built: map[string]http.Handler{}, verifiers: map[string]*oauth.Verifier{}}
+	mux.Handle(ToolsetPrefix, sets)
 
 	if o.OAuth != nil {
 		// RFC 9728: where OAuth clients learn which authorization server
-		// issues tokens for each endpoint.
+		// issues tokens for each endpoint, a toolset's included.
 		mux.Handle("/.well-known/oauth-protected-resource", o.OAuth.Metadata())
 		mux.Handle("/.well-known/oauth-protected-resource/", o.OAuth.Metadata())
+		mux.Handle("/.well-known/oauth-protected-resource"+ToolsetPrefix, sets.metadata())
 	}
 
 	return mux, all.x
@@ -154,10 +171,11 @@ func Handler(p *Provider, o Options) (http.Handler, *toolexec.Executor) {
 // name, built on first use on a Provider view limited to that toolset.
 // A name the current config does not define answers 404.
 type toolsets struct {
-	p     *Provider
-	o     Options
-	mu    sync.Mutex
-	built map[string]http.Handler
+	p         *Provider
+	o         Options
+	mu        sync.Mutex
+	built     map[string]http.Handler
+	verifiers map[string]*oauth.Verifier // with OAuth: each toolset's, by name
 }
 
 func (t *toolsets) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -170,8 +188,19 @@ func (t *toolsets) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	t.mu.Lock()
 	h, ok := t.built[name]
 	if !ok {
+		o := t.o
+		if o.OAuth != nil {
+			v, err := t.verifierLocked(name)
+			if err != nil {
+				t.mu.Unlock()
+				t.o.logError("toolexec: cannot protect a toolset's endpoints", "toolset", name, "error", err)
+				writeJSONError(w, http.StatusInternalServerError, "Internal server error")
+				return
+			}
+			o.OAuth = v
+		}
 		mux := http.NewServeMux()
-		t.o.surfaces(t.p.View(name)).mount(mux, ToolsetPrefix+name)
+		o.surfaces(t.p.View(name)).mount(mux, ToolsetPrefix+name)
 		h = mux
 		t.built[name] = h
 	}

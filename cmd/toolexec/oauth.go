@@ -230,7 +230,8 @@ func (o *oauthFlags) banner(scopes []string) string {
 	}
 	b.WriteString("\n")
 	if len(scopes) > 0 {
-		fmt.Fprintf(&b, "    scopes:   %s (then each tool's own, by step-up)\n", strings.Join(scopes, " "))
+		shown := strings.ReplaceAll(strings.Join(scopes, " "), "{resource}", base+server.MCPPath)
+		fmt.Fprintf(&b, "    scopes:   %s (then each tool's own, by step-up)\n", shown)
 	} else {
 		b.WriteString("    scopes:   none advertised (each tool's own, by step-up)\n")
 	}

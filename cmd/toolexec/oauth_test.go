@@ -270,11 +270,11 @@ func TestDefaultScopes(t *testing.T) {
 
 func TestOAuthBanner(t *testing.T) {
 	o := oauthFlags{issuer: "https://dex.example.com", base: "https://tools.example.com/"}
-	b := o.banner([]string{"openid", "groups"})
+	b := o.banner([]string{"openid", "groups", "audience:server:client_id:{resource}"})
 	assert.Contains(t, b, "every request needs an OAuth access token")
 	assert.Contains(t, b, "https://dex.example.com")
 	assert.Contains(t, b, "https://tools.example.com/mcp")
-	assert.Contains(t, b, "openid groups")
+	assert.Contains(t, b, "openid groups audience:server:client_id:https://tools.example.com/mcp")
 	assert.Contains(t, b, "https://tools.example.com/.well-known/oauth-protected-resource/mcp")
 	o.publicList, o.audiences, o.clients = true, []string{"api-app"}, []string{"mcp-client"}
 	b = o.banner(nil)

@@ -732,11 +732,12 @@
   // fields are built when the user adds it, one level at a time, so a
   // schema that nests or recurses costs nothing until it is used.
   function lazyField(schema, opt) {
-    var wrap = el('div', { className: 'field field-lazy', dataset: { pointer: opt.pointer } });
+    var wrap = el('div', { className: 'field-lazy', dataset: { lazy: opt.pointer } });
     var inner = null;
     function collapsed() {
       clear(wrap);
       inner = null;
+      wrap.dataset.pointer = opt.pointer;
       var add = el('button', { type: 'button', className: 'small add', text: 'Add ' + opt.label, 'aria-label': 'Add ' + opt.label + ' (optional object)' });
       wrap.appendChild(el('div', { className: 'lazy' }, el('span', { className: 'key', text: opt.label }), add));
       add.addEventListener('click', function () {

@@ -619,7 +619,7 @@
             var v = c[1].get();
             if (v !== undefined) { out[c[0]] = v; }
           });
-          if (isRoot || opt.required || opt.inArray || Object.keys(out).length) { return out; }
+          if (isRoot || opt.required || opt.inArray || opt.added || Object.keys(out).length) { return out; }
           return undefined;
         }
       };
@@ -703,7 +703,7 @@
         inner = null;
         if (i < 0) { return; }
         inner = makeField(variants[i], v, {
-          r: r, pointer: opt.pointer, inArray: true, required: true, depth: (opt.depth || 0) + 1,
+          r: r, pointer: opt.pointer, required: true, depth: (opt.depth || 0) + 1,
           itemLabel: (opt.label || opt.itemLabel || 'value') + ' (' + variantLabel(variants[i], i) + ')'
         });
         // The chosen variant's field shares this field's pointer; the outer
@@ -752,7 +752,7 @@
       var o = {};
       Object.keys(opt).forEach(function (k) { o[k] = opt[k]; });
       o.r = newRender(opt.r.root);
-      o.required = true; // added: sent even when empty
+      o.added = true;    // sent even when empty
       o.depth = 0;       // a fresh render: its own depth and budget
       inner = makeField(schema, undefined, o);
       // The added field takes the wrapper's place as its pointer's target.
@@ -876,6 +876,7 @@
   }
 
   function showTool(tool) {
+    abandonCall();
     state.current = tool;
     state.schema = isObject(tool.inputSchema) || typeof tool.inputSchema === 'boolean' ? tool.inputSchema : { type: 'object' };
     show($('empty'), false);
@@ -1341,17 +1342,32 @@
     if (first) { first.focus(); }
   }
 
-  // finishCall shows how a call ended and records it in the history.
-  function finishCall(call, r) {
-    if (state.call !== call) { return; }
+  function callEnded() {
     state.call = null;
-    call.waiting = false;
     var btn = $('call');
     btn.disabled = !cfg.execute;
     btn.removeAttribute('aria-busy');
     show($('cancel'), false);
     show($('input'), false);
     show($('progress'), false);
+  }
+
+  // abandonCall cancels the call in flight (or waiting for input) when the
+  // user turns to another tool, and records it as cancelled.
+  function abandonCall() {
+    var call = state.call;
+    if (!call) { return; }
+    call.cancelled = true;
+    call.controller.abort();
+    callEnded();
+    addHistory({ name: call.name, args: call.args, via: call.via, status: 'cancelled', ms: Math.round(call.busy || Date.now() - call.started), at: call.started });
+  }
+
+  // finishCall shows how a call ended and records it in the history.
+  function finishCall(call, r) {
+    if (state.call !== call) { return; }
+    call.waiting = false;
+    callEnded();
     if (r.cancelled && !call.busy) { call.busy = Date.now() - call.started; }
     r.ms = call.busy;
     var outcome = showResult(r, call);
@@ -1366,7 +1382,7 @@
     show(sec, true);
     $('result-meta').textContent = 'Calling...';
     clear($('result-body'));
-    clear($('output-check'));
+    clear(outputBox);
     state.last = null;
   }
 
@@ -1386,7 +1402,7 @@
     var body = $('result-body');
     clear(meta);
     clear(body);
-    clear($('output-check'));
+    clear(outputBox);
     show(sec, true);
     state.last = r.text ? r.text : null;
     var b = r.body;
@@ -1442,6 +1458,7 @@
       body.appendChild(el('h4', { text: 'structuredContent' }));
       body.appendChild(el('div', { className: 'tree' }, tree(b.structuredContent, { left: MAX_TREE })));
     }
+    body.appendChild(outputBox);
     if (!refused) { checkOutput(call.tool, b); }
     appendRaw(body, r.text);
     return refused ? 'refused' : b.isError === true ? 'isError' : 'ok';
@@ -1449,8 +1466,10 @@
 
   // checkOutput checks structuredContent against the tool's output schema
   // on the server (the pipeline's own validator) and shows a mismatch.
+  var outputBox = $('output-check');
+
   function checkOutput(tool, b) {
-    var box = $('output-check');
+    var box = outputBox;
     if (!tool || tool.outputSchema === undefined) { return; }
     if (b.structuredContent === undefined) {
       if (b.isError !== true) {

@@ -398,7 +398,7 @@ func TestExplorerInChromium(t *testing.T) {
 			tb.setField(t, control("/location/lat"), "59.91")
 			tb.setField(t, control("/location/lon"), "10.75")
 			tb.do(t, chromedp.Click(chromedp.ID("call")))
-			tb.wait(t, `!!document.querySelector('#result-body .tree')`)
+			tb.wait(t, `!!document.querySelector('#result-body .tree') && /matches/.test(document.getElementById('output-check').textContent)`)
 			eval[chromedp.Void](t, tb, `document.activeElement && document.activeElement.blur()`)
 			png, err := chromedp.Run(tb.ctx, chromedp.FullScreenshot(100))
 			require.NoError(t, err)

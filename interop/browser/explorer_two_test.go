@@ -7,6 +7,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"os/exec"
+	"strings"
 	"testing"
 	"time"
 
@@ -41,6 +42,22 @@ func (tb *tab) axeCheck(t *testing.T, state string) {
 func (tb *tab) text(t *testing.T, selector string) string {
 	t.Helper()
 	return eval[string](t, tb, fmt.Sprintf(`(document.querySelector(%q) || {}).textContent || ''`, selector))
+}
+
+// inert checks that no XSS payload ran or became an element: no
+// window.__xss, no image, SVG or script in the tool's part of the page but
+// result images, and no request for the payload's image "x".
+func (tb *tab) inert(t *testing.T) {
+	t.Helper()
+	time.Sleep(100 * time.Millisecond) // let a stray image error fire, if one were there
+	assert.Equal(t, "undefined", eval[string](t, tb, `typeof window.__xss`), "no payload ran")
+	assert.Zero(t, eval[int](t, tb, `document.querySelectorAll('#detail img:not(#result-body img), #detail svg, #detail script, #tools img, #tools svg').length`),
+		"no element came from tool data")
+	tb.mu.Lock()
+	defer tb.mu.Unlock()
+	for _, u := range tb.requests {
+		assert.False(t, strings.HasSuffix(u, "/x"), "the payload's image was requested: %s", u)
+	}
 }
 
 // receive waits for one value from ch, failing the test when none comes.
@@ -217,7 +234,7 @@ func TestExplorerRoundTwoInChromium(t *testing.T) {
 		assert.Equal(t, "done", tb.text(t, "#result-body .content-text pre"))
 		assert.True(t, eval[bool](t, tb, `document.getElementById('progress').hidden`), "the bar goes when the call ends")
 		assert.False(t, eval[bool](t, tb, `document.getElementById('logs').hidden`), "the logs stay beside the result")
-		assert.Equal(t, "undefined", eval[string](t, tb, `typeof window.__xss`))
+		tb.inert(t)
 	})
 
 	t.Run("Cancel reaches the handler's context", func(t *testing.T) {
@@ -246,6 +263,7 @@ func TestExplorerRoundTwoInChromium(t *testing.T) {
 		assert.Contains(t, tb.text(t, `#input-body [data-pointer="/name"] .label`), xssPayload, "the schema's title, as text")
 		assert.Equal(t, xssPayload, tb.text(t, `#input-body [data-pointer="/name"] .hint`), "and its description")
 		tb.axeCheck(t, "an input request")
+		tb.inert(t)
 		tb.do(t, chromedp.Click(chromedp.CSS(`#input-body button.primary`)))
 		tb.wait(t, `/Required: name/.test(document.getElementById('input-body').textContent)`)
 		tb.do(t, chromedp.SendKeys(chromedp.CSS(`#input-body [data-pointer="/name"] input`), "Ada"))
@@ -259,7 +277,7 @@ func TestExplorerRoundTwoInChromium(t *testing.T) {
 		tb.do(t, chromedp.Click(chromedp.CSS(`#input-body .ask .actions button:nth-child(2)`)))
 		tb.wait(t, `/HTTP 200/.test(document.getElementById('result-meta').textContent)`)
 		assert.Equal(t, "no answer: decline", tb.text(t, "#result-body .content-text pre"), "declined")
-		assert.Equal(t, "undefined", eval[string](t, tb, `typeof window.__xss`))
+		tb.inert(t)
 	})
 
 	t.Run("structuredContent is checked against the output schema", func(t *testing.T) {
@@ -274,13 +292,27 @@ func TestExplorerRoundTwoInChromium(t *testing.T) {
 		assert.Contains(t, tb.text(t, "#result-body .content-text"), "JSON, pretty-printed")
 		assert.Equal(t, "{\n  \"n\": \"not a number\"\n}", tb.text(t, "#result-body .content-text pre"))
 		tb.axeCheck(t, "an output mismatch")
+		tb.inert(t)
 
 		tb.selectTool(t, "sum")
 		tb.setField(t, "#raw", `{"a": 2, "b": 3}`)
 		callAndWait(t, tb)
 		tb.wait(t, `/matches the output schema/.test(document.getElementById('output-check').textContent)`)
-		assert.Equal(t, "undefined", eval[string](t, tb, `typeof window.__xss`))
-		assert.Zero(t, eval[int](t, tb, `document.querySelectorAll('#detail img, #detail svg, #detail script').length`))
+	})
+
+	t.Run("x-mcp-header parameters travel in headers, Base64 when they must", func(t *testing.T) {
+		tb := openTab(t, browserCtx, srv.URL, page)
+		withToken(t, tb)
+		tb.selectTool(t, "region")
+		tb.setField(t, "#raw", `{"region": " Zürich ", "n": 42}`)
+		callAndWait(t, tb)
+		assert.Contains(t, tb.text(t, "#result-meta"), "MCP")
+		assert.Equal(t, "{\n  \"n\": 42,\n  \"region\": \" Zürich \"\n}", tb.text(t, "#result-body .content-text pre"), "the server's header check let it through")
+		tb.do(t, chromedp.Click(chromedp.ID("curl-mcp")))
+		tb.wait(t, `document.getElementById('curl-text').textContent !== ''`)
+		cmd := tb.text(t, "#curl-text")
+		assert.Contains(t, cmd, "'Mcp-Param-Region: =?base64?IFrDvHJpY2gg?='")
+		assert.Contains(t, cmd, "'Mcp-Param-N: 42'")
 	})
 
 	t.Run("Copy as cURL gives commands that run", func(t *testing.T) {

@@ -81,7 +81,7 @@ func (f *roundTwo) handler() http.Handler {
 }
 
 // twoNames lists the tools every caller sees, in registration order.
-var twoNames = []string{"echo", "args", "tree", "list", "mutual", "forest", "nullable", "progress", "hang", "ask", "badout", "sum", longTitle}
+var twoNames = []string{"echo", "args", "tree", "list", "mutual", "forest", "nullable", "progress", "hang", "ask", "badout", "sum", "region", longTitle}
 
 func (f *roundTwo) registry() *toolexec.Registry {
 	reg := toolexec.NewRegistry()
@@ -171,6 +171,8 @@ func (f *roundTwo) registry() *toolexec.Registry {
 				Sum int `json:"sum"`
 			}{in.A + in.B}, nil
 		})
+	add(toolexec.Tool{Name: "region", Description: "A parameter MCP carries in a header too (x-mcp-header).",
+		InputSchema: json.RawMessage(`{"type":"object","properties":{"region":{"type":"string","x-mcp-header":"Region"},"n":{"type":"integer","x-mcp-header":"N"}},"required":["region"]}`)}, argsEcho)
 	add(toolexec.Tool{Name: longTitle, Title: longTitle, Description: "A name and a title that do not break."}, argsEcho)
 	add(toolexec.Tool{Name: "secret", Description: "Listed only for callers with the token."}, argsEcho)
 	return reg

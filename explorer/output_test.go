@@ -104,3 +104,24 @@ func TestOutputCheck(t *testing.T) {
 		assert.Equal(t, "POST", rec.Header().Get("Allow"), m)
 	}
 }
+
+// The output check is guarded as the page is: with rebinding protection
+// on, another site's page cannot reach it, the page's own origin can.
+func TestOutputCheckIsGuardedAgainstRebinding(t *testing.T) {
+	x := outputExecutor(t, toolexec.WithRebindingProtection(toolexec.RebindingProtection{AllowedHosts: []string{"tools.example.com"}}))
+	h := explorer.Wrap(x, toolexec.NewHandler(x))
+	send := func(host, origin string) int {
+		req := httptest.NewRequest(http.MethodPost, "/_explorer/output?tool=count", strings.NewReader(`{"n": 1}`))
+		req.Host = host
+		if origin != "" {
+			req.Header.Set("Origin", origin)
+		}
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+		return rec.Code
+	}
+	assert.Equal(t, http.StatusOK, send("tools.example.com", ""))
+	assert.Equal(t, http.StatusOK, send("tools.example.com", "http://tools.example.com"))
+	assert.Equal(t, http.StatusForbidden, send("evil.example", "http://evil.example"))
+	assert.Equal(t, http.StatusForbidden, send("tools.example.com", "http://evil.example"))
+}

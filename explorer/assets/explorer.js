@@ -450,7 +450,7 @@
     return { node: wrap, get: inner.get };
   }
 
-  // exclusive reads a bound: 2020-12's exclusiveMinimum is a number, draft
+  // bounds reads the numeric bounds: 2020-12's exclusiveMinimum is a number, draft
   // 4's a boolean beside minimum.
   function bounds(s) {
     var b = { min: undefined, max: undefined, exMin: false, exMax: false };

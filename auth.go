@@ -30,9 +30,12 @@ import (
 //
 // The hook runs after the gate, tool resolution and decoding, before any
 // interceptor. It sees the request's method, URL, headers and body. It
-// guards calls only: discovery and validation never run it. A call made
-// in-process without an HTTP request (Executor.Call with a nil
-// CallRequest.Request) is the host's own and is not passed to the hook.
+// guards calls, and the requests that hold a stream open for a caller
+// (MCP's subscriptions/listen, through SurfaceKit.Authenticate), for which
+// CallFromContext returns nil: a hook must not assume a call (one that
+// panics on nil refuses the stream). Discovery and validation never run
+// it. A call made in-process without an HTTP request (Executor.Call with a
+// nil CallRequest.Request) is the host's own and is not passed to the hook.
 type AuthHook func(next http.Handler) http.Handler
 
 // authRecorder captures what a rejecting hook wrote, for the log line.

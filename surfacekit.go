@@ -70,3 +70,30 @@ func (k SurfaceKit) Call(ctx context.Context, req CallRequest, ics ...Intercepto
 	req.interceptors = ics
 	return k.x.Call(ctx, req)
 }
+
+// Authenticate runs the Executor's auth hook (WithAuthHook) on r, a request
+// that is not a tool call but holds the server's resources for as long as
+// it lasts (an MCP subscriptions/listen stream), so that opening one needs
+// the credentials a call needs. The hook runs as it does for a call, except
+// that CallFromContext returns nil while it runs: a hook that decides per
+// tool sees none, and should admit whoever it would admit to some call. A
+// hook that panics refuses, as it does for a call.
+//
+// It returns the request the hook passed on, whose context carries what
+// the hook stored (the caller's identity: WithIdentity), or r itself when
+// no hook is set. When the hook refuses, it logs why at warning level and
+// returns an *Error of StageAuth whose Code is CodeUnauthorized or
+// CodeForbidden and whose Challenge is the hook's (WriteChallenge), for
+// the surface to answer as it answers a refused call.
+func (k SurfaceKit) Authenticate(r *http.Request) (*http.Request, error) {
+	if k.x.authHook == nil {
+		return r, nil
+	}
+	passed, reason, refusal := authenticate(k.x.authHook, r)
+	if passed == nil {
+		k.x.logger.WarnContext(r.Context(), "toolexec: request refused by auth hook",
+			"method", r.Method, "path", r.URL.Path, "reason", reason)
+		return nil, refusal
+	}
+	return passed, nil
+}

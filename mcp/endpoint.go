@@ -281,7 +281,10 @@ func (h *handler) answer(ex *exchange, m *message, out *outcome) {
 		h.dispatch(ex, m, out)
 		return
 	}
-	name, args, werr := callParams(m.params)
+	name, args, meta, werr := callParams(m.params)
+	if werr == nil {
+		werr = checkMetaProgressToken(meta)
+	}
 	if werr != nil {
 		out.data = encodeError(m.id, werr)
 		return

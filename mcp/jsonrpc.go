@@ -272,11 +272,12 @@ func optionalString(raw []byte, name string) (string, *wireError) {
 }
 
 // callParams reads tools/call's params (an object, or nil): the tool's
-// name, which is required, and its arguments exactly as sent (nil when
-// absent), for the pipeline to decode.
-func callParams(params []byte) (name string, args json.RawMessage, _ *wireError) {
+// name, which is required, its arguments exactly as sent (nil when
+// absent), for the pipeline to decode, and its _meta as sent (nil when
+// absent).
+func callParams(params []byte) (name string, args, meta json.RawMessage, _ *wireError) {
 	if werr := checkParamsObject(params); werr != nil {
-		return "", nil, werr
+		return "", nil, nil, werr
 	}
 	var rawName []byte
 	for it := jsonwalk.Members(params); it.Next(); {
@@ -285,14 +286,16 @@ func callParams(params []byte) (name string, args json.RawMessage, _ *wireError)
 			rawName = it.Val
 		case it.Is("arguments"):
 			args = it.Val
+		case it.Is("_meta"):
+			meta = it.Val
 		}
 	}
 	name, werr := optionalString(rawName, "name")
 	if werr != nil {
-		return "", nil, werr
+		return "", nil, nil, werr
 	}
 	if name == "" {
-		return "", nil, newError(CodeInvalidParams, "Invalid params: name is required")
+		return "", nil, nil, newError(CodeInvalidParams, "Invalid params: name is required")
 	}
-	return name, args, nil
+	return name, args, meta, nil
 }

@@ -160,15 +160,50 @@ func (c clientCaps) supports(kind toolexec.InputKind) bool {
 	return false
 }
 
+// maxProgressTokenBytes bounds a progress token, as sent (JSON, quotes
+// included): every progress notification repeats it, so a large one would
+// multiply what the client sent by the number of reports.
+const maxProgressTokenBytes = 256
+
+// checkProgressToken refuses a progress token (a _meta member as sent; nil
+// when absent) that is neither a string nor a number, or is longer than
+// maxProgressTokenBytes.
+func checkProgressToken(token []byte) *wireError {
+	switch {
+	case token == nil || string(token) == "null":
+		return nil
+	case !validID(token):
+		return newError(CodeInvalidParams, "Invalid params: progressToken must be a string or a number")
+	case len(token) > maxProgressTokenBytes:
+		return newError(CodeInvalidParams, "Invalid params: progressToken must be at most %d bytes of JSON", maxProgressTokenBytes)
+	}
+	return nil
+}
+
+// checkMetaProgressToken checks the progress token of a tools/call's _meta
+// (the object as sent, or nil), whether or not the call can stream, so that
+// a token is refused or accepted alike on every path.
+func checkMetaProgressToken(meta []byte) *wireError {
+	if !isObject(meta) {
+		return nil
+	}
+	for it := jsonwalk.Members(meta); it.Next(); {
+		if it.Is("progressToken") {
+			return checkProgressToken(it.Val)
+		}
+	}
+	return nil
+}
+
 // readStreamMeta sets the progress token and the log level from the _meta
 // members as sent (nil when absent). A progress token that is neither a
-// string nor a number, or a log level that is not one of MCP's eight, is
-// invalid params.
+// string nor a number or longer than maxProgressTokenBytes, or a log level
+// that is not one of MCP's eight, is invalid params.
 func (m *callMeta) readStreamMeta(token, level []byte) *wireError {
+	if werr := checkProgressToken(token); werr != nil {
+		return werr
+	}
 	if token != nil && string(token) != "null" {
-		if !validID(token) {
-			return newError(CodeInvalidParams, "Invalid params: progressToken must be a string or a number")
-		}
 		m.progressToken = token
 	}
 	if level != nil {

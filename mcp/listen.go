@@ -2,9 +2,12 @@ package mcp
 
 import (
 	"encoding/json"
-	"github.com/toolexec/toolexec/internal/jsonwalk"
+	"errors"
 	"net/http"
+	"os"
 	"time"
+
+	"github.com/toolexec/toolexec/internal/jsonwalk"
 )
 
 // listenKeepAlive is how often a quiet subscriptions/listen stream carries
@@ -23,7 +26,8 @@ const metaSubscriptionID = "io.modelcontextprotocol/subscriptionId"
 // and only when the Executor's provider reports changes
 // (toolexec.Executor.NotifiesToolsChanged): the handler serves no prompts
 // or resources. Changes that come faster than the client reads are
-// coalesced into one notification.
+// coalesced into one notification. Every write has a deadline (see
+// sseWriter): a client that stops reading is dropped.
 //
 // The method is 2026-07-28's (answerModern, which checked the headers
 // and _meta): on earlier versions it is not found.
@@ -68,13 +72,15 @@ func (h *handler) listen(ex *exchange, m *message) outcome {
 		data, _ := encodeNotification(method, params) // fixed shapes: they always encode
 		return data
 	}
-	w := ex.w
-	writeSSEHeader(w)
+	sw := sseWriter{w: ex.w, timeout: h.writeTimeout}
+	writeSSEHeader(ex.w)
+	defer sw.end()
 	ack := notification("notifications/subscriptions/acknowledged", struct {
 		Meta          subMeta `json:"_meta"`
 		Notifications filter  `json:"notifications"`
 	}{subMeta{m.id}, filter{ToolsListChanged: honoured}})
-	if writeEvent(w, ack) != nil {
+	if err := sw.event(ack, sw.deadline(nil)); err != nil {
+		h.streamDropped(ex.r, err)
 		return outcome{streamed: true}
 	}
 	listChanged := notification("notifications/tools/list_changed", struct {
@@ -83,19 +89,33 @@ func (h *handler) listen(ex *exchange, m *message) outcome {
 	ticker := time.NewTicker(listenKeepAlive)
 	defer ticker.Stop()
 	ctx := ex.r.Context()
-	rc := http.NewResponseController(w)
 	for {
+		var err error
 		select {
 		case <-ctx.Done():
 			return outcome{streamed: true}
 		case <-changed:
-			if writeEvent(w, listChanged) != nil {
-				return outcome{streamed: true}
-			}
+			err = sw.event(listChanged, sw.deadline(nil))
 		case <-ticker.C:
-			if _, err := w.Write([]byte(":\n\n")); err != nil || rc.Flush() != nil {
-				return outcome{streamed: true}
-			}
+			err = sw.write(keepAliveComment, sw.deadline(nil))
+		}
+		if err != nil {
+			h.streamDropped(ex.r, err)
+			return outcome{streamed: true}
 		}
 	}
+}
+
+// streamDropped logs a stream of the request r that ended because a write
+// to it failed with err: at warning level when the client stopped reading
+// (the write did not end by its deadline), at debug level when it went
+// away.
+func (h *handler) streamDropped(r *http.Request, err error) {
+	logger := h.x.SurfaceKit().Logger()
+	if errors.Is(err, os.ErrDeadlineExceeded) || errors.Is(err, errWriteStalled) {
+		logger.WarnContext(r.Context(), "mcp: stream dropped: the client did not read it in time",
+			"method", r.Header.Get(methodHeader), "remote", r.RemoteAddr, "write_timeout", h.writeTimeout)
+		return
+	}
+	logger.DebugContext(r.Context(), "mcp: stream ended: the client went away", "remote", r.RemoteAddr, "error", err)
 }

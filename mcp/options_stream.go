@@ -36,3 +36,28 @@ func WithInputStateKey(key []byte) Option {
 func WithInputTimeout(d time.Duration) Option {
 	return func(h *handler) { h.inputTimeout = d }
 }
+
+// DefaultStreamWriteTimeout bounds each write to an SSE stream unless
+// WithStreamWriteTimeout says otherwise.
+const DefaultStreamWriteTimeout = 10 * time.Second
+
+// WithStreamWriteTimeout bounds how long one write to an SSE stream may
+// take: each event of a call's stream (progress, log messages, 2025
+// versions' input requests, the response), each event and keep-alive of a
+// subscriptions/listen stream, and a response sent as a single event. A
+// write to a call's stream is also bounded by the call's own deadline
+// (toolexec.WithTimeout, ToolOptions.Timeout). A client that does not take
+// a write in time is dropped: its stream ends, and the call it was
+// following has its context cancelled, so the tool stops and frees its
+// concurrency slot. The default is DefaultStreamWriteTimeout; d <= 0
+// restores it.
+//
+// The deadline is set on the connection before each write and cleared
+// after it (http.ResponseController.SetWriteDeadline), so an SSE response
+// is bounded per write, not as a whole, whatever http.Server.WriteTimeout
+// says; other responses keep the server's WriteTimeout. docs/security.md
+// says what happens when a host's middleware hides the connection's
+// deadlines.
+func WithStreamWriteTimeout(d time.Duration) Option {
+	return func(h *handler) { h.writeTimeout = d }
+}

@@ -61,3 +61,27 @@ const DefaultStreamWriteTimeout = 10 * time.Second
 func WithStreamWriteTimeout(d time.Duration) Option {
 	return func(h *handler) { h.writeTimeout = d }
 }
+
+// The defaults of WithListenLimits.
+const (
+	// DefaultMaxListenStreams is how many subscriptions/listen streams a
+	// handler holds open at once, all callers together.
+	DefaultMaxListenStreams = 1000
+	// DefaultMaxListenStreamsPerCaller is how many subscriptions/listen
+	// streams one caller holds open at once.
+	DefaultMaxListenStreamsPerCaller = 16
+)
+
+// WithListenLimits bounds the subscriptions/listen streams the handler
+// holds open at once: total for all callers together, perCaller for any
+// one. A caller is the identity the Executor's auth hook established
+// (toolexec.WithIdentity), or else the request's remote IP address (so
+// clients behind one proxy or NAT share a caller's share: give them
+// identities). A listen request over its caller's share is answered HTTP
+// 429, one over the total 503, each with Retry-After and a JSON-RPC error
+// (CodeRequestRejected); a stream's place is freed when it ends. The
+// defaults are DefaultMaxListenStreams and DefaultMaxListenStreamsPerCaller;
+// a value <= 0 restores its default.
+func WithListenLimits(total, perCaller int) Option {
+	return func(h *handler) { h.maxListen, h.maxListenPerCaller = total, perCaller }
+}

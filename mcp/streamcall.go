@@ -11,11 +11,12 @@ import (
 	"time"
 
 	"github.com/toolexec/toolexec"
+	"github.com/toolexec/toolexec/internal/streamquota"
 )
 
-// streaming is the handler's configuration for streamed calls and input
-// requests (see WithLogLevel, WithInputStateKey, WithInputTimeout,
-// WithStreamWriteTimeout).
+// streaming is the handler's configuration for streamed calls, input
+// requests and listen streams (see WithLogLevel, WithInputStateKey,
+// WithInputTimeout, WithStreamWriteTimeout, WithListenLimits).
 type streaming struct {
 	logLevel     toolexec.LogLevel // "" is info; "off": none
 	defaultSev   int               // logLevel's severity; -1: none
@@ -24,6 +25,11 @@ type streaming struct {
 	inputs       *inputRouter
 	running      *inFlight     // calls notifications/cancelled can reach (cancel.go)
 	writeTimeout time.Duration // WithStreamWriteTimeout: the ceiling of one write to an SSE stream
+
+	// WithListenLimits, and the count of open subscriptions/listen
+	// streams they bound (listen.go).
+	maxListen, maxListenPerCaller int
+	listens                       streamquota.Counter
 }
 
 // CodeMissingClientCapability (-32021, MCP 2026-07-28's
@@ -59,6 +65,13 @@ func (h *handler) initStreaming() {
 	if h.writeTimeout <= 0 {
 		h.writeTimeout = DefaultStreamWriteTimeout
 	}
+	if h.maxListen <= 0 {
+		h.maxListen = DefaultMaxListenStreams
+	}
+	if h.maxListenPerCaller <= 0 {
+		h.maxListenPerCaller = DefaultMaxListenStreamsPerCaller
+	}
+	h.listens = streamquota.NewLocal(h.maxListen, h.maxListenPerCaller)
 }
 
 // openStream prepares the Peer of a tools/call: the context the call runs

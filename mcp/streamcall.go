@@ -108,11 +108,12 @@ func (h *handler) openStream(ex *exchange, m *message, name string, args json.Ra
 		if werr = h.openMRTR(s.mrtr, ex.r, name, args, &s.meta); werr != nil {
 			return ctx, nil, werr
 		}
-	}
-	if meta == nil {
+	} else {
 		token := header(ex.r.Header, sessionHeaderKey)
 		s.meta.caps = capsFromSession(token)
 		if strings.HasPrefix(token, sessionPrefix) {
+			// A call notifications/cancelled can reach runs in a
+			// context of its own already: the stream cancels that one.
 			ctx, s.cancel, s.untrack = h.running.track(ctx, token, m.id)
 			return ctx, s, nil
 		}

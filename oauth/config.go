@@ -47,8 +47,8 @@ type Config struct {
 	Audiences []string
 
 	// AuthorizedParties are the clients whose tokens are accepted through
-	// Audiences: a token's "azp", else "client_id", else "cid" (Okta) must
-	// be one of them. They do not restrict tokens whose audience is the
+	// Audiences: the client a token was issued to ("client_id", else
+	// "azp", else Okta's "cid") must be one of them. They do not restrict tokens whose audience is the
 	// request's resource URI.
 	AuthorizedParties []string
 

@@ -35,7 +35,10 @@ tidy:
 
 # Runs every benchmark scenario against every contender and the harness
 # alone in one process, and prints tables net of the harness and the
-# performance targets (docs/performance.md); BENCHFLAGS passes flags, e.g.
+# performance targets (docs/performance.md); then compares `toolexec serve`
+# with mcp-toolbox (installed with npm under .cache/ the first time, about
+# 300 MB; skipped, saying why, without npm) on SQLite and a throw-away
+# PostgreSQL. BENCHFLAGS passes flags, e.g.
 # BENCHFLAGS='-rounds 9 -benchtime 200ms -loadtime 6s'.
 bench:
 	cd bench && $(GO) run ./cmd/benchtable $(BENCHFLAGS)

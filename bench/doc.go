@@ -14,5 +14,7 @@
 // each contender answers correctly, so a misconfigured contender cannot win
 // a benchmark; they time nothing. bench_test.go holds standard testing.B
 // benchmarks (for benchstat), and cmd/benchtable runs every scenario in one
-// process and prints the tables and the targets (make bench).
+// process and prints the tables and the targets (make bench). Package
+// external compares the toolexec command with googleapis/mcp-toolbox, each a
+// server process of its own.
 package bench

@@ -1,6 +1,8 @@
 package bench
 
 import (
+	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -39,9 +41,11 @@ func BenchServe(b *testing.B, h http.Handler, r Request) {
 
 // LoadResult is the outcome of a loopback load run.
 type LoadResult struct {
-	Requests int           // answered requests
-	Errors   int           // transport errors and non-200 answers
-	Elapsed  time.Duration // wall time of the measured run
+	Requests int // answered requests
+	Errors   int // transport errors, non-200 answers and answers Check refused
+	// FirstError is one of the errors counted in Errors (nil when none).
+	FirstError error
+	Elapsed    time.Duration // wall time of the measured run
 	// CPU is the process's CPU time over the measured run: the clients,
 	// the server and the garbage collector together (0 where ProcessCPU
 	// cannot be read).
@@ -75,6 +79,15 @@ type LoadOptions struct {
 	Duration time.Duration // measured run length
 	MaxCalls int           // stop after this many requests in all, whatever the time
 	Warmup   int           // requests sent (and not measured) per client before the run
+	// Check, when set, reads every answer's body (warm-up included): an
+	// answer it refuses counts as an error, like a non-200 status. Without
+	// it bodies are drained unread.
+	Check func(body []byte) error
+	// Around, when set, is called once with the measured part of the run
+	// (after the warm-up) and must call it exactly once: a way to read
+	// other counters, such as a server process's CPU time, over exactly
+	// that part.
+	Around func(measured func())
 }
 
 // Loopback serves h on a fresh 127.0.0.1 listener and drives it with
@@ -82,11 +95,19 @@ type LoadOptions struct {
 // has passed or opts.MaxCalls requests were sent. It only ever talks to the
 // loopback server it started, and stops it before returning.
 func Loopback(h http.Handler, r Request, opts LoadOptions) (LoadResult, error) {
+	srv := httptest.NewServer(h) // always 127.0.0.1 (or [::1])
+	defer srv.Close()
+	return LoopbackURL(srv.URL, r, opts)
+}
+
+// LoopbackURL is Loopback for a server already listening at base, such as
+// one running in a process of its own ("http://127.0.0.1:PORT"): the same
+// clients, warm-up and bounds. Callers point it at loopback servers they
+// started.
+func LoopbackURL(base string, r Request, opts LoadOptions) (LoadResult, error) {
 	if opts.Clients < 1 || opts.Duration <= 0 || opts.MaxCalls < 1 {
 		return LoadResult{}, errors.New("bench: Loopback needs Clients, Duration and MaxCalls")
 	}
-	srv := httptest.NewServer(h) // always 127.0.0.1 (or [::1])
-	defer srv.Close()
 	tr := &http.Transport{
 		MaxIdleConns:        opts.Clients,
 		MaxIdleConnsPerHost: opts.Clients,
@@ -97,8 +118,9 @@ func Loopback(h http.Handler, r Request, opts LoadOptions) (LoadResult, error) {
 	defer tr.CloseIdleConnections()
 	client := &http.Client{Transport: tr, Timeout: 30 * time.Second}
 
-	do := func(ctx context.Context) (time.Duration, error) {
-		req, err := r.NewRequest(srv.URL)
+	// do sends one request; buf holds its body when opts.Check reads it.
+	do := func(ctx context.Context, buf *bytes.Buffer) (time.Duration, error) {
+		req, err := r.NewRequest(base)
 		if err != nil {
 			return 0, err
 		}
@@ -108,11 +130,19 @@ func Loopback(h http.Handler, r Request, opts LoadOptions) (LoadResult, error) {
 		if err != nil {
 			return 0, err
 		}
-		_, err = io.Copy(io.Discard, resp.Body)
+		if opts.Check != nil {
+			buf.Reset()
+			_, err = buf.ReadFrom(resp.Body)
+		} else {
+			_, err = io.Copy(io.Discard, resp.Body)
+		}
 		resp.Body.Close()
 		d := time.Since(start)
 		if err == nil && resp.StatusCode != http.StatusOK {
 			err = fmt.Errorf("status %d", resp.StatusCode)
+		}
+		if err == nil && opts.Check != nil {
+			err = opts.Check(buf.Bytes())
 		}
 		return d, err
 	}
@@ -124,8 +154,9 @@ func Loopback(h http.Handler, r Request, opts LoadOptions) (LoadResult, error) {
 	warmErr := make(chan error, opts.Clients)
 	for range opts.Clients {
 		wg.Go(func() {
+			var buf bytes.Buffer
 			for range opts.Warmup {
-				if _, err := do(ctx); err != nil {
+				if _, err := do(ctx, &buf); err != nil {
 					warmErr <- err
 					return
 				}
@@ -143,41 +174,54 @@ func Loopback(h http.Handler, r Request, opts LoadOptions) (LoadResult, error) {
 		mu        sync.Mutex
 		latencies = make([]time.Duration, 0, min(opts.MaxCalls, 1<<20))
 		errs      int
+		firstErr  error
 		budget    = make(chan struct{}, opts.MaxCalls)
 	)
 	for range opts.MaxCalls {
 		budget <- struct{}{}
 	}
 	close(budget)
-	deadline := time.Now().Add(opts.Duration)
-	start, cpuStart := time.Now(), ProcessCPU()
-	for range opts.Clients {
-		wg.Go(func() {
-			local := make([]time.Duration, 0, 1024)
-			bad := 0
-			for range budget {
-				if time.Now().After(deadline) {
-					break
+	var res LoadResult
+	measured := func() {
+		deadline := time.Now().Add(opts.Duration)
+		start, cpuStart := time.Now(), ProcessCPU()
+		for range opts.Clients {
+			wg.Go(func() {
+				var buf bytes.Buffer
+				local := make([]time.Duration, 0, 1024)
+				bad := 0
+				var first error
+				for range budget {
+					if time.Now().After(deadline) {
+						break
+					}
+					d, err := do(ctx, &buf)
+					if err != nil {
+						bad++
+						first = cmp.Or(first, err)
+						continue
+					}
+					local = append(local, d)
 				}
-				d, err := do(ctx)
-				if err != nil {
-					bad++
-					continue
-				}
-				local = append(local, d)
-			}
-			mu.Lock()
-			latencies = append(latencies, local...)
-			errs += bad
-			mu.Unlock()
-		})
+				mu.Lock()
+				latencies = append(latencies, local...)
+				errs += bad
+				firstErr = cmp.Or(firstErr, first)
+				mu.Unlock()
+			})
+		}
+		wg.Wait()
+		res = LoadResult{Requests: len(latencies), Errors: errs, FirstError: firstErr, Elapsed: time.Since(start), Latencies: latencies}
+		if cpuStart > 0 {
+			res.CPU = ProcessCPU() - cpuStart
+		}
 	}
-	wg.Wait()
-	res := LoadResult{Requests: len(latencies), Errors: errs, Elapsed: time.Since(start), Latencies: latencies}
-	if cpuStart > 0 {
-		res.CPU = ProcessCPU() - cpuStart
+	if opts.Around != nil {
+		opts.Around(measured)
+	} else {
+		measured()
 	}
-	res.P50, res.P99 = Percentiles(latencies)
+	res.P50, res.P99 = Percentiles(res.Latencies)
 	return res, nil
 }
 

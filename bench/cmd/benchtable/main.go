@@ -15,6 +15,13 @@
 // figures are the handlers' own. A contender's figure is the median of its
 // rounds, and ratios are ratios of those medians.
 //
+// It also compares `toolexec serve`, built from this tree, with
+// googleapis/mcp-toolbox (the version bench/toolbox pins, installed with npm
+// under .cache/toolbox the first time; -toolbox off leaves it out), each a
+// process of its own serving the same tools file, on SQLite and on a
+// throw-away PostgreSQL: throughput at 1 and 16 clients in alternating
+// rounds, start-up, memory and binary size (package bench/external).
+//
 // It only ever talks to servers it starts on 127.0.0.1, and every load run
 // is bounded in time and in request count.
 package main
@@ -42,6 +49,8 @@ type options struct {
 	maxCalls  int
 	inflight  int
 	only      string
+	toolbox   string
+	startups  int
 }
 
 func main() {
@@ -52,8 +61,11 @@ func main() {
 	flag.IntVar(&o.maxCalls, "maxcalls", 300_000, "request cap of each contender's loopback load, over all rounds")
 	flag.IntVar(&o.inflight, "inflight", 1000, "calls held in the slow tool by the memory scenario")
 	flag.StringVar(&o.only, "only", "", "run only scenarios whose name contains this")
+	flag.StringVar(&o.toolbox, "toolbox", "", "the mcp-toolbox binary to compare `toolexec serve` with (default: the pinned version, installed with npm under .cache/toolbox; off: none)")
+	flag.IntVar(&o.startups, "startups", 3, "measured starts of each server in the comparison with mcp-toolbox (start-up is their median)")
 	flag.Parse()
 	o.rounds = max(o.rounds, 1)
+	o.startups = max(o.startups, 1)
 
 	start := time.Now()
 	describeMachine(os.Stdout, o)
@@ -133,6 +145,7 @@ func run(o options, log io.Writer) *results {
 			res.add(loopback(s, contenders, clients, o))
 		}
 	}
+	compareServers(o, res, log)
 	if s := fmt.Sprintf("held per call, %d waiting", o.inflight); want(s) {
 		res.add(held(s, contenders, o))
 	}
@@ -363,6 +376,6 @@ func describeMachine(w io.Writer, o options) {
 	}
 	fmt.Fprintf(w, "machine: %d CPUs (GOMAXPROCS %d), %s, %s, %s/%s, %s; load average at start %s\n",
 		runtime.NumCPU(), runtime.GOMAXPROCS(0), cpu, kernel, runtime.GOOS, runtime.GOARCH, runtime.Version(), load)
-	fmt.Fprintf(w, "run: %d rounds, %s per in-process sample, %s of loopback load per contender and client count, %d calls held\n",
-		o.rounds, o.benchtime, o.loadtime, o.inflight)
+	fmt.Fprintf(w, "run: %d rounds, %s per in-process sample, %s of loopback load per contender and client count, %d calls held, %d measured starts per server\n",
+		o.rounds, o.benchtime, o.loadtime, o.inflight, o.startups)
 }

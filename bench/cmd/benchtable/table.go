@@ -25,6 +25,7 @@ type kind int
 const (
 	kindInProcess kind = iota
 	kindLoopback
+	kindServe // a server process of its own against mcp-toolbox
 	kindHeld
 	kindStack
 )
@@ -36,6 +37,14 @@ type obs struct {
 	rps           float64 // loopback: answered requests per second
 	held          float64 // bytes held per waiting call
 	stack         float64 // bytes of goroutine stack a call needs beyond the harness's
+	// A server process of its own (kindServe), per call: its CPU time,
+	// and PostgreSQL's (every process of it); cpu is then everything the
+	// machine spent that could be read: the clients', the server's and
+	// PostgreSQL's.
+	srv, db float64
+	// sessions is how many database sessions were opened in the round,
+	// calls how many calls were answered.
+	sessions, calls float64
 }
 
 // cost is the figure ratios compare: CPU time per call when the process's
@@ -72,7 +81,8 @@ func (s *scenario) measuredCPU() bool {
 // (throughput stays as measured).
 func (o obs) minus(null obs) obs {
 	return obs{wall: o.wall - null.wall, cpu: o.cpu - null.cpu, allocs: o.allocs - null.allocs,
-		bytes: o.bytes - null.bytes, rps: o.rps, held: o.held - null.held, stack: o.stack - null.stack}
+		bytes: o.bytes - null.bytes, rps: o.rps, held: o.held - null.held, stack: o.stack - null.stack,
+		srv: o.srv, db: o.db, sessions: o.sessions, calls: o.calls}
 }
 
 // row is one contender in one scenario.
@@ -96,6 +106,9 @@ type scenario struct {
 	name string
 	kind kind
 	rows []row
+	// database reports, for kindServe, that the tool reads PostgreSQL:
+	// its CPU time and sessions are measured.
+	database bool
 }
 
 func (s *scenario) find(name string) *row {
@@ -196,9 +209,16 @@ func (s *scenario) reference() *row {
 type results struct {
 	rounds    int
 	scenarios []*scenario
+	// notes say what the comparison with mcp-toolbox ran, and what it
+	// left out and why; servers are its start-up, memory and size
+	// figures.
+	notes   []string
+	servers []*server
 }
 
 func (t *results) add(s *scenario) { t.scenarios = append(t.scenarios, s) }
+
+func (t *results) note(s string) { t.notes = append(t.notes, s) }
 
 func (t *results) find(name string) *scenario {
 	for _, s := range t.scenarios {
@@ -210,7 +230,7 @@ func (t *results) find(name string) *scenario {
 }
 
 func (t *results) print(w io.Writer) {
-	for _, k := range []kind{kindInProcess, kindLoopback, kindHeld, kindStack} {
+	for _, k := range []kind{kindInProcess, kindLoopback, kindServe, kindHeld, kindStack} {
 		var lines [][]string
 		for _, s := range t.scenarios {
 			if s.kind != k {
@@ -229,6 +249,12 @@ func (t *results) print(w io.Writer) {
 			fmt.Fprintln(w)
 			writeAligned(w, lines, 2)
 		}
+		if k == kindServe {
+			t.printServers(w)
+		}
+	}
+	if !slices.ContainsFunc(t.scenarios, func(s *scenario) bool { return s.kind != kindServe }) {
+		return
 	}
 	fmt.Fprintf(w, `
 Every figure is the median of %d rounds; "net" figures and every ratio have the harness taken out: each round,
@@ -251,6 +277,9 @@ func header(k kind) []string {
 	switch k {
 	case kindLoopback:
 		return []string{"scenario", "contender", "req/s", "p50", "p99", "cpu ns/req", "net cpu ns/req", "req/s ×floor", "req/cpu-s ×floor", "×floor", "rounds", "×toolexec"}
+	case kindServe:
+		return []string{"scenario", "server", "req/s", "p50", "p99", "server cpu µs/call", "db cpu µs/call", "sessions/call",
+			"all cpu µs/call", "req/s ×toolbox", "req/cpu-s ×toolbox", "rounds"}
 	case kindHeld:
 		return []string{"scenario", "contender", "B held/call", "net B held/call", "×floor", "×toolexec"}
 	case kindStack:
@@ -291,6 +320,8 @@ func (s *scenario) cells(r *row, first bool) []string {
 		ref = ratio(mid)
 	}
 	switch s.kind {
+	case kindServe:
+		return s.serveCells(r, name)
 	case kindLoopback:
 		p50, p99 := bench.Percentiles(slices.Clone(r.latencies))
 		return []string{name, r.contender, raw(func(o obs) float64 { return o.rps }), dur(p50), dur(p99),
@@ -386,7 +417,8 @@ func targets() []target {
 			target{fmt.Sprintf("MCP throughput ×JSON-RPC floor's, %d clients", c), s, 0.95, false, throughputVsFloor(mcpName)},
 			target{fmt.Sprintf("REST throughput ×REST floor's, %d clients", c), s, 0.95, false, throughputVsFloor(restName)})
 	}
-	return append(ts, target{"mcp-go CPU ÷ toolexec MCP CPU (speed-up)", "call", 3, false, speedUp(mcpGoName)})
+	ts = append(ts, target{"mcp-go CPU ÷ toolexec MCP CPU (speed-up)", "call", 3, false, speedUp(mcpGoName)})
+	return append(ts, serveTargets()...)
 }
 
 // targets prints every target with its measured value and verdict.
@@ -420,7 +452,7 @@ func (t *results) targets(w io.Writer) {
 		}
 		lines = append(lines, []string{tg.what, tg.scenario, fmt.Sprintf("%.2f", v), goal, verdict})
 	}
-	fmt.Fprintln(w, "\ntargets (net of the harness, medians of rounds):")
+	fmt.Fprintln(w, "\ntargets (net of the harness where there is one, medians of rounds):")
 	writeAligned(w, lines, 2)
 	fmt.Fprintln(w, "throughput: the lesser of the req/s and req/cpu-s ratios.")
 	fmt.Fprintf(w, "%d of %d measured targets PASS\n", pass, total)

@@ -3,12 +3,15 @@ package main
 import (
 	"bytes"
 	"math"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/toolexec/toolexec/bench"
+	"github.com/toolexec/toolexec/bench/external"
 )
 
 func TestMedian(t *testing.T) {
@@ -243,4 +246,80 @@ func TestStackRowsPrintBytesAndRatios(t *testing.T) {
 	res.print(&out)
 	assert.Regexp(t, `toolexec MCP\s+3000\s+1\.50\s+1\.00`, out.String())
 	assert.Contains(t, out.String(), "stack B/call")
+}
+
+// serveScenarioOf builds a comparison of toolexec serve with mcp-toolbox
+// from per-round figures: req/s, all CPU per call, sessions and calls.
+func serveScenarioOf(name string, rows map[string][]obs) *scenario {
+	s := &scenario{name: name, kind: kindServe, database: strings.Contains(name, "PostgreSQL")}
+	for _, n := range []string{external.ToolexecName, external.ToolboxName} {
+		if o, ok := rows[n]; ok {
+			s.rows = append(s.rows, row{contender: n, floor: external.ToolboxName, obs: o})
+		}
+	}
+	return s
+}
+
+func TestServeThroughputIsTheLesserOfPairedRatios(t *testing.T) {
+	s := serveScenarioOf(serveScenario("PostgreSQL", 16), map[string][]obs{
+		external.ToolexecName: {{rps: 3000, cpu: 100, sessions: 0, calls: 3000}, {rps: 2000, cpu: 100, sessions: 2, calls: 2000}, {rps: 900, cpu: 300, calls: 900}},
+		external.ToolboxName:  {{rps: 1000, cpu: 300, sessions: 0, calls: 1000}, {rps: 1000, cpu: 150, calls: 1000}, {rps: 300, cpu: 600, calls: 300}},
+	})
+	te, tb := s.find(external.ToolexecName), s.find(external.ToolboxName)
+	assert.Equal(t, 3.0, s.throughputRatio(te, tb), "the median of 3, 2 and 3")
+	assert.Equal(t, 2.0, s.cpuThroughputRatio(te, tb), "the median of 3, 1.5 and 2")
+	v, ok := throughputVsFloor(external.ToolexecName)(s)
+	require.True(t, ok)
+	assert.Equal(t, 2.0, v)
+	assert.Equal(t, 2.0/5900, te.sessionsPerCall(), "every round's sessions over every round's calls")
+	assert.Zero(t, tb.sessionsPerCall())
+
+	cells := s.serveCells(te, s.name)
+	assert.Equal(t, []string{"3.00", "2.00", "2.00–3.00"}, cells[len(cells)-3:])
+	assert.Equal(t, "0.0003", cells[7], "sessions per call")
+}
+
+func TestServeTargetsNeedBothServers(t *testing.T) {
+	res := &results{rounds: 1}
+	res.add(serveScenarioOf(serveScenario("SQLite", 1), map[string][]obs{
+		external.ToolexecName: {{rps: 2500, cpu: 100, calls: 1}},
+		external.ToolboxName:  {{rps: 1000, cpu: 300, calls: 1}},
+	}))
+	res.add(serveScenarioOf(serveScenario("SQLite", 16), map[string][]obs{
+		external.ToolexecName: {{rps: 1500, cpu: 100, calls: 1}},
+		external.ToolboxName:  {{rps: 1000, cpu: 300, calls: 1}},
+	}))
+	res.add(serveScenarioOf(serveScenario("PostgreSQL", 1), map[string][]obs{
+		external.ToolexecName: {{rps: 1500, cpu: 100, calls: 1}},
+	}))
+	var out bytes.Buffer
+	res.targets(&out)
+	got := out.String()
+	assert.Regexp(t, `serve throughput ×mcp-toolbox's, SQLite, 1 clients\s+serve vs mcp-toolbox, SQLite, 1 clients\s+2\.50\s+≥ 2\.00\s+PASS`, got)
+	assert.Regexp(t, `serve throughput ×mcp-toolbox's, SQLite, 16 clients\s+serve vs mcp-toolbox, SQLite, 16 clients\s+1\.50\s+≥ 2\.00\s+MISS`, got)
+	assert.Regexp(t, `serve throughput ×mcp-toolbox's, PostgreSQL, 1 clients\s+.*no contender`, got)
+	assert.Regexp(t, `serve throughput ×mcp-toolbox's, PostgreSQL, 16 clients\s+.*not run`, got)
+	assert.Contains(t, got, "1 of 2 measured targets PASS")
+}
+
+func TestPrintShowsTheServersSideBySide(t *testing.T) {
+	res := &results{rounds: 1}
+	res.add(serveScenarioOf(serveScenario("SQLite", 1), map[string][]obs{
+		external.ToolexecName: {{rps: 2500, cpu: 100e3, srv: 60e3, calls: 1}},
+		external.ToolboxName:  {{rps: 1000, cpu: 300e3, srv: 250e3, calls: 1}},
+	}))
+	res.note("mcp-toolbox: version 1.12.0")
+	res.servers = []*server{
+		{name: external.ToolexecName, database: "SQLite", size: 40 << 20, startups: []time.Duration{30 * time.Millisecond, 10 * time.Millisecond, 20 * time.Millisecond}, mem: external.Memory{RSS: 30 << 20, Peak: 32 << 20}},
+		{name: external.ToolboxName, database: "SQLite", size: 320 << 20, startups: []time.Duration{80 * time.Millisecond, 90 * time.Millisecond, 100 * time.Millisecond}, mem: external.Memory{RSS: 100 << 20, Peak: 128 << 20}},
+	}
+	var out bytes.Buffer
+	res.print(&out)
+	got := out.String()
+	assert.Regexp(t, `serve vs mcp-toolbox, SQLite, 1 clients\s+toolexec serve\s+2500\s+-\s+-\s+60\.0\s+-\s+-\s+100\s+2\.50\s+3\.00\s*\n`, got)
+	assert.Contains(t, got, "mcp-toolbox: version 1.12.0")
+	assert.Regexp(t, `toolexec serve\s+SQLite\s+40\.0\s+20ms\s+30\.0\s+32\.0\n`, got)
+	assert.Regexp(t, `mcp-toolbox\s+SQLite\s+320\.0\s+90ms\s+100\.0\s+128\.0\n`, got)
+	assert.Regexp(t, `toolexec serve ×mcp-toolbox\s+SQLite\s+0\.12\s+0\.22\s+0\.30\s+0\.25\n`, got)
+	assert.NotContains(t, got, "null row", "no harness paragraph without a harness")
 }

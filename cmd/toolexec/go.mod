@@ -5,6 +5,7 @@ go 1.25.0
 replace github.com/toolexec/toolexec => ../../
 
 require (
+	github.com/goccy/go-yaml v1.19.2
 	github.com/jackc/pgx/v5 v5.12.0
 	github.com/stretchr/testify v1.12.1
 	github.com/toolexec/toolexec v0.0.0

@@ -210,7 +210,7 @@ func TestParse_EveryProblemWithItsLine(t *testing.T) {
 	}
 	assert.Contains(t, lines[5], `unknown field "colour"`)
 	assert.Contains(t, lines[9], "MISSING_USER is not set")
-	assert.Contains(t, lines[12], `source "nowhere" is not defined`)
+	assert.Contains(t, lines[14], `source "nowhere" is not defined`, "at the source field, not the tool's name")
 	assert.Contains(t, lines[22], "duration")
 	assert.Contains(t, lines[24], `type "text"`)
 	assert.Contains(t, lines[30], `"many" is not an integer`)
@@ -339,7 +339,7 @@ func TestParse_EnvValuesNeverInMessages(t *testing.T) {
 	for _, p := range ps {
 		lines[p.Line] += p.Message + "; "
 	}
-	for _, line := range []int{2, 8, 9, 10, 14, 16, 21, 26, 28, 35, 36, 37, 41} {
+	for _, line := range []int{2, 8, 9, 10, 14, 16, 23, 26, 28, 35, 36, 37, 41} {
 		assert.Contains(t, lines[line], "${V}", "line %d names the variable: %s", line, lines[line])
 	}
 	assert.Contains(t, lines[2], `port "${V}" (from the environment) is not a port number`)

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -127,6 +128,9 @@ type parser struct {
 	envVars, envTexts map[string]string
 	// stmtLine is the line of each tool's statement.
 	stmtLine map[*Tool]int
+	// toolFields are the value nodes of each tool's fields, by key, so a
+	// problem found once the whole file is read points at its field.
+	toolFields map[*Tool]map[string]*yaml.Node
 }
 
 type pendingSet struct {
@@ -152,7 +156,7 @@ func (p *parser) parse(data []byte) {
 			break
 		}
 		if err != nil {
-			p.problems = append(p.problems, yamlProblem(p.file, err))
+			p.problems = append(p.problems, syntaxProblem(p.file, data, err))
 			return
 		}
 		docs++
@@ -173,18 +177,6 @@ func (p *parser) parse(data []byte) {
 	if docs == 0 {
 		p.errorf(nil, "the file is empty")
 	}
-}
-
-// yamlProblem turns a YAML syntax error ("yaml: line 3: ...") into a
-// Problem with that line.
-func yamlProblem(file string, err error) Problem {
-	msg := err.Error()
-	m := regexp.MustCompile(`^yaml: line (\d+): (.*)$`).FindStringSubmatch(msg)
-	if m != nil {
-		line, _ := strconv.Atoi(m[1])
-		return Problem{File: file, Line: line, Message: m[2]}
-	}
-	return Problem{File: file, Message: strings.TrimPrefix(msg, "yaml: ")}
 }
 
 // parseV1 reads the map form: sources:, tools:, toolsets: at the top.
@@ -549,6 +541,7 @@ func (p *parser) tool(nameNode, body *yaml.Node, kindKey string) {
 		}
 		return true
 	})
+	p.rememberFields(t, body)
 	switch t.Kind {
 	case KindSQLiteSQL, KindPostgresSQL:
 		if strings.TrimSpace(t.Statement) == "" {
@@ -784,6 +777,7 @@ func (p *parser) toolset(nameNode, body *yaml.Node) {
 		return
 	}
 	p.setLine[name] = nameNode.Line
+	p.checkToolsetName(nameNode)
 	if body.Kind != yaml.SequenceNode {
 		p.errorf(body, "toolset %q must be a list of tool names", name)
 		return
@@ -800,6 +794,54 @@ func (p *parser) toolset(nameNode, body *yaml.Node) {
 	p.pendingSets = append(p.pendingSets, pendingSet{name: name, nodes: body.Content})
 }
 
+// rememberFields records the value node of each field of a tool's body,
+// for toolProblem.
+func (p *parser) rememberFields(t *Tool, body *yaml.Node) {
+	if body.Kind != yaml.MappingNode {
+		return
+	}
+	if p.toolFields == nil {
+		p.toolFields = map[*Tool]map[string]*yaml.Node{}
+	}
+	m := make(map[string]*yaml.Node, len(body.Content)/2)
+	for i := 0; i+1 < len(body.Content); i += 2 {
+		m[body.Content[i].Value] = body.Content[i+1]
+	}
+	p.toolFields[t] = m
+}
+
+// toolProblem reports a problem of tool t found once the whole file is
+// read, at the value of its field when the tool has that field, else at
+// the tool's name.
+func (p *parser) toolProblem(t *Tool, field, format string, args ...any) {
+	pr := Problem{File: p.file, Line: t.Line, Message: fmt.Sprintf(format, args...)}
+	if n := p.toolFields[t][field]; n != nil {
+		pr.Line, pr.Column = n.Line, n.Column
+	}
+	p.problems = append(p.problems, pr)
+}
+
+// ReservedToolsetNames are the path segments the server uses under /mcp for
+// routes of its own, which a toolset (served at /mcp/NAME) may therefore
+// not be named: tools (the HandsAI routes /mcp/tools/list and
+// /mcp/tools/call) and sse (mcp-toolbox's HTTP+SSE endpoint of MCP
+// 2024-11-05, /mcp/sse).
+var ReservedToolsetNames = []string{"tools", "sse"}
+
+// checkToolsetName reports a toolset name that cannot be the one path
+// segment it is served under (/mcp/NAME, /toolsets/NAME/...).
+func (p *parser) checkToolsetName(nameNode *yaml.Node) {
+	name := nameNode.Value
+	switch {
+	case name == "":
+		p.errorf(nameNode, "a toolset needs a name")
+	case slices.Contains(ReservedToolsetNames, name):
+		p.errorf(nameNode, "toolset %q: the name is taken by the server's route /mcp/%s; rename the toolset", name, name)
+	case name == "." || name == ".." || strings.ContainsAny(name, "/?#"):
+		p.errorf(nameNode, "toolset %q: the name must be usable as one URL path segment (no /, ? or #, and not . or ..)", name)
+	}
+}
+
 // check verifies what spans resources: each tool's source exists and fits
 // its kind, each toolset names existing tools, init scripts exist.
 func (p *parser) check() {
@@ -807,7 +849,7 @@ func (p *parser) check() {
 		what := "tool " + strconv.Quote(t.Name)
 		src, ok := p.cfg.Sources[t.Source]
 		if !ok {
-			p.problems = append(p.problems, Problem{File: p.file, Line: t.Line, Message: fmt.Sprintf("%s: source %s is not defined", what, p.show(t.Source))})
+			p.toolProblem(t, "source", "%s: source %s is not defined", what, p.show(t.Source))
 			continue
 		}
 		want := map[string]string{KindSQLiteSQL: KindSQLite, KindPostgresSQL: KindPostgres, KindHTTPTool: KindHTTP}[t.Kind]
@@ -815,7 +857,7 @@ func (p *parser) check() {
 			continue // an unknown kind, reported where it is declared
 		}
 		if src.Kind != want {
-			p.problems = append(p.problems, Problem{File: p.file, Line: t.Line, Message: fmt.Sprintf("%s: a %s tool needs a %s source, and %s is %s", what, t.Kind, want, p.show(t.Source), p.show(src.Kind))})
+			p.toolProblem(t, "source", "%s: a %s tool needs a %s source, and %s is %s", what, t.Kind, want, p.show(t.Source), p.show(src.Kind))
 			continue
 		}
 		switch t.Kind {
@@ -843,11 +885,11 @@ func (p *parser) check() {
 		what := "tool " + strconv.Quote(t.Name)
 		switch {
 		case d > n:
-			p.problems = append(p.problems, Problem{File: p.file, Line: t.Line, Message: fmt.Sprintf("%s: the statement uses $%d but declares %d parameters", what, d, n)})
+			p.toolProblem(t, "statement", "%s: the statement uses $%d but declares %d parameters", what, d, n)
 		case d == 0 && q != n && t.Kind == KindSQLiteSQL:
-			p.problems = append(p.problems, Problem{File: p.file, Line: t.Line, Message: fmt.Sprintf("%s: the statement has %d ? placeholders but declares %d parameters", what, q, n)})
+			p.toolProblem(t, "statement", "%s: the statement has %d ? placeholders but declares %d parameters", what, q, n)
 		case t.Kind == KindPostgresSQL && q > 0 && d == 0:
-			p.problems = append(p.problems, Problem{File: p.file, Line: t.Line, Message: fmt.Sprintf("%s: postgres placeholders are $1, $2, ..., not ?", what)})
+			p.toolProblem(t, "statement", "%s: postgres placeholders are $1, $2, ..., not ?", what)
 		}
 	}
 	for _, s := range p.pendingSets {

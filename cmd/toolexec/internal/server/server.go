@@ -10,6 +10,7 @@ import (
 
 	"github.com/toolexec/toolexec"
 	"github.com/toolexec/toolexec/explorer"
+	"github.com/toolexec/toolexec/internal/hostguard"
 	"github.com/toolexec/toolexec/mcp"
 	"github.com/toolexec/toolexec/oauth"
 	"github.com/toolexec/toolexec/oxp"
@@ -131,14 +132,26 @@ func (s *surfaces) mount(mux *http.ServeMux, prefix string) {
 
 // Handler serves every tool of p at /api (REST, with the explorer page at
 // /api/ unless Options.NoExplorer), /mcp (MCP and the HandsAI routes) and
-// /oxp (OXP 1.0), and each toolset NAME of the current config
-// at /toolsets/NAME/api, /toolsets/NAME/mcp and /toolsets/NAME/oxp.
-// It returns the handler and the Executor of the full tool set.
+// /oxp (OXP 1.0). Each toolset NAME of the current config is served as
+// mcp-toolbox serves it, at /mcp/NAME (MCP: that toolset's tools only, to
+// list and to call, with the HandsAI routes /mcp/NAME/tools/list and
+// /mcp/NAME/tools/call), and with all three surfaces at
+// /toolsets/NAME/api, /toolsets/NAME/mcp and /toolsets/NAME/oxp. A name
+// the current config does not define answers 404. It returns the handler
+// and the Executor of the full tool set.
 func Handler(p *Provider, o Options) (http.Handler, *toolexec.Executor) {
 	all := o.surfaces(p)
+	// The surfaces run the DNS-rebinding defense on every request; the
+	// routes that answer before any surface does (an unknown toolset) run
+	// the same.
+	guard := hostguard.New(o.AllowedHosts, o.AllowedOrigins)
+	sets := &toolsets{p: p, o: o, guard: guard, built: map[string]*toolset{}}
 	mux := http.NewServeMux()
-	all.mount(mux, "")
-	mux.Handle(ToolsetPrefix, &toolsets{p: p, o: o, built: map[string]http.Handler{}})
+	mux.Handle(RESTPrefix+"/", http.StripPrefix(RESTPrefix, all.rest))
+	mux.Handle(OXPPrefix+"/", http.StripPrefix(OXPPrefix, all.oxp))
+	mux.Handle(MCPPath, all.mcp)
+	mux.Handle(MCPPath+"/", &mcpRoutes{all: all.mcp, sets: sets, guard: guard})
+	mux.Handle(ToolsetPrefix, sets)
 
 	if o.OAuth != nil {
 		// RFC 9728: where OAuth clients learn which authorization server
@@ -151,32 +164,58 @@ func Handler(p *Provider, o Options) (http.Handler, *toolexec.Executor) {
 }
 
 // toolsets serves /toolsets/NAME/...: one set of surfaces per toolset
-// name, built on first use on a Provider view limited to that toolset.
-// A name the current config does not define answers 404.
+// name, built on first use on a Provider view limited to that toolset,
+// and shared with /mcp/NAME. A name the current config does not define
+// answers 404.
 type toolsets struct {
 	p     *Provider
 	o     Options
+	guard *hostguard.Guard
 	mu    sync.Mutex
-	built map[string]http.Handler
+	built map[string]*toolset
+}
+
+// toolset is the surfaces of one toolset and their mux under
+// /toolsets/NAME.
+type toolset struct {
+	*surfaces
+	mux *http.ServeMux
+}
+
+// get returns the surfaces of the named toolset, or false when the current
+// config does not define it.
+func (t *toolsets) get(name string) (*toolset, bool) {
+	if name == "" || !t.p.Current().HasToolset(name) {
+		return nil, false
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	ts, ok := t.built[name]
+	if !ok {
+		ts = &toolset{surfaces: t.o.surfaces(t.p.View(name)), mux: http.NewServeMux()}
+		ts.mount(ts.mux, ToolsetPrefix+name)
+		t.built[name] = ts
+	}
+	return ts, true
 }
 
 func (t *toolsets) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	rest := strings.TrimPrefix(r.URL.Path, ToolsetPrefix)
 	name, _, _ := strings.Cut(rest, "/")
-	if name == "" || !t.p.Current().HasToolset(name) {
+	ts, ok := t.get(name)
+	if !ok {
+		if !t.guard.Allowed(r) {
+			// What a toolset's surfaces answer such a request, so a page
+			// cannot tell which toolsets exist.
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusForbidden)
+			_, _ = w.Write([]byte(`{"error":"Forbidden: origin or host not allowed"}` + "\n"))
+			return
+		}
 		http.NotFound(w, r)
 		return
 	}
-	t.mu.Lock()
-	h, ok := t.built[name]
-	if !ok {
-		mux := http.NewServeMux()
-		t.o.surfaces(t.p.View(name)).mount(mux, ToolsetPrefix+name)
-		h = mux
-		t.built[name] = h
-	}
-	t.mu.Unlock()
-	h.ServeHTTP(w, r)
+	ts.mux.ServeHTTP(w, r)
 }
 
 // BearerAuth is the auth hook of a static token: a call passes when it

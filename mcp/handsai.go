@@ -153,7 +153,7 @@ func parseHandsAICall(raw []byte) (id json.RawMessage, name string, args json.Ra
 	if env.params == nil || string(env.params) == "null" {
 		return id, "", nil, newError(CodeInvalidParams, missingParams)
 	}
-	name, args, werr := callParams(env.params)
+	name, args, _, werr := callParams(env.params) // HandsAI streams nothing: _meta is not read
 	if werr != nil {
 		return id, "", nil, werr
 	}

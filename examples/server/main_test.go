@@ -77,7 +77,7 @@ func TestListShowsEveryDemoToolWithoutAToken(t *testing.T) {
 	for _, tool := range list {
 		names = append(names, tool.Name)
 	}
-	assert.Equal(t, []string{"echo", "text/upper", "stats", "image/swatch", "divide", "fail", "sleep", "whoami", "math/add"}, names)
+	assert.Equal(t, []string{"echo", "text/upper", "stats", "image/swatch", "divide", "fail", "sleep", "whoami", "math/add", "countdown", "greet"}, names)
 }
 
 func TestCallWithTokenRunsTheToolAndReturnsTheTraceID(t *testing.T) {

@@ -33,6 +33,11 @@ func (k SurfaceKit) ReadBody(w http.ResponseWriter, r *http.Request) ([]byte, er
 	return readBody(w, r, k.x.maxBodyBytes)
 }
 
+// MaxBodyBytes returns the largest request body the Executor's surfaces
+// read (WithMaxBodyBytes), for a surface that frames messages itself, as
+// the MCP stdio transport does with its lines.
+func (k SurfaceKit) MaxBodyBytes() int64 { return k.x.maxBodyBytes }
+
 // ExecutionAllowed reports whether the execution gate is open
 // (WithAllowExecute), for a surface that says so before any call is made.
 func (k SurfaceKit) ExecutionAllowed() bool { return k.x.allowExecute }

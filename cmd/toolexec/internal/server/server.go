@@ -90,6 +90,18 @@ func (o Options) executor(p *Provider) *toolexec.Executor {
 	return toolexec.New(p, p, opts...)
 }
 
+// serverInfo is the MCP server's name and version.
+func (o Options) serverInfo() (name, version string) {
+	name, version = o.ServerName, o.ServerVersion
+	if name == "" {
+		name = "toolexec"
+	}
+	if version == "" {
+		version = "0.0.0"
+	}
+	return name, version
+}
+
 // surfaces are the three handlers of one Executor.
 type surfaces struct {
 	x    *toolexec.Executor
@@ -100,13 +112,7 @@ type surfaces struct {
 
 func (o Options) surfaces(p *Provider) *surfaces {
 	x := o.executor(p)
-	name, version := o.ServerName, o.ServerVersion
-	if name == "" {
-		name = "toolexec"
-	}
-	if version == "" {
-		version = "0.0.0"
-	}
+	name, version := o.serverInfo()
 	var rest http.Handler = toolexec.NewHandler(x)
 	if !o.NoExplorer {
 		// The command exists to run tools: the page's Call button is on.

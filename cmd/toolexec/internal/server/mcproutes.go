@@ -39,7 +39,12 @@ func (m *mcpRoutes) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		m.notFound(w, r, "Not Found: the HTTP+SSE transport of MCP 2024-11-05 is not served; use Streamable HTTP at "+MCPPath)
 		return
 	}
-	ts, ok := m.sets.get(name)
+	ts, ok, err := m.sets.get(name)
+	if err != nil {
+		m.sets.o.logError("toolexec: cannot protect a toolset's endpoints", "toolset", name, "error", err)
+		rpcError(w, http.StatusInternalServerError, "Internal error")
+		return
+	}
 	if !ok {
 		m.notFound(w, r, "Not Found: no toolset named "+jsonQuote(name))
 		return

@@ -46,8 +46,17 @@ type Options struct {
 	// OAuth, when set, verifies OAuth 2.1 bearer tokens on every call
 	// (with the tools' scopes) and filters every tool list to what the
 	// caller may call; the protected resource metadata is served at
-	// /.well-known/oauth-protected-resource. It replaces Token.
+	// /.well-known/oauth-protected-resource. It replaces Token. Its
+	// resources are OAuthBase's /api, /mcp and /oxp.
 	OAuth *oauth.Verifier
+	// OAuthBase is the server's public base URL. Each toolset NAME is a
+	// resource of its own at OAuthBase/toolsets/NAME/{api,mcp,oxp}, with
+	// its own protected resource metadata.
+	OAuthBase string
+	// OAuthPublicList lets a caller without a token list the tools that
+	// need no scope. Without it, every request with OAuth on needs a valid
+	// token (see requireToken), lists and MCP's initialize included.
+	OAuthPublicList bool
 	// NoExplorer leaves out the explorer page otherwise served at /api/.
 	NoExplorer bool
 	// AllowedHosts and AllowedOrigins are what the DNS-rebinding and
@@ -108,6 +117,10 @@ type surfaces struct {
 	rest http.Handler
 	mcp  http.Handler
 	oxp  http.Handler
+	// mcpOpen is mcp without the token check OAuth puts before every
+	// request (the same handler without OAuth), for routes that check the
+	// token themselves.
+	mcpOpen http.Handler
 }
 
 func (o Options) surfaces(p *Provider) *surfaces {
@@ -119,12 +132,19 @@ func (o Options) surfaces(p *Provider) *surfaces {
 		rest = explorer.Wrap(x, rest, explorer.WithExecute(true),
 			explorer.WithTitle(name+" tools"))
 	}
-	return &surfaces{
+	s := &surfaces{
 		x:    x,
 		rest: rest,
 		mcp:  mcp.NewHandler(x, mcp.WithServerInfo(name, version)),
 		oxp:  oxp.NewHandler(x),
 	}
+	s.mcpOpen = s.mcp
+	if o.OAuth != nil && !o.OAuthPublicList {
+		s.rest = requireToken(o.OAuth, s.rest, explorerPage, writeUnauthorized)
+		s.mcp = requireToken(o.OAuth, s.mcp, nil, writeUnauthorized)
+		s.oxp = requireToken(o.OAuth, s.oxp, oxpHealth, writeOXPUnauthenticated)
+	}
+	return s
 }
 
 func (s *surfaces) mount(mux *http.ServeMux, prefix string) {
@@ -151,19 +171,27 @@ func Handler(p *Provider, o Options) (http.Handler, *toolexec.Executor) {
 	// routes that answer before any surface does (an unknown toolset) run
 	// the same.
 	guard := hostguard.New(o.AllowedHosts, o.AllowedOrigins)
-	sets := &toolsets{p: p, o: o, guard: guard, built: map[string]*toolset{}}
+	sets := &toolsets{p: p, o: o, guard: guard, built: map[string]*toolset{}, verifiers: map[string]*oauth.Verifier{}}
 	mux := http.NewServeMux()
 	mux.Handle(RESTPrefix+"/", http.StripPrefix(RESTPrefix, all.rest))
 	mux.Handle(OXPPrefix+"/", http.StripPrefix(OXPPrefix, all.oxp))
 	mux.Handle(MCPPath, all.mcp)
-	mux.Handle(MCPPath+"/", &mcpRoutes{all: all.mcp, sets: sets, guard: guard})
+	// Below /mcp/: the HandsAI routes and the toolsets' MCP endpoints, all
+	// part of the /mcp resource, behind its token check (so that a caller
+	// without a token learns nothing, not even which toolsets exist).
+	var below http.Handler = &mcpRoutes{all: all.mcpOpen, sets: sets, guard: guard}
+	if o.OAuth != nil && !o.OAuthPublicList {
+		below = requireToken(o.OAuth, below, nil, writeUnauthorized)
+	}
+	mux.Handle(MCPPath+"/", below)
 	mux.Handle(ToolsetPrefix, sets)
 
 	if o.OAuth != nil {
 		// RFC 9728: where OAuth clients learn which authorization server
-		// issues tokens for each endpoint.
+		// issues tokens for each endpoint, a toolset's included.
 		mux.Handle("/.well-known/oauth-protected-resource", o.OAuth.Metadata())
 		mux.Handle("/.well-known/oauth-protected-resource/", o.OAuth.Metadata())
+		mux.Handle("/.well-known/oauth-protected-resource"+ToolsetPrefix, sets.metadata())
 	}
 
 	return mux, all.x
@@ -174,41 +202,65 @@ func Handler(p *Provider, o Options) (http.Handler, *toolexec.Executor) {
 // and shared with /mcp/NAME. A name the current config does not define
 // answers 404.
 type toolsets struct {
-	p     *Provider
-	o     Options
-	guard *hostguard.Guard
-	mu    sync.Mutex
-	built map[string]*toolset
+	p         *Provider
+	o         Options
+	guard     *hostguard.Guard
+	mu        sync.Mutex
+	built     map[string]*toolset
+	verifiers map[string]*oauth.Verifier // with OAuth: each toolset's, by name
 }
 
-// toolset is the surfaces of one toolset and their mux under
-// /toolsets/NAME.
+// toolset is what serves one toolset: its surfaces under /toolsets/NAME
+// (with OAuth, protected as resources of their own), and its MCP endpoint
+// at /mcp/NAME (with OAuth, part of the server's /mcp resource, as the
+// path says: mcp is served behind /mcp's token check, see Handler).
 type toolset struct {
-	*surfaces
 	mux *http.ServeMux
+	mcp http.Handler
 }
 
-// get returns the surfaces of the named toolset, or false when the current
-// config does not define it.
-func (t *toolsets) get(name string) (*toolset, bool) {
+// get returns what serves the named toolset, building it on first use, or
+// false when the current config does not define the toolset. It answers
+// err when the toolset's endpoints cannot be protected.
+func (t *toolsets) get(name string) (*toolset, bool, error) {
 	if name == "" || !t.p.Current().HasToolset(name) {
-		return nil, false
+		return nil, false, nil
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	ts, ok := t.built[name]
-	if !ok {
-		ts = &toolset{surfaces: t.o.surfaces(t.p.View(name)), mux: http.NewServeMux()}
-		ts.mount(ts.mux, ToolsetPrefix+name)
-		t.built[name] = ts
+	if ts, ok := t.built[name]; ok {
+		return ts, true, nil
 	}
-	return ts, true
+	view := t.p.View(name)
+	o := t.o
+	if o.OAuth != nil {
+		v, err := t.verifierLocked(name)
+		if err != nil {
+			return nil, false, err
+		}
+		o.OAuth = v
+	}
+	s := o.surfaces(view)
+	ts := &toolset{mux: http.NewServeMux(), mcp: s.mcpOpen}
+	s.mount(ts.mux, ToolsetPrefix+name)
+	if t.o.OAuth != nil {
+		// /mcp/NAME is part of the server's /mcp resource: its tokens, its
+		// scopes, its metadata (mcpRoutes checks the token).
+		ts.mcp = t.o.surfaces(view).mcpOpen
+	}
+	t.built[name] = ts
+	return ts, true, nil
 }
 
 func (t *toolsets) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	rest := strings.TrimPrefix(r.URL.Path, ToolsetPrefix)
 	name, _, _ := strings.Cut(rest, "/")
-	ts, ok := t.get(name)
+	ts, ok, err := t.get(name)
+	if err != nil {
+		t.o.logError("toolexec: cannot protect a toolset's endpoints", "toolset", name, "error", err)
+		writeJSONError(w, http.StatusInternalServerError, "Internal server error")
+		return
+	}
 	if !ok {
 		if !t.guard.Allowed(r) {
 			// What a toolset's surfaces answer such a request, so a page
@@ -227,7 +279,9 @@ func (t *toolsets) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // BearerAuth is the auth hook of a static token: a call passes when it
 // carries "Authorization: Bearer TOKEN" or "X-HandsAI-Token: TOKEN"
 // (compared in constant time). A refusal is answered by the library as
-// 401 {"error":"Unauthorized"}.
+// 401 {"error":"Unauthorized"} with a WWW-Authenticate challenge whose
+// error_description says a static token is expected, so that an MCP client
+// does not go looking for an OAuth server the command does not have.
 func BearerAuth(token string) toolexec.AuthHook {
 	want := []byte(token)
 	return func(next http.Handler) http.Handler {
@@ -240,7 +294,12 @@ func BearerAuth(token string) toolexec.AuthHook {
 				}
 			}
 			if got == "" || subtle.ConstantTimeCompare([]byte(strings.TrimSpace(got)), want) != 1 {
-				http.Error(w, "missing or wrong bearer token", http.StatusUnauthorized)
+				challenge := `Bearer realm="toolexec", `
+				if got != "" {
+					challenge += `error="invalid_token", `
+				}
+				toolexec.WriteChallenge(w, http.StatusUnauthorized, challenge+
+					`error_description="this server takes a static bearer token (no OAuth): send Authorization: Bearer <token>"`)
 				return
 			}
 			next.ServeHTTP(w, r)

@@ -28,6 +28,18 @@ type Config struct {
 	// redactor replaces the values substituted from the environment
 	// (those of redactMin bytes or more) with their ${NAME} references.
 	redactor *strings.Replacer
+	// envValues are the values substituted from the environment.
+	envValues []string
+}
+
+// EnvValues returns every non-empty value the file took from the
+// environment through a ${NAME} reference, longest first: the values an
+// http tool treats as secrets (see httptool.WithSecrets).
+func (c *Config) EnvValues() []string {
+	if c == nil {
+		return nil
+	}
+	return append([]string(nil), c.envValues...)
 }
 
 // redactMin is the length from which Redact looks for a value substituted

@@ -59,6 +59,13 @@ func Parse(data []byte, name, dir string, getenv func(string) (string, bool)) (*
 	p.parse(data)
 	p.check()
 	p.cfg.redactor = envReplacer(p.envVars, redactMin)
+	for v := range p.envVars {
+		p.cfg.envValues = append(p.cfg.envValues, v)
+	}
+	sort.Slice(p.cfg.envValues, func(i, j int) bool {
+		a, b := p.cfg.envValues[i], p.cfg.envValues[j]
+		return len(a) > len(b) || len(a) == len(b) && a < b
+	})
 	if len(p.problems) > 0 {
 		sort.SliceStable(p.problems, func(i, j int) bool { return p.problems[i].Line < p.problems[j].Line })
 		// Every message names values through show; this catches any

@@ -90,7 +90,7 @@ func buildSet(ctx context.Context, cfg *config.Config, logger *slog.Logger, http
 			hs, ok := httpSources[src.Name]
 			if !ok {
 				var err error
-				hs, err = httptool.NewSource(src, httpOpts...)
+				hs, err = httptool.NewSource(src, append([]httptool.SourceOption{httptool.WithSecrets(cfg.EnvValues()...)}, httpOpts...)...)
 				if err != nil {
 					return fail(err)
 				}

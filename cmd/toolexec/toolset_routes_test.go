@@ -36,3 +36,30 @@ func TestServe_OAuthToolsetMCPRoutesArePartOfMCP(t *testing.T) {
 	resp, _ = send(t, base, http.MethodPost, "/mcp/public", other, mcpList)
 	assert.Equal(t, http.StatusUnauthorized, resp.StatusCode)
 }
+
+// With OAuth, mcp-toolbox's native API is part of the /api resource: its
+// manifests need a token for /api, as the REST lists do, and its calls the
+// token and scopes a REST call needs.
+func TestServe_OAuthToolboxNativeAPIIsPartOfAPI(t *testing.T) {
+	is := newIssuer(t, "openid", "tools.admin")
+	const res = "https://tools.example.com"
+	base, _ := startServerWith(t, t.TempDir(), groupTools, nil, "--oauth-issuer", is.srv.URL, "--oauth-resource", res+"/")
+	for _, path := range []string{"/api/toolset", "/api/toolset/public", "/api/tool/find"} {
+		resp, body := send(t, base, http.MethodGet, path, "", "")
+		assert.Equal(t, http.StatusUnauthorized, resp.StatusCode, "%s: %s", path, body)
+		assert.Contains(t, resp.Header.Get("WWW-Authenticate"), `/.well-known/oauth-protected-resource/api"`, path)
+	}
+	resp, _ := send(t, base, http.MethodPost, "/api/tool/find/invoke", "", `{"id":1}`)
+	assert.Equal(t, http.StatusUnauthorized, resp.StatusCode)
+
+	tok := is.token(t, res+"/api", "scope", "openid")
+	resp, body := send(t, base, http.MethodGet, "/api/toolset", tok, "")
+	assert.Equal(t, http.StatusOK, resp.StatusCode, body)
+	assert.Contains(t, body, `"find"`)
+	assert.NotContains(t, body, `"admin"`, "a tool the caller may not call is not listed")
+	resp, body = send(t, base, http.MethodPost, "/api/tool/find/invoke", tok, `{"id":1}`)
+	assert.Equal(t, http.StatusOK, resp.StatusCode, body)
+	assert.Contains(t, body, "apple")
+	resp, _ = send(t, base, http.MethodPost, "/api/tool/admin/invoke", tok, `{}`)
+	assert.Equal(t, http.StatusForbidden, resp.StatusCode)
+}

@@ -184,6 +184,11 @@ func Handler(p *Provider, o Options) (http.Handler, *toolexec.Executor) {
 		below = requireToken(o.OAuth, below, nil, writeUnauthorized)
 	}
 	mux.Handle(MCPPath+"/", below)
+	// mcp-toolbox's native API beside the REST surface (toolboxapi.go).
+	native := newToolboxAPI(p, o, all.x, all.rest, guard)
+	mux.Handle(toolboxToolsetPath, native)
+	mux.Handle(toolboxToolsetPath+"/", native)
+	mux.Handle(toolboxToolPath, native)
 	mux.Handle(ToolsetPrefix, sets)
 
 	if o.OAuth != nil {

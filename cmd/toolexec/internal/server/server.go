@@ -189,6 +189,11 @@ func Handler(p *Provider, o Options) (http.Handler, *toolexec.Executor) {
 	mux.Handle(toolboxToolsetPath, native)
 	mux.Handle(toolboxToolsetPath+"/", native)
 	mux.Handle(toolboxToolPath, native)
+	// mcp-toolbox's health check, which container probes call by address
+	// (hence no host check, as in toolbox): it says the process serves.
+	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
+		writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
+	})
 	mux.Handle(ToolsetPrefix, sets)
 
 	if o.OAuth != nil {

@@ -154,3 +154,16 @@ func TestToolboxAPI_Invoke(t *testing.T) {
 	code, _ = nativeDo(t, http.MethodGet, srv.URL+"/api/tool/by-id/invoke", "", auth...)
 	assert.Equal(t, http.StatusMethodNotAllowed, code)
 }
+
+func TestHealthz(t *testing.T) {
+	srv := serveNative(t, Options{Token: "tok"})
+	req, err := http.NewRequest(http.MethodGet, srv.URL+"/healthz", nil)
+	require.NoError(t, err)
+	req.Host = "10.0.0.7:5000" // a probe calls the pod's address
+	resp, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	assert.Equal(t, http.StatusOK, resp.StatusCode)
+	b, _ := io.ReadAll(resp.Body)
+	assert.JSONEq(t, `{"status":"ok"}`, string(b))
+}

@@ -3,6 +3,7 @@ package server
 import (
 	"encoding/json"
 	"net/http"
+	"sort"
 	"strings"
 
 	"github.com/toolexec/toolexec/internal/hostguard"
@@ -96,4 +97,14 @@ func rpcError(w http.ResponseWriter, status int, msg string) {
 func jsonQuote(s string) string {
 	b, _ := json.Marshal(s)
 	return string(b)
+}
+
+// ToolsetNames returns the names of the set's toolsets, sorted.
+func (s *Set) ToolsetNames() []string {
+	names := make([]string, 0, len(s.toolsets))
+	for name := range s.toolsets {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	return names
 }

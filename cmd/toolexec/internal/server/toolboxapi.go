@@ -191,18 +191,36 @@ func (a *toolboxAPI) invoke(w http.ResponseWriter, r *http.Request, name string)
 }
 
 // toolboxResult is the result text of a successful call in toolbox's form:
-// a SQL tool's rows as a JSON array (null when there is none), anything
-// else as its text.
+// a SQL tool's rows as a JSON array, columns in the statement's order ([]
+// when there is none), anything else (an http tool's answer) as its text.
+// The rows are read from the text content, which keeps the columns' order:
+// one {"rows": [...]} block, or one JSON object a row.
 func toolboxResult(res *toolexec.CallToolResult) string {
-	if sc, ok := res.StructuredContent.(map[string]any); ok {
-		if rows, ok := sc["rows"].([]any); ok {
-			if len(rows) == 0 {
-				return "null"
+	var texts []string
+	for _, c := range res.Content {
+		if t, ok := c.(*toolexec.TextContent); ok {
+			texts = append(texts, t.Text)
+		}
+	}
+	if len(texts) == 1 {
+		var env struct {
+			Rows json.RawMessage `json:"rows"`
+		}
+		if json.Unmarshal([]byte(texts[0]), &env) == nil && len(env.Rows) > 0 && env.Rows[0] == '[' {
+			return string(env.Rows)
+		}
+	}
+	if _, isSQL := res.StructuredContent.(map[string]any); isSQL || len(texts) > 1 {
+		// One object a row: joined into the array toolbox answers.
+		rows := make([]json.RawMessage, 0, len(texts))
+		for _, t := range texts {
+			if !json.Valid([]byte(t)) || !strings.HasPrefix(strings.TrimSpace(t), "{") {
+				return res.Text()
 			}
-			b, err := json.Marshal(rows)
-			if err == nil {
-				return string(b)
-			}
+			rows = append(rows, json.RawMessage(t))
+		}
+		if b, err := json.Marshal(rows); err == nil {
+			return string(b)
 		}
 	}
 	return res.Text()

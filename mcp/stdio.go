@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/toolexec/toolexec"
+	"github.com/toolexec/toolexec/internal/hostguard"
 	"github.com/toolexec/toolexec/internal/jsonwalk"
 )
 
@@ -76,6 +77,11 @@ func ServeStdio(ctx context.Context, x *toolexec.Executor, in io.Reader, out io.
 	if !ok {
 		return errors.New("mcp: ServeStdio: unexpected handler")
 	}
+	// The DNS-rebinding defense checks the Host and Origin headers a
+	// browser sends; nothing reaches a process's standard input through a
+	// browser, and the messages carry no such headers to check.
+	h.guard = hostguard.Guard{}
+	h.guard.Disable()
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	s := &stdioServer{

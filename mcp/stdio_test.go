@@ -396,3 +396,14 @@ func TestServeStdio_ListenStreamsOnTheSameLinesAndEndsWithTheInput(t *testing.T)
 		t.Fatal("an open listen stream kept ServeStdio from ending with its input")
 	}
 }
+
+// A host that lists the Host names it serves over HTTP still serves stdio:
+// the messages carry no Host or Origin to check.
+func TestServeStdio_RebindingListsDoNotApply(t *testing.T) {
+	x := newExecutor(toolexec.WithRebindingProtection(toolexec.RebindingProtection{
+		AllowedHosts: []string{"api.example.com"}, AllowedOrigins: []string{"https://app.example.com"}}))
+	c := startStdio(t, x, mcp.WithAllowedHosts("tools.example.com"))
+	c.send(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"weather_get","arguments":{"location":"Quito"}}}`)
+	res := result(t, c.next(), 1)
+	assert.Equal(t, false, res["isError"])
+}

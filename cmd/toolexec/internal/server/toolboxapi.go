@@ -196,6 +196,9 @@ func (a *toolboxAPI) invoke(w http.ResponseWriter, r *http.Request, name string)
 // The rows are read from the text content, which keeps the columns' order:
 // one {"rows": [...]} block, or one JSON object a row.
 func toolboxResult(res *toolexec.CallToolResult) string {
+	if !sqlResult(res) {
+		return res.Text()
+	}
 	var texts []string
 	for _, c := range res.Content {
 		if t, ok := c.(*toolexec.TextContent); ok {
@@ -210,20 +213,32 @@ func toolboxResult(res *toolexec.CallToolResult) string {
 			return string(env.Rows)
 		}
 	}
-	if _, isSQL := res.StructuredContent.(map[string]any); isSQL || len(texts) > 1 {
-		// One object a row: joined into the array toolbox answers.
-		rows := make([]json.RawMessage, 0, len(texts))
-		for _, t := range texts {
-			if !json.Valid([]byte(t)) || !strings.HasPrefix(strings.TrimSpace(t), "{") {
-				return res.Text()
-			}
-			rows = append(rows, json.RawMessage(t))
+	rows := make([]json.RawMessage, 0, len(texts))
+	for _, t := range texts {
+		if !json.Valid([]byte(t)) || !strings.HasPrefix(strings.TrimSpace(t), "{") {
+			return res.Text()
 		}
-		if b, err := json.Marshal(rows); err == nil {
-			return string(b)
-		}
+		rows = append(rows, json.RawMessage(t))
 	}
-	return res.Text()
+	b, err := json.Marshal(rows)
+	if err != nil {
+		return res.Text()
+	}
+	return string(b)
+}
+
+// sqlResult reports whether res is a SQL tool's: its structuredContent has
+// the rows, rowCount and truncated members of sqltool's results, a shape
+// an http tool's upstream answer is not taken for.
+func sqlResult(res *toolexec.CallToolResult) bool {
+	sc, ok := res.StructuredContent.(map[string]any)
+	if !ok {
+		return false
+	}
+	_, rows := sc["rows"].([]any)
+	_, count := sc["rowCount"]
+	_, truncated := sc["truncated"].(bool)
+	return rows && count && truncated
 }
 
 // toolboxError writes toolbox's error response: {"status", "error"}.

@@ -167,3 +167,30 @@ func TestHealthz(t *testing.T) {
 	b, _ := io.ReadAll(resp.Body)
 	assert.JSONEq(t, `{"status":"ok"}`, string(b))
 }
+
+// An http tool's answer is returned as the upstream sent it, even when it
+// is a JSON object with a rows member.
+func TestToolboxAPI_HTTPToolAnswersAsSent(t *testing.T) {
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = io.WriteString(w, `{"rows":[1,2],"total":2}`)
+	}))
+	t.Cleanup(up.Close)
+	set := build(t, `
+sources:
+  api: {kind: http, baseUrl: "`+up.URL+`"}
+tools:
+  stats:
+    kind: http
+    source: api
+    method: GET
+    path: /stats
+    description: statistics
+`, nil, nil)
+	h, _ := Handler(NewProvider(set), Options{})
+	srv := httptest.NewServer(h)
+	t.Cleanup(srv.Close)
+	code, m := nativeDo(t, http.MethodPost, srv.URL+"/api/tool/stats/invoke", `{}`)
+	require.Equal(t, http.StatusOK, code, m)
+	assert.JSONEq(t, `{"rows":[1,2],"total":2}`, m["result"].(string))
+}

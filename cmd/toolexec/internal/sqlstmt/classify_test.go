@@ -160,3 +160,19 @@ func TestClassify_Linear(t *testing.T) {
 	assert.Equal(t, Writes, c.Effect)
 	assert.Equal(t, "DELETE", c.Why)
 }
+
+func TestPlaceholders(t *testing.T) {
+	q, n := Placeholders(MySQL, `SELECT ? FROM t WHERE a = 'it\'s ?' AND b = "?" AND c = ? # ?`)
+	assert.Equal(t, 2, q)
+	assert.Equal(t, 0, n)
+	q, n = Placeholders(PostgreSQL, `SELECT $1, '$2', $$ $3 $$, $10 -- $11`)
+	assert.Equal(t, 0, q)
+	assert.Equal(t, 10, n)
+}
+
+func TestHasBareWord(t *testing.T) {
+	assert.True(t, HasBareWord(PostgreSQL, "SELECT * FROM marker", "MARKER"))
+	for _, s := range []string{"SELECT 'marker'", `SELECT "marker"`, "SELECT 1 -- marker", "SELECT markers"} {
+		assert.False(t, HasBareWord(PostgreSQL, s, "marker"), s)
+	}
+}

@@ -290,3 +290,43 @@ func isIDStart(c byte) bool {
 func isIDChar(c byte) bool {
 	return isIDStart(c) || isDigit(c) || c == '$'
 }
+
+// Placeholders counts the positional placeholders of statement, read by
+// the dialect's lexical rules: the number of bare "?" and the highest
+// "$N" (or "?N").
+func Placeholders(d Dialect, statement string) (questions, maxNumbered int) {
+	scan(d, statement, func(t token) bool {
+		if t.kind != tokOther || len(t.text) == 0 || t.text[0] != '?' && t.text[0] != '$' {
+			return true
+		}
+		if len(t.text) == 1 {
+			if t.text[0] == '?' {
+				questions++
+			}
+			return true
+		}
+		n := 0
+		for _, c := range []byte(t.text[1:]) {
+			if !isDigit(c) {
+				return true
+			}
+			if n < 1<<20 {
+				n = n*10 + int(c-'0')
+			}
+		}
+		maxNumbered = max(maxNumbered, n)
+		return true
+	})
+	return questions, maxNumbered
+}
+
+// HasBareWord reports whether word occurs in statement as a bare word
+// (outside literals, quoted identifiers and comments), in any case.
+func HasBareWord(d Dialect, statement, word string) bool {
+	found := false
+	scan(d, statement, func(t token) bool {
+		found = t.is(word)
+		return !found
+	})
+	return found
+}

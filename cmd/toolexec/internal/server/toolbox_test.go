@@ -1,0 +1,228 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/toolexec/toolexec/cmd/toolexec/internal/config"
+)
+
+// hotelsServer serves mcp-toolbox's hotels quickstart (testdata/hotels)
+// over HTTP: file is postgres.yaml or sqlite.yaml.
+func hotelsServer(t *testing.T, file string, env map[string]string) string {
+	t.Helper()
+	dir := t.TempDir()
+	for _, name := range []string{file, "sqlite.sql"} {
+		b, err := os.ReadFile(filepath.Join("testdata", "hotels", name))
+		require.NoError(t, err)
+		require.NoError(t, os.WriteFile(filepath.Join(dir, name), b, 0o600))
+	}
+	cfg, err := config.Load(filepath.Join(dir, file), func(k string) (string, bool) { v, ok := env[k]; return v, ok })
+	require.NoError(t, err, "the quickstart file is valid as it is")
+	set, err := Build(context.Background(), cfg, nil)
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = set.Close() })
+	h, _ := Handler(NewProvider(set), Options{})
+	srv := httptest.NewServer(h)
+	t.Cleanup(srv.Close)
+	return srv.URL
+}
+
+// postJSON posts body to url and decodes the JSON answer.
+func postJSON(t *testing.T, url, body string) (int, map[string]any) {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
+	require.NoError(t, err)
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	resp, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	require.NoError(t, err)
+	var m map[string]any
+	require.NoError(t, json.Unmarshal(b, &m), string(b))
+	return resp.StatusCode, m
+}
+
+// mcpToolCall calls a tool over MCP and returns the result object.
+func mcpToolCall(t *testing.T, base, name, args string) map[string]any {
+	t.Helper()
+	_, body := postJSON(t, base+"/mcp", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"`+name+`","arguments":`+args+`}}`)
+	res, ok := body["result"].(map[string]any)
+	require.True(t, ok, "%v", body)
+	return res
+}
+
+// contentTexts returns the texts of an MCP result's content.
+func contentTexts(res map[string]any) []string {
+	out := []string{}
+	for _, c := range res["content"].([]any) {
+		out = append(out, c.(map[string]any)["text"].(string))
+	}
+	return out
+}
+
+func checkHotelsQuickstart(t *testing.T, base string, booked func(id int) string) {
+	// Announced as what they do: the searches read, the others write.
+	_, body := postJSON(t, base+"/mcp", `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`)
+	hints := map[string]map[string]any{}
+	for _, tl := range body["result"].(map[string]any)["tools"].([]any) {
+		m := tl.(map[string]any)
+		hints[m["name"].(string)] = m["annotations"].(map[string]any)
+	}
+	require.Len(t, hints, 5)
+	assert.Equal(t, true, hints["search-hotels-by-name"]["readOnlyHint"])
+	for _, w := range []string{"book-hotel", "update-hotel", "cancel-hotel"} {
+		assert.Equal(t, false, hints[w]["readOnlyHint"], w)
+		assert.Equal(t, true, hints[w]["destructiveHint"], w)
+	}
+
+	// A search answers one text block per row, each the row's JSON
+	// object, as mcp-toolbox does.
+	res := mcpToolCall(t, base, "search-hotels-by-name", `{"name":"Basel"}`)
+	assert.Equal(t, false, res["isError"])
+	tx := contentTexts(res)
+	require.Len(t, tx, 3)
+	var row map[string]any
+	require.NoError(t, json.Unmarshal([]byte(tx[0]), &row))
+	assert.Equal(t, "Hilton Basel", row["name"])
+	assert.True(t, strings.HasPrefix(tx[0], `{"id":1,"name":"Hilton Basel","location":"Basel","price_tier":"Luxury","checkin_date":"2024-04-22`), tx[0])
+	assert.Empty(t, contentTexts(mcpToolCall(t, base, "search-hotels-by-name", `{"name":"Atlantis"}`)), "no row, no text block")
+
+	// The writes work over every surface and report what they changed.
+	res = mcpToolCall(t, base, "book-hotel", `{"hotel_id":"1"}`)
+	require.Equal(t, false, res["isError"], res)
+	assert.Empty(t, contentTexts(res), "mcp-toolbox answers an UPDATE with no content")
+	assert.Equal(t, float64(1), res["structuredContent"].(map[string]any)["affectedRows"])
+	assert.Equal(t, "1", booked(1))
+
+	code, body := postJSON(t, base+"/api/tools/update-hotel/call", `{"hotel_id":"2","checkin_date":"2024-05-01","checkout_date":"2024-05-05"}`)
+	require.Equal(t, http.StatusOK, code, body)
+	assert.Equal(t, float64(1), body["structuredContent"].(map[string]any)["affectedRows"])
+
+	code, body = postJSON(t, base+"/oxp/tools/call", `{"tool_id":"Tools.cancel-hotel","input":{"hotel_id":"1"}}`)
+	require.Equal(t, http.StatusOK, code, body)
+	assert.Equal(t, true, body["success"], body)
+	assert.Equal(t, "0", booked(1))
+
+	res = mcpToolCall(t, base, "search-hotels-by-location", `{"location":"Zurich"}`)
+	found := false
+	for _, s := range contentTexts(res) {
+		if strings.Contains(s, `"id":2,`) {
+			found = true
+			assert.Contains(t, s, `"checkin_date":"2024-05-01`, "the update was committed")
+		}
+	}
+	assert.True(t, found)
+
+	res = mcpToolCall(t, base, "book-hotel", `{"hotel_id":"999"}`)
+	assert.Equal(t, false, res["isError"])
+	assert.Equal(t, float64(0), res["structuredContent"].(map[string]any)["affectedRows"], "no such hotel: no row changed")
+}
+
+func TestHotelsQuickstart_Postgres(t *testing.T) {
+	s := postgres(t)
+	db := pgDB(t, s)
+	schema, err := os.ReadFile(filepath.Join("testdata", "hotels", "postgres.sql"))
+	require.NoError(t, err)
+	_, err = db.Exec(string(schema))
+	require.NoError(t, err)
+	base := hotelsServer(t, "postgres.yaml", map[string]string{
+		"HOTELS_HOST": s.Host, "HOTELS_PORT": strconv.Itoa(s.Port), "HOTELS_DATABASE": s.Database, "HOTELS_USER": s.User,
+	})
+	checkHotelsQuickstart(t, base, func(id int) string {
+		var b string
+		require.NoError(t, db.QueryRow(`SELECT booked::text FROM hotels WHERE id = $1`, id).Scan(&b))
+		return b
+	})
+	// A BIT column is its bits as text, not pgx's struct (mcp-toolbox
+	// answers {"Bytes":"gA==","Len":1,"Valid":true}).
+	res := mcpToolCall(t, base, "search-hotels-by-name", `{"name":"Hilton"}`)
+	assert.Contains(t, contentTexts(res)[0], `"booked":"0"`)
+}
+
+func TestHotelsQuickstart_SQLite(t *testing.T) {
+	var base string
+	base = hotelsServer(t, "sqlite.yaml", nil)
+	checkHotelsQuickstart(t, base, func(id int) string {
+		res := mcpToolCall(t, base, "search-hotels-by-name", `{"name":""}`)
+		for _, s := range contentTexts(res) {
+			var row map[string]any
+			require.NoError(t, json.Unmarshal([]byte(s), &row))
+			if row["id"] == float64(id) {
+				return strconv.Itoa(int(row["booked"].(float64)))
+			}
+		}
+		return ""
+	})
+}
+
+const pgCapTools = `
+tools:
+  endless:
+    kind: postgres-sql
+    source: pg
+    description: a hundred million rows
+    maxRows: 10
+    timeout: 10s
+    statement: SELECT generate_series(1, 100000000) AS g, 'toolexec-cap-marker' AS marker
+  heavy:
+    kind: postgres-sql
+    source: pg
+    description: wide rows
+    maxBytes: 1000
+    timeout: 10s
+    statement: SELECT generate_series(1, 100000000) AS g, repeat('x', 400) AS pad, 'toolexec-cap-marker' AS marker
+  add-many:
+    kind: postgres-sql
+    source: pg
+    description: inserts five rows, returns them
+    maxRows: 2
+    statement: INSERT INTO capped (n) SELECT g FROM generate_series(1, 5) g RETURNING n
+`
+
+// TestPostgres_CapCancelsTheQuery: a read cut at maxRows or maxBytes is
+// cancelled on the server, not read to its end (a hundred million rows
+// would outlast the tool's timeout), and a write cut at maxRows still
+// commits whole. (The series is in the select list, where PostgreSQL
+// streams it; in FROM it is computed whole before the first row.)
+func TestPostgres_CapCancelsTheQuery(t *testing.T) {
+	s := postgres(t)
+	db := pgDB(t, s)
+	_, err := db.Exec(`DROP TABLE IF EXISTS capped; CREATE TABLE capped (n int)`)
+	require.NoError(t, err)
+	set := build(t, pgSource(s)+pgCapTools, nil, map[string]string{"PGUSER_FOR_TEST": s.User})
+	x := executor(set, Options{})
+	const active = `SELECT count(*) FROM pg_stat_activity WHERE state = 'active' AND query LIKE '%toolexec-cap-marker%' AND pid <> pg_backend_pid()`
+	for _, name := range []string{"endless", "heavy"} {
+		res, err := call(t, x, name, nil)
+		require.NoError(t, err, name)
+		sc := res.StructuredContent.(map[string]any)
+		assert.Equal(t, true, sc["truncated"], name)
+		var n int
+		require.NoError(t, db.QueryRow(active).Scan(&n))
+		assert.Zero(t, n, "%s: the query no longer runs on the server", name)
+	}
+	res, err := call(t, x, "endless", nil)
+	require.NoError(t, err)
+	assert.Len(t, rows(t, res), 10)
+
+	res, err = call(t, x, "add-many", nil)
+	require.NoError(t, err)
+	assert.Len(t, rows(t, res), 2)
+	var n int
+	require.NoError(t, db.QueryRow(`SELECT count(*) FROM capped`).Scan(&n))
+	assert.Equal(t, 5, n, "the write ran to its end and committed")
+}

@@ -226,3 +226,81 @@ func TestPostgres_CapCancelsTheQuery(t *testing.T) {
 	require.NoError(t, db.QueryRow(`SELECT count(*) FROM capped`).Scan(&n))
 	assert.Equal(t, 5, n, "the write ran to its end and committed")
 }
+
+const argTools = `
+sources:
+  db: {kind: sqlite, database: test.db, init: schema.sql}
+tools:
+  by-id:
+    kind: sqlite-sql
+    source: db
+    description: by id
+    parameters: [{name: id, type: integer, description: id}]
+    statement: SELECT id, name FROM items WHERE id = ?
+  by-pattern:
+    kind: sqlite-sql
+    source: db
+    description: names matching an allowed pattern
+    parameters: [{name: name, type: string, description: name, allowedValues: ["p[a-z]+", apple]}]
+    statement: SELECT id FROM items WHERE name = ?
+  pick:
+    kind: sqlite-sql
+    source: db
+    description: a column of a table
+    templateParameters:
+      - {name: table, type: string, description: table, allowedValues: [items, "item[s]?"]}
+      - {name: columns, type: array, description: columns, items: {name: c, type: string, description: c, allowedValues: [id, name, "na` + "`" + `me"]}}
+      - {name: n, type: integer, description: limit, minValue: 1, maxValue: 10}
+    statement: SELECT {{array .columns}} FROM {{.table}} ORDER BY 1 LIMIT {{.n}}
+`
+
+// TestArguments_InvalidIsTheSameEverywhere: an integer beyond 64 bits,
+// a value outside allowedValues' patterns, and a template parameter
+// outside its allowed names are invalid arguments like any other: REST
+// 422, an MCP isError result, OXP 422, and no SQL runs.
+func TestArguments_InvalidIsTheSameEverywhere(t *testing.T) {
+	set := build(t, argTools, map[string]string{"schema.sql": sqliteSchema}, nil)
+	h, _ := Handler(NewProvider(set), Options{})
+	srv := httptest.NewServer(h)
+	defer srv.Close()
+	for _, c := range []struct{ tool, args string }{
+		{"by-id", `{"id": 99999999999999999999}`},
+		{"by-id", `{"id": 9223372036854775808}`},
+		{"by-id", `{"id": -9223372036854775809}`},
+		{"by-pattern", `{"name": "banana"}`},
+		{"by-pattern", `{"name": "pear; DROP TABLE items"}`},
+		{"by-pattern", `{"name": "apples"}`},
+		{"pick", `{"table": "secrets", "columns": ["id"], "n": 1}`},
+		{"pick", `{"table": "items\" UNION SELECT v FROM secrets --", "columns": ["id"], "n": 1}`},
+		{"pick", `{"table": "items", "columns": ["v"], "n": 1}`},
+		{"pick", `{"table": "items", "columns": ["id"], "n": 11}`},
+	} {
+		code, body := postJSON(t, srv.URL+"/api/tools/"+c.tool+"/call", c.args)
+		assert.Equal(t, http.StatusUnprocessableEntity, code, "REST %s %s: %v", c.tool, c.args, body)
+		res := mcpToolCall(t, srv.URL, c.tool, c.args)
+		assert.Equal(t, true, res["isError"], "MCP %s %s", c.tool, c.args)
+		code, body = postJSON(t, srv.URL+"/oxp/tools/call", `{"tool_id":"Tools.`+c.tool+`","input":`+c.args+`}`)
+		assert.Equal(t, http.StatusUnprocessableEntity, code, "OXP %s %s: %v", c.tool, c.args, body)
+	}
+	code, body := postJSON(t, srv.URL+"/api/tools/by-id/call", `{"id": 9223372036854775807}`)
+	assert.Equal(t, http.StatusOK, code, "the largest 64-bit integer is valid: %v", body)
+	code, body = postJSON(t, srv.URL+"/api/tools/by-pattern/call", `{"name": "plum"}`)
+	require.Equal(t, http.StatusOK, code, body)
+	assert.Equal(t, float64(1), body["structuredContent"].(map[string]any)["rowCount"])
+}
+
+func TestTemplateParameters_SplicedAsQuotedIdentifiers(t *testing.T) {
+	set := build(t, argTools, map[string]string{"schema.sql": sqliteSchema}, nil)
+	x := executor(set, Options{})
+	res, err := call(t, x, "pick", map[string]any{"table": "items", "columns": []string{"id", "name"}, "n": 2})
+	require.NoError(t, err)
+	assert.Equal(t, []string{`{"id":1,"name":"apple"}`, `{"id":2,"name":"pear"}`}, texts(t, res))
+	// An allowed name holding the quote is quoted with it doubled: it
+	// names a column that does not exist, and nothing else runs.
+	_, err = call(t, x, "pick", map[string]any{"table": "items", "columns": []string{"na`me"}, "n": 1})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "no such column: na`me")
+	def, ok := x.Lookup("pick", "")
+	require.True(t, ok)
+	assert.Contains(t, string(def.InputSchema), `"pattern":"^(?:items|(?:item[s]?))$"`)
+}

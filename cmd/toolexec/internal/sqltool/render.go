@@ -13,8 +13,8 @@ import (
 
 // render returns the tool's statement with its template parameters'
 // values spliced in: a string as a quoted identifier (the driver's
-// identifier quoting: pgx.Identifier for PostgreSQL, backticks for MySQL,
-// double quotes for SQLite, a quote inside doubled), an array of strings
+// identifier quoting: pgx.Identifier for PostgreSQL, backquotes for MySQL
+// and SQLite, a quote inside doubled), an array of strings
 // as such identifiers separated by ", ", an integer or float as a number,
 // a boolean as TRUE or FALSE. Strings must be among their parameter's
 // allowed values (the file requires a list), checked here again although
@@ -80,10 +80,11 @@ func (t *Tool) writeIdent(b *strings.Builder, name string, p *config.Param, v an
 	switch t.src.Kind {
 	case config.KindPostgres:
 		b.WriteString(pgx.Identifier{s}.Sanitize())
-	case config.KindMySQL:
-		b.WriteString("`" + strings.ReplaceAll(s, "`", "``") + "`")
 	default:
-		b.WriteString(`"` + strings.ReplaceAll(s, `"`, `""`) + `"`)
+		// MySQL's quotes, and SQLite's too: SQLite reads a double-quoted
+		// name that matches no column as a string literal, a backquoted
+		// one always as an identifier.
+		b.WriteString("`" + strings.ReplaceAll(s, "`", "``") + "`")
 	}
 	return nil
 }

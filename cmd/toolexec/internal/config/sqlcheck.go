@@ -21,6 +21,11 @@ func (p *parser) checkSQL(t *Tool, src *Source) {
 		line = t.Line
 	}
 	d := Dialect(src.Kind)
+	for _, prm := range t.Parameters {
+		if prm.Escape != "" {
+			p.problems = append(p.problems, Problem{File: p.file, Line: prm.Line, Message: fmt.Sprintf("%s: parameter %s: escape is only for templateParameters (a parameter is bound, never spliced, and needs no quoting)", what, p.show(prm.Name))})
+		}
+	}
 	stmt := t.Statement
 	if len(t.TemplateParameters) > 0 {
 		if stmt = p.checkTemplate(what, line, d, t); stmt == "" {

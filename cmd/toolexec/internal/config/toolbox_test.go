@@ -351,6 +351,13 @@ func TestParse_TemplateParametersBadInput(t *testing.T) {
     templateParameters:
       - {name: cols, type: array, description: c, items: {name: c, type: integer, description: c}}
       - {name: t, type: string, description: t, allowedValues: [x]}
+  h:
+    kind: postgres-sql
+    source: pg
+    description: d
+    statement: SELECT $1
+    parameters:
+      - {name: v, type: string, description: v, escape: double-quotes}
   g:
     kind: postgres-sql
     source: pg
@@ -367,4 +374,5 @@ func TestParse_TemplateParametersBadInput(t *testing.T) {
 	assert.Contains(t, msgs, `tool "e": template parameter "t": escape "single-quotes" is not an identifier quote of MySQL`)
 	assert.Contains(t, msgs, `tool "f": templateParameters: {{.cols}}: "cols" is an array: write {{array .cols}}`)
 	assert.Contains(t, msgs, `tool "g": template parameter "cols": needs items: {allowedValues: [...]}`)
+	assert.Contains(t, msgs, `tool "h": parameter "v": escape is only for templateParameters`)
 }

@@ -304,3 +304,32 @@ func TestTemplateParameters_SplicedAsQuotedIdentifiers(t *testing.T) {
 	require.True(t, ok)
 	assert.Contains(t, string(def.InputSchema), `"pattern":"^(?:items|(?:item[s]?))$"`)
 }
+
+// TestPostgres_RowsAsToolboxWritesThem compares a row of every common type
+// with what mcp-toolbox 1.12.0 answered for the same statement (recorded
+// against the same PostgreSQL): the same JSON but for bit strings and
+// intervals, which toolbox prints as pgx's internal structs
+// ({"Bytes":"oA==","Len":3,"Valid":true}, {"Microseconds":0,"Days":1,
+// "Months":0,"Valid":true}) and toolexec as PostgreSQL's text.
+func TestPostgres_RowsAsToolboxWritesThem(t *testing.T) {
+	s := postgres(t)
+	set := build(t, pgSource(s)+`
+tools:
+  types:
+    kind: postgres-sql
+    source: pg
+    description: one of each type
+    statement: >-
+      SELECT 1::int AS i, 9007199254740993::bigint AS big, 1.5::float8 AS f, 1.25::numeric AS n, true AS b,
+      NULL AS nul, 'x'::text AS t, '2024-04-22'::date AS d, '2024-01-02 03:04:05+00'::timestamptz AS ts,
+      B'101' AS bits, '\xdeadbeef'::bytea AS by, '{"a":1}'::jsonb AS j, ARRAY[1,2] AS arr,
+      'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11'::uuid AS u, interval '1 day' AS iv,
+      ARRAY['a b', NULL] AS words, '{"big": 12345678901234567890}'::json AS jbig
+`, nil, map[string]string{"PGUSER_FOR_TEST": s.User})
+	x := executor(set, Options{})
+	res, err := call(t, x, "types", nil)
+	require.NoError(t, err)
+	assert.Equal(t, []string{`{"i":1,"big":9007199254740993,"f":1.5,"n":1.25,"b":true,"nul":null,"t":"x",` +
+		`"d":"2024-04-22T00:00:00Z","ts":"2024-01-02T03:04:05Z","bits":"101","by":"3q2+7w==","j":{"a":1},"arr":[1,2],` +
+		`"u":"a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11","iv":"1 day","words":["a b",null],"jbig":{"big":12345678901234567890}}`}, texts(t, res))
+}

@@ -347,12 +347,16 @@ func (t *Tool) collect(rows *sql.Rows, cut func()) (*toolexec.CallToolResult, er
 		return nil, err
 	}
 	var conv []func(any) any
-	if t.src.Kind == config.KindMySQL {
+	if t.src.Kind == config.KindMySQL || t.src.Kind == config.KindPostgres {
 		types, err := rows.ColumnTypes()
 		if err != nil {
 			return nil, err
 		}
-		conv = mysqlConverters(types)
+		if t.src.Kind == config.KindMySQL {
+			conv = mysqlConverters(types)
+		} else {
+			conv = pgConverters(types)
+		}
 	}
 	vals := make([]any, len(cols))
 	ptrs := make([]any, len(cols))
@@ -445,8 +449,14 @@ func jsonValue(v any) any {
 			return float64(v)
 		}
 		return json.Number(strconv.FormatUint(v, 10))
-	case json.Number, map[string]any, []any:
+	case json.Number, map[string]any:
 		return v
+	case []any:
+		out := make([]any, len(v))
+		for i, e := range v {
+			out[i] = jsonValue(e)
+		}
+		return out
 	case []byte:
 		if utf8.Valid(v) {
 			return string(v)

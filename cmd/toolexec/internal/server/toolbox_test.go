@@ -333,3 +333,55 @@ tools:
 		`"d":"2024-04-22T00:00:00Z","ts":"2024-01-02T03:04:05Z","bits":"101","by":"3q2+7w==","j":{"a":1},"arr":[1,2],` +
 		`"u":"a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11","iv":"1 day","words":["a b",null],"jbig":{"big":12345678901234567890}}`}, texts(t, res))
 }
+
+// TestAnnotations_TheFileWins: a tool's annotations block (toolbox's
+// field) is announced as it says, on SQL and HTTP tools alike, over what
+// the kind would announce.
+func TestAnnotations_TheFileWins(t *testing.T) {
+	set := build(t, `
+sources:
+  db: {kind: sqlite, database: test.db, init: schema.sql}
+  api: {kind: http, baseUrl: "http://127.0.0.1:9"}
+tools:
+  search:
+    kind: sqlite-sql
+    source: db
+    description: d
+    statement: SELECT id FROM items
+    annotations: {idempotentHint: true, openWorldHint: true}
+  add:
+    kind: sqlite-sql
+    source: db
+    description: d
+    statement: INSERT INTO items (name, price, active) VALUES ('x', 1, 1)
+    annotations: {destructiveHint: false, idempotentHint: false}
+  lookup:
+    kind: http
+    source: api
+    method: POST
+    path: /lookup
+    description: a POST that only reads
+    annotations: {readOnlyHint: true, openWorldHint: false, idempotentHint: true}
+  push:
+    kind: http
+    source: api
+    method: POST
+    path: /push
+    description: d
+    annotations: {destructiveHint: false}
+`, map[string]string{"schema.sql": sqliteSchema}, nil)
+	x := executor(set, Options{})
+	ann := func(name string) map[string]any {
+		def, ok := x.Lookup(name, "")
+		require.True(t, ok, name)
+		b, err := json.Marshal(def.Annotations)
+		require.NoError(t, err)
+		var m map[string]any
+		require.NoError(t, json.Unmarshal(b, &m))
+		return m
+	}
+	assert.Equal(t, map[string]any{"readOnlyHint": true, "idempotentHint": true, "openWorldHint": true}, ann("search"))
+	assert.Equal(t, map[string]any{"readOnlyHint": false, "destructiveHint": false, "idempotentHint": false, "openWorldHint": false}, ann("add"))
+	assert.Equal(t, map[string]any{"readOnlyHint": true, "idempotentHint": true, "openWorldHint": false}, ann("lookup"))
+	assert.Equal(t, map[string]any{"readOnlyHint": false, "destructiveHint": false, "openWorldHint": true}, ann("push"))
+}

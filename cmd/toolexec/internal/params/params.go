@@ -15,9 +15,10 @@ import (
 // Schema returns the JSON Schema of an arguments object with ps as its
 // properties: types, descriptions, required, defaults, enums (from
 // allowedValues, or a pattern when an entry is a regular expression, see
-// config.AllowedEntryIsPattern) and bounds (minValue and maxValue, within
-// the range of a 64-bit integer or float). Unknown properties are refused,
-// so a misspelt argument fails validation instead of being ignored.
+// config.AllowedEntryIsPattern) and bounds (minValue, maxValue; Bounds
+// keeps numbers within what a driver can bind). Unknown properties are
+// refused, so a misspelt argument fails validation instead of being
+// ignored.
 func Schema(ps []*config.Param) json.RawMessage {
 	props := map[string]any{}
 	required := []string{}
@@ -72,8 +73,11 @@ func property(p *config.Param) map[string]any {
 	case len(p.AllowedValues) > 0:
 		s["enum"] = p.AllowedValues
 	}
-	if lo, hi, ok := bounds(p); ok {
-		s["minimum"], s["maximum"] = lo, hi
+	if p.MinValue != nil {
+		s["minimum"] = *p.MinValue
+	}
+	if p.MaxValue != nil {
+		s["maximum"] = *p.MaxValue
 	}
 	switch p.Type {
 	case config.TypeArray:
@@ -88,47 +92,6 @@ func property(p *config.Param) map[string]any {
 		}
 	}
 	return s
-}
-
-// The bounds of the numbers a parameter can be bound as: a 64-bit integer,
-// a finite 64-bit float.
-const (
-	minInt64   = json.Number("-9223372036854775808")
-	maxInt64   = json.Number("9223372036854775807")
-	maxFloat64 = json.Number("1.7976931348623157e308")
-	minFloat64 = json.Number("-1.7976931348623157e308")
-)
-
-// bounds returns the minimum and maximum of an integer or float
-// parameter's schema: its minValue and maxValue, within the range of the
-// type it is bound as, so that a number beyond it (an integer beyond 64
-// bits, 1e400) fails validation like any invalid argument.
-func bounds(p *config.Param) (lo, hi any, ok bool) {
-	var tmin, tmax json.Number
-	switch p.Type {
-	case config.TypeInteger:
-		tmin, tmax = minInt64, maxInt64
-	case config.TypeFloat:
-		tmin, tmax = minFloat64, maxFloat64
-	default:
-		return nil, nil, false
-	}
-	lo, hi = tmin, tmax
-	if p.MinValue != nil && *p.MinValue > -math.MaxInt64 {
-		lo = *p.MinValue
-	}
-	if p.MaxValue != nil && *p.MaxValue < math.MaxInt64 {
-		hi = *p.MaxValue
-	}
-	if p.Type == config.TypeFloat {
-		if p.MinValue != nil {
-			lo = *p.MinValue
-		}
-		if p.MaxValue != nil {
-			hi = *p.MaxValue
-		}
-	}
-	return lo, hi, true
 }
 
 // Value returns the argument for p from args: the argument, else p's

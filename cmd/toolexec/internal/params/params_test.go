@@ -23,7 +23,7 @@ func TestSchema_FromParameters(t *testing.T) {
 		"properties": {
 			"q": {"type": "string", "description": "query", "enum": ["a", "b"]},
 			"n": {"type": "integer", "minimum": 1, "maximum": 5, "default": 3},
-			"ids": {"type": "array", "items": {"type": "number", "minimum": -1.7976931348623157e308, "maximum": 1.7976931348623157e308}},
+			"ids": {"type": "array", "items": {"type": "number"}},
 			"m": {"type": "object", "additionalProperties": {"type": "boolean"}}
 		}}`, string(s))
 }
@@ -56,13 +56,6 @@ func TestValue_Conversions(t *testing.T) {
 	assert.ErrorContains(t, err, "64-bit")
 	_, err = Value(&config.Param{Name: "i", Type: config.TypeInteger}, map[string]any{"i": "1"})
 	assert.Error(t, err, "a wrong type that slipped past validation is still refused")
-}
-
-func TestSchema_IntegersWithinSixtyFourBits(t *testing.T) {
-	s := Schema([]*config.Param{{Name: "n", Type: config.TypeInteger}})
-	assert.JSONEq(t, `{"type":"object","additionalProperties":false,"properties":{
-		"n":{"type":"integer","minimum":-9223372036854775808,"maximum":9223372036854775807}}}`, string(s))
-	assert.Contains(t, string(s), "9223372036854775807", "exact, not rounded to 2^63")
 }
 
 func TestSchema_AllowedPatternReplacesEnum(t *testing.T) {

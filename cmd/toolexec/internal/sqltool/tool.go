@@ -120,8 +120,20 @@ func (t *Tool) Definition() toolexec.Tool {
 			Scopes:      t.cfg.Scopes,
 
 			ConcurrencyLimit: concurrency(t.cfg.MaxConcurrency),
+			Interceptors:     interceptors(params.Bounds(t.cfg.AllParams())),
 		},
 	}
+}
+
+// interceptors is the list of the non-nil interceptors.
+func interceptors(ics ...toolexec.Interceptor) []toolexec.Interceptor {
+	var out []toolexec.Interceptor
+	for _, ic := range ics {
+		if ic != nil {
+			out = append(out, ic)
+		}
+	}
+	return out
 }
 
 // Handle runs the statement with the call's arguments bound in parameter
@@ -207,10 +219,17 @@ func (t *Tool) run(ctx context.Context, statement string, args []any) (*toolexec
 		db = t.src.rw
 	}
 	// qctx is the query's own context: a read-only query cut at the row
-	// or byte cap is cancelled through it, which stops it on the server
-	// too, rather than read to its end.
-	qctx, cancel := context.WithCancel(ctx)
-	defer cancel()
+	// or byte cap is cancelled through it (cut), which stops it on the
+	// server too, rather than read to its end. SQLite needs none: closing
+	// its rows resets the statement, and a cancellable context would cost
+	// database/sql a goroutine per query.
+	qctx, cut := ctx, func() {}
+	if t.src.Kind != config.KindSQLite {
+		var cancel context.CancelFunc
+		qctx, cancel = context.WithCancel(ctx)
+		defer cancel()
+		cut = cancel
+	}
 	var (
 		tx  *sql.Tx
 		err error
@@ -305,7 +324,6 @@ func (t *Tool) run(ctx context.Context, statement string, args []any) (*toolexec
 	// A read-only query cut at a cap is cancelled; one that writes runs to
 	// its end (its rows past the cap are read and dropped), so that what
 	// it writes is committed whole.
-	cut := cancel
 	if !ro {
 		cut = nil
 	}

@@ -28,39 +28,81 @@ func AllowedEntryIsPattern(entry string) bool {
 // default against its allowed values.
 func (p *parser) allowedPattern(label string, n *yaml.Node, prm *Param) {
 	if prm.Type == TypeString {
-		var alts []string
-		pattern := false
-		for _, v := range prm.AllowedValues {
-			s, ok := v.(string)
-			if !ok {
-				continue
-			}
-			if AllowedEntryIsPattern(s) {
-				pattern = true
-				alts = append(alts, "(?:"+s+")")
-			} else {
-				alts = append(alts, regexp.QuoteMeta(s))
-			}
+		re, err := entriesPattern(prm.AllowedValues)
+		if err != nil {
+			p.errorf(n, "%s: allowedValues: %v", label, err)
+			return
 		}
-		if pattern {
-			re, err := regexp.Compile("^(?:" + strings.Join(alts, "|") + ")$")
-			if err != nil {
-				p.errorf(n, "%s: allowedValues: %v", label, err)
-				return
-			}
-			prm.AllowedPattern = re
-		}
+		prm.AllowedPattern = re
 	}
 	if prm.HasDefault && prm.Default != nil && !prm.Allows(prm.Default) {
 		p.errorf(n, "%s: the default %s is not one of allowedValues", label, p.show(toText(prm.Default)))
 	}
 }
 
+// excludedValues reads a parameter's excludedValues (toolbox's field): the
+// values it refuses, with regular-expression entries as in allowedValues.
+func (p *parser) excludedValues(label string, n *yaml.Node, prm *Param) {
+	if n.Kind != yaml.SequenceNode {
+		p.errorf(n, "%s: excludedValues must be a list", label)
+		return
+	}
+	for _, c := range n.Content {
+		v, err := p.value(c, prm)
+		if err != nil {
+			p.errorf(c, "%s: excludedValues: %v", label, err)
+			continue
+		}
+		prm.ExcludedValues = append(prm.ExcludedValues, v)
+	}
+	if prm.Type == TypeString {
+		re, err := entriesPattern(prm.ExcludedValues)
+		if err != nil {
+			p.errorf(n, "%s: excludedValues: %v", label, err)
+			return
+		}
+		prm.ExcludedPattern = re
+	}
+	if prm.HasDefault && prm.Default != nil && !prm.Allows(prm.Default) {
+		p.errorf(n, "%s: the default %s is one of excludedValues", label, p.show(toText(prm.Default)))
+	}
+}
+
+// entriesPattern returns the pattern that matches a value equal to one of
+// the literal entries or matching one of the regular-expression entries
+// (AllowedEntryIsPattern), each anchored to the whole value; nil when no
+// entry is a regular expression.
+func entriesPattern(values []any) (*regexp.Regexp, error) {
+	var alts []string
+	pattern := false
+	for _, v := range values {
+		s, ok := v.(string)
+		if !ok {
+			continue
+		}
+		if AllowedEntryIsPattern(s) {
+			pattern = true
+			alts = append(alts, "(?:"+s+")")
+		} else {
+			alts = append(alts, regexp.QuoteMeta(s))
+		}
+	}
+	if !pattern {
+		return nil, nil
+	}
+	return regexp.Compile("^(?:" + strings.Join(alts, "|") + ")$")
+}
+
 // Allows reports whether v, an argument converted for the parameter (or a
-// value of the file), is one of the parameter's allowed values: it matches
-// AllowedPattern when there is one, else equals an entry of
-// AllowedValues. Every value is allowed when the list is empty.
+// value of the file), is one of the parameter's allowed values and none of
+// its excluded ones: it matches AllowedPattern when there is one, else
+// equals an entry of AllowedValues (every value does when the list is
+// empty); and it neither matches ExcludedPattern nor equals an entry of
+// ExcludedValues.
 func (prm *Param) Allows(v any) bool {
+	if prm.excluded(v) {
+		return false
+	}
 	if prm.AllowedPattern != nil {
 		s, ok := v.(string)
 		return ok && prm.AllowedPattern.MatchString(s)
@@ -70,6 +112,19 @@ func (prm *Param) Allows(v any) bool {
 	}
 	for _, a := range prm.AllowedValues {
 		if sameValue(a, v) {
+			return true
+		}
+	}
+	return false
+}
+
+func (prm *Param) excluded(v any) bool {
+	if prm.ExcludedPattern != nil {
+		s, ok := v.(string)
+		return ok && prm.ExcludedPattern.MatchString(s)
+	}
+	for _, e := range prm.ExcludedValues {
+		if sameValue(e, v) {
 			return true
 		}
 	}

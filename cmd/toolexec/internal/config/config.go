@@ -279,6 +279,12 @@ type Param struct {
 	// whole value, the regular expressions as RE2 and the other entries
 	// literally, joined by "|". It replaces the enum in the schema.
 	AllowedPattern *regexp.Regexp
+	// ExcludedValues refuse these values (toolbox's field), and
+	// ExcludedPattern, set when an entry of a string parameter's list is a
+	// regular expression, refuses what matches it (built as
+	// AllowedPattern is). The schema says `not` either.
+	ExcludedValues  []any
+	ExcludedPattern *regexp.Regexp
 	// Escape is a string template parameter's escape (toolbox's field):
 	// which identifier quotes the file expects; toolexec always quotes
 	// with the database's own.

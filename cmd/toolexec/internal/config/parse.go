@@ -274,7 +274,7 @@ func (p *parser) fields(what string, m *yaml.Node, f func(key string, k, v *yaml
 		seen[k.Value] = true
 		if !f(k.Value, k, v) {
 			switch k.Value {
-			case "authRequired", "authServices", "excludedValues", "embeddedBy", "valueFromParam":
+			case "authRequired", "authServices", "embeddedBy", "valueFromParam":
 				p.errorf(k, "%s: %s is not supported by toolexec", what, k.Value)
 			default:
 				p.errorf(k, "%s: unknown field %q", what, k.Value)
@@ -619,7 +619,7 @@ func (p *parser) params(what string, n *yaml.Node) []*Param {
 
 func (p *parser) param(what string, n *yaml.Node, item bool) *Param {
 	prm := &Param{Required: true, Line: n.Line}
-	var defaultNode, allowedNode *yaml.Node
+	var defaultNode, allowedNode, excludedNode *yaml.Node
 	requiredSet := false
 	p.fields(what+" entry", n, func(key string, k, v *yaml.Node) bool {
 		switch key {
@@ -640,6 +640,8 @@ func (p *parser) param(what string, n *yaml.Node, item bool) *Param {
 			prm.ValueType = p.str(what+" valueType", v)
 		case "allowedValues":
 			allowedNode = v
+		case "excludedValues":
+			excludedNode = v
 		case "escape":
 			prm.Escape = p.str(what+" escape", v)
 		case "minValue":
@@ -712,6 +714,9 @@ func (p *parser) param(what string, n *yaml.Node, item bool) *Param {
 			}
 			p.allowedPattern(label, allowedNode, prm)
 		}
+	}
+	if excludedNode != nil {
+		p.excludedValues(label, excludedNode, prm)
 	}
 	return prm
 }

@@ -376,3 +376,43 @@ func TestParse_TemplateParametersBadInput(t *testing.T) {
 	assert.Contains(t, msgs, `tool "g": template parameter "cols": needs items: {allowedValues: [...]}`)
 	assert.Contains(t, msgs, `tool "h": parameter "v": escape is only for templateParameters`)
 }
+
+func TestParse_ExcludedValues(t *testing.T) {
+	cfg, ps := parse(t, classSources+`
+  a:
+    kind: sqlite-sql
+    source: lite
+    description: d
+    statement: SELECT ?, ?
+    parameters:
+      - {name: s, type: string, description: x, excludedValues: ["admin.*", root]}
+      - {name: n, type: integer, description: x, excludedValues: [0]}
+`, nil)
+	require.Nil(t, ps, ps.Error())
+	s, n := tool(cfg, "a").Parameters[0], tool(cfg, "a").Parameters[1]
+	for v, want := range map[string]bool{"alice": true, "root": false, "admin": false, "administrator": false, "sysadmin": true, "rooted": true} {
+		assert.Equal(t, want, s.Allows(v), v)
+	}
+	assert.False(t, n.Allows(int64(0)))
+	assert.True(t, n.Allows(int64(1)))
+
+	_, ps = parse(t, classSources+`
+  b:
+    kind: sqlite-sql
+    source: lite
+    description: d
+    statement: SELECT ?
+    parameters:
+      - {name: s, type: string, description: x, excludedValues: [root], default: root}
+  c:
+    kind: sqlite-sql
+    source: lite
+    description: d
+    statement: SELECT ?
+    parameters:
+      - {name: s, type: integer, description: x, excludedValues: root}
+`, nil)
+	msgs := ps.Error()
+	assert.Contains(t, msgs, `the default "root" is one of excludedValues`)
+	assert.Contains(t, msgs, `excludedValues must be a list`)
+}

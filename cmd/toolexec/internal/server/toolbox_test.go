@@ -243,6 +243,12 @@ tools:
     description: names matching an allowed pattern
     parameters: [{name: name, type: string, description: name, allowedValues: ["p[a-z]+", apple]}]
     statement: SELECT id FROM items WHERE name = ?
+  not-these:
+    kind: sqlite-sql
+    source: db
+    description: names but some
+    parameters: [{name: name, type: string, description: name, excludedValues: ["sec.*", apple]}]
+    statement: SELECT id FROM items WHERE name = ?
   pick:
     kind: sqlite-sql
     source: db
@@ -270,6 +276,8 @@ func TestArguments_InvalidIsTheSameEverywhere(t *testing.T) {
 		{"by-pattern", `{"name": "banana"}`},
 		{"by-pattern", `{"name": "pear; DROP TABLE items"}`},
 		{"by-pattern", `{"name": "apples"}`},
+		{"not-these", `{"name": "secrets"}`},
+		{"not-these", `{"name": "apple"}`},
 		{"pick", `{"table": "secrets", "columns": ["id"], "n": 1}`},
 		{"pick", `{"table": "items\" UNION SELECT v FROM secrets --", "columns": ["id"], "n": 1}`},
 		{"pick", `{"table": "items", "columns": ["v"], "n": 1}`},
@@ -284,6 +292,8 @@ func TestArguments_InvalidIsTheSameEverywhere(t *testing.T) {
 	}
 	code, body := postJSON(t, srv.URL+"/api/tools/by-id/call", `{"id": 9223372036854775807}`)
 	assert.Equal(t, http.StatusOK, code, "the largest 64-bit integer is valid: %v", body)
+	code, body = postJSON(t, srv.URL+"/api/tools/not-these/call", `{"name": "pear"}`)
+	require.Equal(t, http.StatusOK, code, body)
 	code, body = postJSON(t, srv.URL+"/api/tools/by-pattern/call", `{"name": "plum"}`)
 	require.Equal(t, http.StatusOK, code, body)
 	assert.Equal(t, float64(1), body["structuredContent"].(map[string]any)["rowCount"])

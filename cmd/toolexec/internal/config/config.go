@@ -71,11 +71,6 @@ const (
 	KindHTTPTool    = "http"
 )
 
-// IsSQL reports whether kind is a SQL tool kind.
-func IsSQL(kind string) bool {
-	return kind == KindSQLiteSQL || kind == KindPostgresSQL || kind == KindMySQLSQL
-}
-
 // Dialect returns the SQL dialect of a database source kind (sqlite,
 // postgres, mysql or mariadb).
 func Dialect(sourceKind string) sqlstmt.Dialect {

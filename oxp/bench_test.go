@@ -76,7 +76,9 @@ func listHandler(n int, unreported bool, opts ...toolexec.Option) http.Handler {
 	schema := []byte(`{"type":"object","properties":{"city":{"type":"string"}}}`)
 	for i := range n {
 		reg.MustAdd(toolexec.Tool{Name: fmt.Sprintf("Kit.Tool%d", i), Version: "1.0.0", InputSchema: schema},
-			func(context.Context, string, map[string]any) ([]toolexec.Content, bool, string, error) { return nil, false, "", nil })
+			func(context.Context, string, map[string]any) ([]toolexec.Content, bool, string, error) {
+				return nil, false, "", nil
+			})
 	}
 	var p toolexec.ToolProvider = reg
 	if unreported {

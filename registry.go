@@ -17,7 +17,12 @@ import (
 // resolved, and discovery shows the latest.
 //
 // The zero value is an empty registry ready to use. A Registry is safe for
-// concurrent use, and tools may be added or removed while it serves.
+// concurrent use, and tools may be added or removed while it serves; every
+// Add and Remove is reported to OnToolsChanged subscribers. A registered
+// Tool is kept as given: to change one, Remove it and Add the new one, as
+// modifying its schema bytes or annotations in place is no change the
+// Registry can report (surfaces keep their tool lists between reported
+// changes).
 type Registry struct {
 	mu      sync.RWMutex
 	entries []registryEntry  // registration order, for Tools

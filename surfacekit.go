@@ -47,6 +47,11 @@ func (k SurfaceKit) AuthConfigured() bool { return k.x.authHook != nil }
 // (Executor.LatestTools lists the latest version of each).
 func (k SurfaceKit) AllTools() []Tool { return k.x.tools.Tools() }
 
+// FiltersTools reports whether lists are per caller (WithToolFilter), so
+// that a surface which keeps a list it shows every caller knows when it
+// must pass the list through Executor.VisibleTools first.
+func (k SurfaceKit) FiltersTools() bool { return k.x.toolFilter != nil }
+
 // IndexedLookup reports whether the provider finds a tool without listing
 // them all (it implements ToolLookup, as Registry does), so that a surface
 // may afford several lookups for one call instead of one pass over every

@@ -44,8 +44,13 @@ func (k SurfaceKit) ExecutionAllowed() bool { return k.x.allowExecute }
 func (k SurfaceKit) AuthConfigured() bool { return k.x.authHook != nil }
 
 // AllTools lists every tool in every version, as the provider gives them
-// (Executor.LatestTools lists the latest version of each).
-func (k SurfaceKit) AllTools() []Tool { return k.x.tools.Tools() }
+// (Executor.LatestTools lists the latest version of each), warning about
+// names as LatestTools does.
+func (k SurfaceKit) AllTools() []Tool {
+	tools := k.x.tools.Tools()
+	k.x.checkListedNames(tools)
+	return tools
+}
 
 // FiltersTools reports whether lists are per caller (WithToolFilter), so
 // that a surface which keeps a list it shows every caller knows when it

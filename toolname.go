@@ -24,11 +24,10 @@ const toolNameRule = "1 to 128 characters, each A-Z, a-z, 0-9, '_', '-' or '.' (
 // toolexec accepts other names, such as the namespaced "text/upper", on
 // every surface. But MCP clients that hand tools to a model pass the name on
 // as a function name, and the models' function-calling APIs are stricter
-// still: OpenAI's accepts ^[a-zA-Z0-9_-]{1,64}$, Anthropic's
-// ^[a-zA-Z0-9_-]{1,128}$ (its docs state 64). A client then rewrites such a
-// name, or the model refuses the whole tool list. "text_upper" passes
-// everywhere; "text.upper" passes MCP's rule but a client still has to
-// rewrite its '.' for those APIs.
+// still: OpenAI's and Anthropic's both document ^[a-zA-Z0-9_-]{1,64}$. A
+// client then rewrites such a name, or the model refuses the whole tool
+// list. "text_upper" passes everywhere; "text.upper" passes MCP's rule but
+// a client still has to rewrite its '.' for those APIs.
 //
 // Registry.Add warns about a name that fails this check, or refuses it
 // with StrictToolNames; an Executor warns about such a name from any other

@@ -27,10 +27,6 @@ const listenRetryAfter = 5 * time.Second
 // as sent: every notification of its stream repeats it.
 const maxSubscriptionIDBytes = 256
 
-// metaSubscriptionID is the _meta key that ties a notification to the
-// subscriptions/listen request that opened its stream.
-const metaSubscriptionID = "io.modelcontextprotocol/subscriptionId"
-
 // listen answers subscriptions/listen (2026-07-28): an SSE stream that
 // opens with notifications/subscriptions/acknowledged, naming the
 // notifications the server agreed to send, then carries
@@ -161,7 +157,7 @@ func (h *handler) serveListener(ex *exchange, m *message, caller *http.Request) 
 		Meta          subMeta `json:"_meta"`
 		Notifications filter  `json:"notifications"`
 	}{subMeta{m.id}, filter{ToolsListChanged: honoured}})
-	if err := sw.event(ack, sw.deadline(nil)); err != nil {
+	if err := sw.event(ack, sw.ceiling()); err != nil {
 		h.streamDropped(ex.r, err)
 		return
 	}
@@ -179,10 +175,10 @@ func (h *handler) serveListener(ex *exchange, m *message, caller *http.Request) 
 		case <-changed:
 			if now := h.visibleDigest(caller); now != seen {
 				seen = now
-				err = sw.event(listChanged, sw.deadline(nil))
+				err = sw.event(listChanged, sw.ceiling())
 			}
 		case <-ticker.C:
-			err = sw.write(keepAliveComment, sw.deadline(nil))
+			err = sw.write(keepAliveComment, sw.ceiling())
 		}
 		if err != nil {
 			h.streamDropped(ex.r, err)

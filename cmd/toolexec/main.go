@@ -7,7 +7,13 @@
 // Usage:
 //
 //	toolexec serve --config tools.yaml [--addr 127.0.0.1:5000] [flags]
+//	toolexec serve --config tools.yaml --stdio [flags]
 //	toolexec validate --config tools.yaml
+//
+// With --stdio, serve speaks MCP over its standard input and output (one
+// JSON-RPC message a line) instead of HTTP, for clients that start it as a
+// subprocess; it logs on standard error only and exits when its input
+// ends.
 //
 // serve reloads the file when it changes: a valid new file replaces the
 // tools without dropping calls in flight, an invalid one is logged and
@@ -48,27 +54,28 @@ const version = "0.1.0"
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	os.Exit(run(ctx, os.Args[1:], os.LookupEnv, os.Stdout, os.Stderr))
+	os.Exit(run(ctx, os.Args[1:], os.LookupEnv, os.Stdin, os.Stdout, os.Stderr))
 }
 
 const usage = `toolexec serves SQL and HTTP-API tools declared in a tools.yaml file.
 
 Usage:
   toolexec serve --config FILE [--addr HOST:PORT] [flags]
+  toolexec serve --config FILE --stdio [flags]
   toolexec validate --config FILE
 
 Run "toolexec serve -h" for the serve flags.
 `
 
 // run is the command with its inputs passed in; it returns the exit code.
-func run(ctx context.Context, args []string, getenv func(string) (string, bool), stdout, stderr io.Writer) int {
+func run(ctx context.Context, args []string, getenv func(string) (string, bool), stdin io.Reader, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
 		fmt.Fprint(stderr, usage)
 		return 2
 	}
 	switch args[0] {
 	case "serve":
-		return serve(ctx, args[1:], getenv, stdout, stderr, nil)
+		return serve(ctx, args[1:], getenv, stdin, stdout, stderr, nil)
 	case "validate":
 		return validate(args[1:], getenv, stdout, stderr)
 	case "help", "-h", "--help":
@@ -106,9 +113,9 @@ func validate(args []string, getenv func(string) (string, bool), stdout, stderr 
 	return 0
 }
 
-// serve runs the server until ctx is done. ready, when set, receives the
-// listening address (tests use it).
-func serve(ctx context.Context, args []string, getenv func(string) (string, bool), stdout, stderr io.Writer, ready chan<- net.Addr) int {
+// serve runs the server until ctx is done (with --stdio: until stdin ends).
+// ready, when set, receives the listening address (tests use it).
+func serve(ctx context.Context, args []string, getenv func(string) (string, bool), stdin io.Reader, stdout, stderr io.Writer, ready chan<- net.Addr) int {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var (
@@ -123,6 +130,7 @@ func serve(ctx context.Context, args []string, getenv func(string) (string, bool
 		logLevel    = fs.String("log-level", "info", "debug, info, warn or error")
 		noExplorer  = fs.Bool("no-explorer", false, "leave out the explorer page at /api/")
 		readTimeout = fs.Duration("read-timeout", 30*time.Second, "how long a request's body may take to arrive (0: no limit); headers have 10s")
+		stdio       = fs.Bool("stdio", false, "serve MCP over standard input and output instead of HTTP, for clients that start the server as a subprocess (no token: the client owns the process)")
 		allowHosts  listFlag
 		allowOrigin listFlag
 		oauthOpts   oauthFlags
@@ -139,6 +147,24 @@ func serve(ctx context.Context, args []string, getenv func(string) (string, bool
 		return 2
 	}
 	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
+	if *stdio {
+		if set := oauthOpts.setFlags(); len(set) > 0 {
+			fmt.Fprintf(stderr, "toolexec: --stdio and %s are exclusive: a stdio server is its client's own subprocess\n", strings.Join(set, ", "))
+			return 2
+		}
+		return serveStdio(ctx, stdioConfig{
+			file: *file, getenv: getenv, stdin: stdin, stdout: stdout, stderr: stderr, logger: logger,
+			reload: *reload,
+			options: server.Options{
+				Timeout:        *timeout,
+				MaxConcurrency: *concurrency,
+				MaxBodyBytes:   *maxBody,
+				Logger:         logger,
+				ServerName:     "toolexec",
+				ServerVersion:  version,
+			},
+		})
+	}
 
 	token, _ := getenv(*tokenEnv)
 	host, _, err := net.SplitHostPort(*addr)
@@ -232,6 +258,9 @@ func serve(ctx context.Context, args []string, getenv func(string) (string, bool
 	base := "http://" + ln.Addr().String()
 	fmt.Fprintf(stdout, "toolexec %s serving %d tools from %s\n", version, len(p.Tools()), *file)
 	fmt.Fprintf(stdout, "  REST: %s%s/tools\n  MCP:  %s%s\n  OXP:  %s%s/tools\n", base, server.RESTPrefix, base, server.MCPPath, base, server.OXPPrefix)
+	if names := p.Current().ToolsetNames(); len(names) > 0 {
+		fmt.Fprintf(stdout, "  MCP toolsets: %s%s/{%s}\n", base, server.MCPPath, strings.Join(names, ","))
+	}
 	if !*noExplorer {
 		fmt.Fprintf(stdout, "  Explorer: %s%s/ (open it in a browser)\n", base, server.RESTPrefix)
 	}

@@ -69,7 +69,7 @@ func startServerWith(t *testing.T, dir, tools string, env map[string]string, fla
 	var out, errOut bytes.Buffer
 	args := append([]string{"--config", filepath.Join(dir, "tools.yaml"), "--addr", "127.0.0.1:0", "--reload-interval", "20ms"}, flags...)
 	go func() {
-		done <- serve(ctx, args, getenv, &out, &errOut, ready)
+		done <- serve(ctx, args, getenv, nil, &out, &errOut, ready)
 	}()
 	var addr net.Addr
 	select {
@@ -154,7 +154,7 @@ func TestServe_EndToEndOverEverySurface(t *testing.T) {
 
 func TestServe_RefusesPublicAddressWithoutToken(t *testing.T) {
 	var out, errOut bytes.Buffer
-	code := serve(context.Background(), []string{"--config", "x.yaml", "--addr", "0.0.0.0:0"}, func(string) (string, bool) { return "", false }, &out, &errOut, nil)
+	code := serve(context.Background(), []string{"--config", "x.yaml", "--addr", "0.0.0.0:0"}, func(string) (string, bool) { return "", false }, nil, &out, &errOut, nil)
 	assert.Equal(t, 2, code)
 	assert.Contains(t, errOut.String(), "without a token")
 }
@@ -164,7 +164,7 @@ func TestValidate_ReportsLinesAndExitCode(t *testing.T) {
 	path := filepath.Join(dir, "tools.yaml")
 	require.NoError(t, os.WriteFile(path, []byte("sources:\n  db:\n    kind: sqlite\n    database: x.db\ntools:\n  t:\n    kind: sqlite-sql\n    source: db\n    statement: SELECT 1\n    maxRows: lots\n"), 0o600))
 	var out, errOut bytes.Buffer
-	code := run(context.Background(), []string{"validate", "--config", path}, func(string) (string, bool) { return "", false }, &out, &errOut)
+	code := run(context.Background(), []string{"validate", "--config", path}, func(string) (string, bool) { return "", false }, nil, &out, &errOut)
 	assert.Equal(t, 1, code)
 	assert.Contains(t, errOut.String(), path+":6:3: tool \"t\" needs a description")
 	assert.Contains(t, errOut.String(), path+":10:14: tool \"t\" maxRows must be a non-negative integer")
@@ -173,14 +173,14 @@ func TestValidate_ReportsLinesAndExitCode(t *testing.T) {
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "schema.sql"), []byte(e2eSchema), 0o600))
 	out.Reset()
 	errOut.Reset()
-	code = run(context.Background(), []string{"validate", "--config", path}, nil, &out, &errOut)
+	code = run(context.Background(), []string{"validate", "--config", path}, nil, nil, &out, &errOut)
 	assert.Equal(t, 0, code, errOut.String())
 	assert.Contains(t, out.String(), "ok (1 sources, 1 tools, 1 toolsets)")
 }
 
 func TestServe_ExampleFileIsValid(t *testing.T) {
 	var out, errOut bytes.Buffer
-	code := run(context.Background(), []string{"validate", "--config", "../../examples/declarative/tools.yaml"}, func(string) (string, bool) { return "", false }, &out, &errOut)
+	code := run(context.Background(), []string{"validate", "--config", "../../examples/declarative/tools.yaml"}, func(string) (string, bool) { return "", false }, nil, &out, &errOut)
 	assert.Equal(t, 0, code, errOut.String())
 }
 

@@ -3,5 +3,5 @@
 // word for word.
 //
 //	go run ./examples/quickstart
-//	curl -s -X POST -d '{"text":"hello"}' localhost:8080/api/tools/text/upper/call
+//	curl -s -X POST -d '{"text":"hello"}' localhost:8080/api/tools/text_upper/call
 package main

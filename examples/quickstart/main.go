@@ -24,7 +24,7 @@ type UpperOut struct {
 func main() {
 	reg := toolexec.NewRegistry()
 	toolexec.MustAddTool(reg, toolexec.Tool{
-		Name:        "text/upper",
+		Name:        "text_upper",
 		Description: "Returns the text in upper case.",
 	}, func(_ context.Context, in UpperIn) (UpperOut, error) {
 		return UpperOut{Upper: strings.ToUpper(in.Text)}, nil

@@ -102,7 +102,10 @@ func Start() (*Server, error) {
 	// pg_ctl starts the server detached, logging to a file, and -w waits
 	// until it accepts sessions.
 	out.Reset()
-	opts := fmt.Sprintf("-h 127.0.0.1 -p %d -k %s -c fsync=off -c full_page_writes=off -c synchronous_commit=off", port, data)
+	// pg_stat_statements counts the statements each database runs, for
+	// tests that count round trips (CREATE EXTENSION pg_stat_statements
+	// in the database to read them).
+	opts := fmt.Sprintf("-h 127.0.0.1 -p %d -k %s -c fsync=off -c full_page_writes=off -c synchronous_commit=off -c shared_preload_libraries=pg_stat_statements", port, data)
 	start := s.command(&out, filepath.Join(bin, "pg_ctl"), "-D", data, "-l", filepath.Join(data, "server.log"), "-o", opts, "-w", "-t", "60", "start")
 	if err := start.Run(); err != nil {
 		log, _ := os.ReadFile(filepath.Join(data, "server.log"))

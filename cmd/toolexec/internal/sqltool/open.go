@@ -10,11 +10,13 @@ package sqltool
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"errors"
 	"fmt"
 	"net"
 	"net/url"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -26,10 +28,12 @@ import (
 	"github.com/toolexec/toolexec/cmd/toolexec/internal/config"
 )
 
-// Pool defaults, used when a source does not set its own.
+// Pool defaults, used when a source does not set its own. The idle limit
+// (maxIdleConns) defaults to the open limit: a pool keeps every
+// connection it opened, rather than closing some at the end of each burst
+// of calls and opening (and authenticating) new ones at the next.
 const (
 	DefaultMaxOpenConns    = 10
-	DefaultMaxIdleConns    = 5
 	DefaultConnMaxLifetime = 30 * time.Minute
 	// cancelDeadlineDelay is how long after a cancel request pgx waits
 	// before giving up on the connection.
@@ -43,6 +47,11 @@ type Source struct {
 	// ro serves read-only tools; rw serves tools that write (nil until
 	// asked for).
 	ro, rw *sql.DB
+	// readOnlyConns reports that every session of ro is read-only itself
+	// (PostgreSQL's default_transaction_read_only, checked on each
+	// session before each call: readOnlySession), so a read needs no
+	// transaction of its own.
+	readOnlyConns bool
 	// kill (mysql) sends KILL QUERY for cancelled calls.
 	kill *sql.DB
 	// memory is a sqlite ":memory:" database: one pool, one connection.
@@ -62,7 +71,7 @@ func Open(ctx context.Context, src *config.Source, writes bool) (*Source, error)
 	case config.KindSQLite:
 		s, err = openSQLite(ctx, src, writes)
 	case config.KindPostgres:
-		s, err = openPostgres(src, writes)
+		s, err = openPostgres(src, writes, true)
 	case config.KindMySQL:
 		s, err = openMySQL(src)
 		if s != nil {
@@ -74,6 +83,26 @@ func Open(ctx context.Context, src *config.Source, writes bool) (*Source, error)
 	if err != nil {
 		return nil, err
 	}
+	err = s.ping(ctx, src)
+	if err != nil && s.readOnlyConns && refusedReadOnlySession(err) {
+		// A server before PostgreSQL 14 does not report the setting, and
+		// a pooler in between may refuse it: reads then run in read-only
+		// transactions of their own, which read-only sessions never need.
+		s.Close()
+		if s, err = openPostgres(src, writes, false); err != nil {
+			return nil, err
+		}
+		err = s.ping(ctx, src)
+	}
+	if err != nil {
+		s.Close()
+		return nil, fmt.Errorf("source %q: cannot connect: %s", src.Name, redact(err))
+	}
+	return s, nil
+}
+
+// ping sets the pools' limits and checks that each connects.
+func (s *Source) ping(ctx context.Context, src *config.Source) error {
 	// The read-write pool first: it creates a missing database file, which
 	// the read-only one (mode=ro) cannot.
 	for _, db := range []*sql.DB{s.rw, s.ro} {
@@ -90,11 +119,10 @@ func Open(ctx context.Context, src *config.Source, writes bool) (*Source, error)
 			db.SetConnMaxIdleTime(0)
 		}
 		if err := db.PingContext(ctx); err != nil {
-			s.Close()
-			return nil, fmt.Errorf("source %q: cannot connect: %s", src.Name, redact(err))
+			return err
 		}
 	}
-	return s, nil
+	return nil
 }
 
 func setPool(db *sql.DB, src *config.Source) {
@@ -103,7 +131,7 @@ func setPool(db *sql.DB, src *config.Source) {
 		open = DefaultMaxOpenConns
 	}
 	if idle == 0 {
-		idle = DefaultMaxIdleConns
+		idle = open
 	}
 	if idle > open {
 		idle = open
@@ -206,7 +234,10 @@ func applyInit(ctx context.Context, db *sql.DB, init string) error {
 	return nil
 }
 
-func openPostgres(src *config.Source, writes bool) (*Source, error) {
+// openPostgres opens src's pools: ro for reads and, when writes, rw for
+// the tools that write. When readOnlyConns, ro's sessions are read-only
+// themselves (readOnlySession); else reads run in read-only transactions.
+func openPostgres(src *config.Source, writes, readOnlyConns bool) (*Source, error) {
 	q := url.Values{}
 	for k, v := range src.QueryParams {
 		q.Set(k, v)
@@ -229,8 +260,69 @@ func openPostgres(src *config.Source, writes bool) (*Source, error) {
 		return &pgconn.CancelRequestContextWatcherHandler{Conn: c, DeadlineDelay: cancelDeadlineDelay}
 	}
 	cfg.RuntimeParams["application_name"] = "toolexec"
-	db := stdlib.OpenDB(*cfg)
-	return &Source{Kind: config.KindPostgres, ro: db, rw: db}, nil
+	s := &Source{Kind: config.KindPostgres}
+	if writes {
+		s.rw = stdlib.OpenDB(*cfg.Copy())
+	}
+	if !readOnlyConns {
+		s.ro = stdlib.OpenDB(*cfg)
+		if s.rw == nil {
+			s.rw = s.ro
+		}
+		return s, nil
+	}
+	cfg.RuntimeParams[readOnlyParam] = "on"
+	s.ro = stdlib.OpenDB(*cfg, stdlib.OptionAfterConnect(readOnlySession), stdlib.OptionResetSession(stillReadOnly))
+	s.readOnlyConns = true
+	return s, nil
+}
+
+// readOnlyParam is the PostgreSQL setting that makes a session's
+// transactions read-only unless they say otherwise. The read pool's
+// sessions are opened with it on (a parameter of the connection, sent as
+// the session starts), so a read is one statement, not BEGIN READ ONLY,
+// the statement and ROLLBACK: three round trips. PostgreSQL 14 and later
+// report its value to the client as the session starts and whenever a
+// statement changes it.
+const readOnlyParam = "default_transaction_read_only"
+
+// errNotReadOnly is readOnlySession's refusal of a session.
+var errNotReadOnly = errors.New("the session is not read-only (" + readOnlyParam + " is not on)")
+
+// readOnlySession accepts a new session of the read pool only when the
+// server reports that its transactions are read-only; it closes a session
+// it refuses (the driver leaves that to it).
+func readOnlySession(ctx context.Context, c *pgx.Conn) error {
+	if c.PgConn().ParameterStatus(readOnlyParam) != "on" {
+		_ = c.Close(ctx)
+		return errNotReadOnly
+	}
+	return nil
+}
+
+// stillReadOnly runs before each call that reuses a session of the read
+// pool, and drops the session (driver.ErrBadConn) unless the server still
+// reports its transactions read-only: a statement that turned the default
+// off (a read may call set_config) cannot open the session to a later
+// call's writes. It costs no round trip: the server's reports arrive with
+// its answers.
+func stillReadOnly(_ context.Context, c *pgx.Conn) error {
+	if c.PgConn().ParameterStatus(readOnlyParam) != "on" {
+		return driver.ErrBadConn
+	}
+	return nil
+}
+
+// refusedReadOnlySession reports whether a first connection failed
+// because of the read-only session setting: the server did not report it
+// (before PostgreSQL 14), or refused the setting at start-up (a pooler
+// that passes on no setting it does not know).
+func refusedReadOnlySession(err error) bool {
+	if errors.Is(err, errNotReadOnly) {
+		return true
+	}
+	var pe *pgconn.PgError
+	return errors.As(err, &pe) && strings.Contains(pe.Message, readOnlyParam)
 }
 
 // redact keeps a connection error's cause and drops what may carry

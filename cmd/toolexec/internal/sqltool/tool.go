@@ -259,6 +259,10 @@ func (t *Tool) run(ctx context.Context, statement string, args []any) (*toolexec
 		// START TRANSACTION READ ONLY for read-only tools: the server
 		// refuses writes.
 		tx, err = conn.BeginTx(ctx, &sql.TxOptions{ReadOnly: ro})
+	case t.src.Kind == config.KindPostgres && ro && t.src.readOnlyConns:
+		// The read pool's sessions are read-only themselves (open.go):
+		// the server refuses writes, and the read is the query alone, one
+		// round trip.
 	case t.src.Kind == config.KindPostgres:
 		// BEGIN READ ONLY for read-only tools: the server refuses writes.
 		tx, err = db.BeginTx(ctx, &sql.TxOptions{ReadOnly: ro})
@@ -282,7 +286,12 @@ func (t *Tool) run(ctx context.Context, statement string, args []any) (*toolexec
 	if !t.cfg.Class.Rows {
 		// INSERT, UPDATE, DELETE, MERGE or REPLACE without RETURNING:
 		// its result is the number of rows it affected.
-		res, err := tx.ExecContext(qctx, statement, args...)
+		var res sql.Result
+		if tx != nil {
+			res, err = tx.ExecContext(qctx, statement, args...)
+		} else {
+			res, err = db.ExecContext(qctx, statement, args...)
+		}
 		if err != nil {
 			return nil, t.fail(ctx, err)
 		}
@@ -290,8 +299,10 @@ func (t *Tool) run(ctx context.Context, statement string, args []any) (*toolexec
 		if err != nil {
 			return nil, t.fail(ctx, err)
 		}
-		if err := tx.Commit(); err != nil {
-			return nil, t.fail(ctx, err)
+		if tx != nil {
+			if err := tx.Commit(); err != nil {
+				return nil, t.fail(ctx, err)
+			}
 		}
 		return affected(n), nil
 	}
@@ -302,10 +313,11 @@ func (t *Tool) run(ctx context.Context, statement string, args []any) (*toolexec
 	case t.cfg.Template != nil:
 		rows, err = db.QueryContext(qctx, statement, args...)
 	default:
-		// sqlite read-only pool: the connection itself is read-only
-		// (mode=ro, query_only), so a transaction would add nothing. The
-		// statement is prepared once (database/sql re-prepares it on each
-		// connection of the pool as needed).
+		// A read-only pool whose sessions are read-only themselves (sqlite:
+		// mode=ro and query_only; postgres: default_transaction_read_only),
+		// so a transaction would add nothing. The statement is prepared
+		// once (database/sql prepares it on each connection of the pool as
+		// needed).
 		stmt := t.stmt.Load()
 		if stmt == nil {
 			if stmt, err = db.PrepareContext(ctx, statement); err != nil {

@@ -46,6 +46,8 @@ type Executor struct {
 	// Registry (New(reg, reg)): a call then finds its tool and handler in
 	// one lookup (Registry.resolve).
 	registry *Registry
+	// workers run calls under a timeout (timeout.go).
+	workers *workers
 }
 
 // Option configures an Executor.
@@ -72,7 +74,7 @@ func New(provider ToolProvider, handler any, opts ...Option) *Executor {
 	if err != nil {
 		panic(fmt.Sprintf("toolexec: New: %v", err))
 	}
-	x := &Executor{tools: provider, handler: h, maxBodyBytes: DefaultMaxBodyBytes}
+	x := &Executor{tools: provider, handler: h, maxBodyBytes: DefaultMaxBodyBytes, workers: newWorkers()}
 	for _, opt := range opts {
 		opt(x)
 	}

@@ -48,8 +48,9 @@ const (
 )
 
 // timeoutInterceptor is the timeout stage. When a timeout applies, the rest
-// of the call runs on its own goroutine, so that the call can end at the
-// deadline whatever the handler does.
+// of the call runs on a goroutine of its own (a worker kept for reuse,
+// workers.go), so that the call can end at the deadline whatever the
+// handler does.
 func (x *Executor) timeoutInterceptor(next CallFunc) CallFunc {
 	return func(ctx context.Context, call *Call) (*CallToolResult, error) {
 		d := x.timeoutFor(&call.Tool)
@@ -66,14 +67,14 @@ func (x *Executor) timeoutInterceptor(next CallFunc) CallFunc {
 		done := make(chan outcome, 1)
 		var state atomic.Int32
 		start := time.Now()
-		go func() {
+		x.workers.run(func() {
 			res, err := x.guard(ctx, call, next)
 			done <- outcome{res, err}
 			if !state.CompareAndSwap(callRunning, callFinished) {
 				x.logger.WarnContext(ctx, "toolexec: timed-out call finished in the background; its outcome is discarded",
 					"tool", call.Tool.Name, "surface", call.Surface, "after", time.Since(start))
 			}
-		}()
+		})
 
 		var o outcome
 		select {

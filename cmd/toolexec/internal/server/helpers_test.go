@@ -74,15 +74,28 @@ func rows(t testing.TB, res *toolexec.CallToolResult) []map[string]any {
 	t.Helper()
 	require.NotNil(t, res)
 	require.False(t, res.IsError, res.Text())
-	sc, ok := res.StructuredContent.(map[string]any)
-	require.True(t, ok, "structuredContent is an object")
-	rs, ok := sc["rows"].([]any)
+	rs, ok := structured(t, res)["rows"].([]any)
 	require.True(t, ok)
 	out := make([]map[string]any, len(rs))
 	for i, r := range rs {
 		out[i] = r.(map[string]any)
 	}
 	return out
+}
+
+// structured returns res's structuredContent as encoding/json's model: a
+// SQL tool's is JSON already (json.RawMessage), an http tool's a map.
+func structured(t testing.TB, res *toolexec.CallToolResult) map[string]any {
+	t.Helper()
+	require.NotNil(t, res)
+	if raw, ok := res.StructuredContent.(json.RawMessage); ok {
+		var sc map[string]any
+		require.NoError(t, json.Unmarshal(raw, &sc), "%s", raw)
+		return sc
+	}
+	sc, ok := res.StructuredContent.(map[string]any)
+	require.True(t, ok, "structuredContent is an object: %T", res.StructuredContent)
+	return sc
 }
 
 // texts returns the text of each content block of res.

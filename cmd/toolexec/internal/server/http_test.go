@@ -163,7 +163,7 @@ func TestHTTP_RequestFromArguments(t *testing.T) {
 	res, err := call(t, x, "get-user", map[string]any{"id": "a/b?c=d#e", "q": "x&key=forged", "X-Lang": "fr"})
 	require.NoError(t, err)
 	require.False(t, res.IsError, res.Text())
-	sc := res.StructuredContent.(map[string]any)
+	sc := structured(t, res)
 	assert.Equal(t, "a/b?c=d#e", sc["id"], "a path parameter is one escaped segment")
 	assert.Equal(t, "x&key=forged", sc["q"], "a query parameter is one escaped value")
 	assert.Equal(t, "fr", sc["lang"])

@@ -169,11 +169,11 @@ func TestMySQL_ReadsAndWrites(t *testing.T) {
 	assert.True(t, *def.Annotations.DestructiveHint)
 	res, err = call(t, x, "add", map[string]any{"name": "fig"})
 	require.NoError(t, err)
-	assert.Equal(t, float64(1), res.StructuredContent.(map[string]any)["affectedRows"])
+	assert.Equal(t, float64(1), structured(t, res)["affectedRows"])
 	assert.Equal(t, 4, myCount(t, db), "the insert committed")
 	res, err = call(t, x, "rename", map[string]any{"from": "fig", "to": "fig2"})
 	require.NoError(t, err)
-	assert.Equal(t, float64(0), res.StructuredContent.(map[string]any)["affectedRows"], "arguments bound in order: SET name = 'fig' WHERE name = 'fig2'")
+	assert.Equal(t, float64(0), structured(t, res)["affectedRows"], "arguments bound in order: SET name = 'fig' WHERE name = 'fig2'")
 
 	// Reading statements run in a read-only transaction: a function that
 	// writes is refused by the server.
@@ -243,7 +243,7 @@ func TestMySQL_CapCancelsTheQuery(t *testing.T) {
 	res, err := call(t, x, "endless", nil)
 	require.NoError(t, err)
 	assert.Len(t, rows(t, res), 10)
-	assert.Equal(t, true, res.StructuredContent.(map[string]any)["truncated"])
+	assert.Equal(t, true, structured(t, res)["truncated"])
 	require.Eventually(t, func() bool { return processes(t, db, "toolexec-cap-marker") == 0 },
 		5*time.Second, 50*time.Millisecond, "the query still runs on the server")
 	res, err = call(t, x, "all", nil)

@@ -72,7 +72,7 @@ func TestReload_UnderLoadLosesNoCall(t *testing.T) {
 					failures.Add(1)
 					continue
 				}
-				row := res.StructuredContent.(map[string]any)["rows"].([]any)[0].(map[string]any)
+				row := structured(t, res)["rows"].([]any)[0].(map[string]any)
 				seen.Store(row["v"], true)
 			}
 		}()

@@ -202,7 +202,7 @@ func TestSQLite_RowAndByteCaps(t *testing.T) {
 	x := sqliteExecutor(t)
 	res, err := call(t, x, "all", nil)
 	require.NoError(t, err)
-	sc := res.StructuredContent.(map[string]any)
+	sc := structured(t, res)
 	assert.Len(t, sc["rows"], 2)
 	assert.Equal(t, true, sc["truncated"])
 	assert.Contains(t, sc["message"], "more than 2 rows")
@@ -213,7 +213,7 @@ func TestSQLite_RowAndByteCaps(t *testing.T) {
 
 	res, err = call(t, x, "big", nil)
 	require.NoError(t, err)
-	sc = res.StructuredContent.(map[string]any)
+	sc = structured(t, res)
 	assert.Equal(t, true, sc["truncated"])
 	assert.Len(t, sc["rows"], 2, "two 500-byte rows fit in 1200 bytes, three do not")
 	assert.LessOrEqual(t, len(res.Text()), 1200+200)

@@ -209,7 +209,7 @@ func TestPostgres_CapCancelsTheQuery(t *testing.T) {
 	for _, name := range []string{"endless", "heavy"} {
 		res, err := call(t, x, name, nil)
 		require.NoError(t, err, name)
-		sc := res.StructuredContent.(map[string]any)
+		sc := structured(t, res)
 		assert.Equal(t, true, sc["truncated"], name)
 		var n int
 		require.NoError(t, db.QueryRow(active).Scan(&n))

@@ -12,6 +12,8 @@ import (
 func TestAppendJSON_MatchesEncodingJSON(t *testing.T) {
 	for _, v := range []any{
 		nil, true, false, 0.0, -1.5, 1e21, 123456789.0, math.SmallestNonzeroFloat64,
+		1234567.5, 123456789.25, -0.0000001, 1e-6, 0.5e-6, 2.5e22, math.MaxFloat64, -math.MaxFloat64,
+		map[string]any{"b": 1.0, "a": "<x>"}, []any{1.0, "y", nil},
 		json.Number("9007199254740993"),
 		"", "plain", `quo"te`, `back\\slash`, "tab\t", "<html>&", "Stanisław", "\u2028", "\x00",
 	} {

@@ -10,7 +10,9 @@ import (
 	"fmt"
 	"log/slog"
 	"math"
+	"slices"
 	"strconv"
+	"strings"
 	"sync/atomic"
 	"time"
 	"unicode/utf8"
@@ -367,9 +369,12 @@ func affected(n int64) *toolexec.CallToolResult {
 // one text block per row, the row as a JSON object with its columns in
 // statement order (as mcp-toolbox answers; none when there is no row),
 // then, when the rows were cut, a text block saying so; and
-// structuredContent {rows, rowCount, truncated, message?}. When the rows
-// are cut, cut is called (it cancels the query) or, when nil, the rest of
-// the rows are read and dropped.
+// structuredContent {rows, rowCount, truncated, message?}, written once as
+// JSON (a json.RawMessage, which the surfaces copy as it is) in the bytes
+// json.Marshal writes for it as maps: members in name order, a column name
+// that appears twice once, with its last column's value. When the rows are
+// cut, cut is called (it cancels the query) or, when nil, the rest of the
+// rows are read and dropped.
 func (t *Tool) collect(rows *sql.Rows, cut func()) (*toolexec.CallToolResult, error) {
 	defer rows.Close()
 	cols, err := rows.Columns()
@@ -393,23 +398,23 @@ func (t *Tool) collect(rows *sql.Rows, cut func()) (*toolexec.CallToolResult, er
 	for i := range vals {
 		ptrs[i] = &vals[i]
 	}
-	out := []any{}
+	row := make([]any, len(cols)) // the row's values, in encoding/json's model
+	members := memberOrder(cols)
+	var structured []byte // the rows of structuredContent, comma-separated
+	n := 0
 	content := []toolexec.Content{}
 	size := 0
 	truncated, why := false, ""
 	var rowText []byte
 	for rows.Next() {
-		if len(out) == t.maxRows {
+		if n == t.maxRows {
 			truncated, why = true, fmt.Sprintf("more than %d rows; only the first %d are returned", t.maxRows, t.maxRows)
 			break
 		}
 		if err := rows.Scan(ptrs...); err != nil {
 			return nil, err
 		}
-		// The row as a JSON object in column order, and as the same value
-		// in encoding/json's model (map[string]any, float64, ...), which
-		// the pipeline validates against the output schema as it is.
-		row := make(map[string]any, len(cols))
+		// The row as a JSON object in column order.
 		rowText = append(rowText[:0], '{')
 		for i, c := range cols {
 			v := vals[i]
@@ -417,22 +422,28 @@ func (t *Tool) collect(rows *sql.Rows, cut func()) (*toolexec.CallToolResult, er
 				v = conv[i](v)
 			}
 			v = jsonValue(v)
-			row[c] = v
+			row[i] = v
 			if i > 0 {
 				rowText = append(rowText, ',')
 			}
-			rowText = appendJSON(rowText, c)
+			rowText = appendString(rowText, c)
 			rowText = append(rowText, ':')
 			rowText = appendJSON(rowText, v)
 		}
 		rowText = append(rowText, '}')
 		if size+len(rowText)+1 > t.maxBytes {
-			truncated, why = true, fmt.Sprintf("the rows exceed %d bytes; only the first %d rows are returned", t.maxBytes, len(out))
+			truncated, why = true, fmt.Sprintf("the rows exceed %d bytes; only the first %d rows are returned", t.maxBytes, n)
 			break
 		}
 		size += len(rowText) + 1
 		content = append(content, toolexec.Text(string(rowText)))
-		out = append(out, row)
+		if structured == nil {
+			structured = make([]byte, 0, len(rowText)+64)
+		} else {
+			structured = append(structured, ',')
+		}
+		structured = appendMembers(structured, cols, members, row)
+		n++
 	}
 	if truncated {
 		if cut != nil {
@@ -447,12 +458,55 @@ func (t *Tool) collect(rows *sql.Rows, cut func()) (*toolexec.CallToolResult, er
 	} else if err := rows.Err(); err != nil {
 		return nil, err
 	}
-	sc := map[string]any{"rows": out, "rowCount": float64(len(out)), "truncated": truncated}
+	sc := make(json.RawMessage, 0, len(structured)+64+len(why))
+	sc = append(sc, '{')
 	if truncated {
-		sc["message"] = why
+		sc = append(sc, `"message":`...)
+		sc = appendString(sc, why)
+		sc = append(sc, ',')
 		content = append(content, toolexec.Text("[truncated: "+why+"]"))
 	}
+	sc = append(sc, `"rowCount":`...)
+	sc = strconv.AppendInt(sc, int64(n), 10)
+	sc = append(sc, `,"rows":[`...)
+	sc = append(sc, structured...)
+	sc = append(sc, `],"truncated":`...)
+	sc = strconv.AppendBool(sc, truncated)
+	sc = append(sc, '}')
 	return &toolexec.CallToolResult{Content: content, StructuredContent: sc}, nil
+}
+
+// memberOrder is the order in which json.Marshal writes a row's columns as
+// a map: the indexes of cols sorted by name, a name that appears more than
+// once only with its last index (the value a map keeps).
+func memberOrder(cols []string) []int {
+	order := make([]int, 0, len(cols))
+	for i := range cols {
+		order = append(order, i)
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return strings.Compare(cols[a], cols[b]) })
+	out := order[:0]
+	for k, i := range order {
+		if k+1 < len(order) && cols[order[k+1]] == cols[i] {
+			continue // a later column of the same name follows
+		}
+		out = append(out, i)
+	}
+	return out
+}
+
+// appendMembers appends row as a JSON object of the members order names.
+func appendMembers(b []byte, cols []string, order []int, row []any) []byte {
+	b = append(b, '{')
+	for k, i := range order {
+		if k > 0 {
+			b = append(b, ',')
+		}
+		b = appendString(b, cols[i])
+		b = append(b, ':')
+		b = appendJSON(b, row[i])
+	}
+	return append(b, '}')
 }
 
 // jsonValue maps a driver value to encoding/json's model: integers to
@@ -501,8 +555,8 @@ func jsonValue(v any) any {
 	return fmt.Sprint(v)
 }
 
-// appendJSON appends v, a value of jsonValue's model or a column name, as
-// JSON.
+// appendJSON appends v, a value of jsonValue's model, as json.Marshal
+// writes it.
 func appendJSON(b []byte, v any) []byte {
 	switch v := v.(type) {
 	case nil:
@@ -510,10 +564,7 @@ func appendJSON(b []byte, v any) []byte {
 	case bool:
 		return strconv.AppendBool(b, v)
 	case float64:
-		if v == math.Trunc(v) && math.Abs(v) < 1e21 {
-			return strconv.AppendFloat(b, v, 'f', -1, 64)
-		}
-		return strconv.AppendFloat(b, v, 'g', -1, 64)
+		return appendFloat(b, v)
 	case json.Number:
 		return append(b, v...)
 	case string:
@@ -521,6 +572,21 @@ func appendJSON(b []byte, v any) []byte {
 	}
 	enc, _ := json.Marshal(v)
 	return append(b, enc...)
+}
+
+// appendFloat appends a finite f as encoding/json writes a float64: in
+// decimal, or in exponent form (e-7, not e-07) below 1e-6 and from 1e21.
+func appendFloat(b []byte, f float64) []byte {
+	format := byte('f')
+	if abs := math.Abs(f); abs != 0 && (abs < 1e-6 || abs >= 1e21) {
+		format = 'e'
+	}
+	b = strconv.AppendFloat(b, f, format, -1, 64)
+	if n := len(b); format == 'e' && n >= 4 && b[n-4] == 'e' && b[n-3] == '-' && b[n-2] == '0' {
+		b[n-2] = b[n-1]
+		b = b[:n-1]
+	}
+	return b
 }
 
 // fail maps a database error to what the caller sees. The database's own

@@ -29,6 +29,12 @@ type Binary struct {
 	Path string
 	// Version is what the program says its version is.
 	Version string
+	// Env is added to the environment the process starts with, as
+	// KEY=value entries (GOGC=400, say).
+	Env []string
+	// Args are added to the command line that serves the file (for
+	// toolexec, serve's flags: --timeout 0, say).
+	Args []string
 	// args is the command line that serves config on 127.0.0.1:port,
 	// logging warnings and errors only.
 	args func(config string, port int) []string
@@ -56,18 +62,28 @@ func BuildToolexec(ctx context.Context, root, dir string) (Binary, error) {
 	if out, err := cmd.CombinedOutput(); err != nil {
 		return Binary{}, fmt.Errorf("building toolexec: %v\n%s", err, out)
 	}
+	return ToolexecAt(ctx, path)
+}
+
+// ToolexecAt returns the toolexec command already built at path, as
+// BuildToolexec returns the one it builds: for comparing two builds.
+func ToolexecAt(ctx context.Context, path string) (Binary, error) {
 	out, err := exec.CommandContext(ctx, path, "version").Output()
 	if err != nil {
-		return Binary{}, fmt.Errorf("toolexec version: %w", err)
+		return Binary{}, fmt.Errorf("%s version: %w", path, err)
 	}
 	return Binary{
 		Name:    ToolexecName,
 		Path:    path,
 		Version: strings.TrimPrefix(strings.TrimSpace(string(out)), "toolexec "),
-		args: func(config string, port int) []string {
-			return []string{"serve", "--config", config, "--addr", "127.0.0.1:" + strconv.Itoa(port), "--log-level", "warn"}
-		},
+		args:    toolexecArgs,
 	}, nil
+}
+
+// toolexecArgs serves config on 127.0.0.1:port, logging warnings and
+// errors only.
+func toolexecArgs(config string, port int) []string {
+	return []string{"serve", "--config", config, "--addr", "127.0.0.1:" + strconv.Itoa(port), "--log-level", "warn"}
 }
 
 // goCommand is the go command that runs this program's build: $GO when

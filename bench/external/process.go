@@ -35,20 +35,21 @@ type Process struct {
 // Start starts b serving the tools file config on a free port of
 // 127.0.0.1, and waits until it answers probe with a 200 whose body check
 // accepts, for at most timeout. Its working directory is config's, its
-// environment holds only PATH, HOME and TMPDIR (no token, no telemetry),
-// and it is killed if this process dies. Start measures Startup from the
+// environment holds only PATH, HOME and TMPDIR (no token, no telemetry)
+// and b.Env, and it is killed if this process dies. Start measures Startup from the
 // moment the process is started.
 func (b Binary) Start(config string, probe bench.Request, check func([]byte) error, timeout time.Duration) (*Process, error) {
 	port, err := freePort()
 	if err != nil {
 		return nil, err
 	}
-	cmd := exec.Command(b.Path, b.args(config, port)...)
+	cmd := exec.Command(b.Path, append(b.args(config, port), b.Args...)...)
 	cmd.Dir = filepath.Dir(config)
 	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME")}
 	if t := os.Getenv("TMPDIR"); t != "" {
 		cmd.Env = append(cmd.Env, "TMPDIR="+t)
 	}
+	cmd.Env = append(cmd.Env, b.Env...)
 	p := &Process{Binary: b, URL: "http://127.0.0.1:" + strconv.Itoa(port), cmd: cmd, out: &tail{max: 64 << 10}, done: make(chan struct{})}
 	cmd.Stdout, cmd.Stderr = p.out, p.out
 	cmd.SysProcAttr = &syscall.SysProcAttr{}

@@ -1,9 +1,11 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"log"
 	"net/http"
+	"os"
 	"strings"
 	"time"
 
@@ -36,6 +38,8 @@ func main() {
 	mux := http.NewServeMux()
 	mux.Handle("/api/", http.StripPrefix("/api", toolexec.NewHandler(x)))
 
-	srv := &http.Server{Addr: ":8080", Handler: mux, ReadHeaderTimeout: 5 * time.Second}
+	addr := "localhost:" + cmp.Or(os.Getenv("PORT"), "8080")
+	srv := &http.Server{Addr: addr, Handler: mux, ReadHeaderTimeout: 5 * time.Second}
+	log.Printf("listening on http://%s/api/tools", addr)
 	log.Fatal(srv.ListenAndServe())
 }

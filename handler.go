@@ -178,11 +178,15 @@ func (h *restHandler) writeCallError(w http.ResponseWriter, err error) {
 			return
 		}
 		writeError(w, http.StatusBadRequest, e.Message)
-	case CodeUnavailable:
+	case CodeUnavailable, CodeRateLimited:
 		if e.RetryAfter > 0 {
 			w.Header().Set("Retry-After", httpjson.RetryAfter(e.RetryAfter))
 		}
-		h.writeResult(w, http.StatusServiceUnavailable, e.Result())
+		status := http.StatusServiceUnavailable
+		if e.Code == CodeRateLimited {
+			status = http.StatusTooManyRequests
+		}
+		h.writeResult(w, status, e.Result())
 	default:
 		h.writeResult(w, http.StatusInternalServerError, e.Result())
 	}

@@ -258,12 +258,12 @@ func (x *Executor) builtinInterceptors() []Interceptor {
 
 // onlyValidates reports whether, of the built-in interceptors, only
 // validation can do anything for a call of t: no timeout, no concurrency
-// limit, no transforms and no cache apply to it, so each of those would
+// or rate limit, no transforms and no cache apply to it, so each of those would
 // only pass the call on. Such a call runs runValidated, which leaves them
 // out: the same call, with fewer frames between the surface and the
 // handler.
 func (x *Executor) onlyValidates(t *Tool) bool {
-	return !x.timesOut(t) && !x.limited(t) && !x.transformsInput(t) && !t.Options.Cache && !x.transformsOutput(t)
+	return !x.timesOut(t) && !x.limited(t) && !x.rateLimited(t) && !x.transformsInput(t) && !t.Options.Cache && !x.transformsOutput(t)
 }
 
 // runTool is the inner end of the Executor's chain: the tool's own

@@ -140,7 +140,7 @@ func (h *handler) callFailed(ex *exchange, m *message, name string, err error, m
 			out.data = encodeError(m.id, newError(CodeInvalidParams, "Invalid params: %s", e.Message))
 			return
 		}
-	case toolexec.CodeUnavailable:
+	case toolexec.CodeUnavailable, toolexec.CodeRateLimited:
 		out.retryAfter = e.RetryAfter
 	}
 	// Validation failures, tool errors, panics, timeouts, limits and

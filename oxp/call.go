@@ -258,6 +258,13 @@ func (h *handler) refuseFailure(w http.ResponseWriter, f *form, err error) bool 
 		h.refuseForbidden(w, f, e)
 	case toolexec.CodeTooLarge:
 		h.refuse(w, f, http.StatusRequestEntityTooLarge, &serverError{Message: "The request is too large", DeveloperMessage: e.Message})
+	case toolexec.CodeRateLimited:
+		// Refused before the tool ran, as a busy server refuses: HTTP's
+		// own answer, which clients and proxies know to wait on.
+		if e.RetryAfter > 0 {
+			w.Header().Set("Retry-After", httpjson.RetryAfter(e.RetryAfter))
+		}
+		h.refuse(w, f, http.StatusTooManyRequests, &serverError{Message: e.Message})
 	case toolexec.CodeInvalidArguments:
 		body := invalidInput(e)
 		if f.wrapped {

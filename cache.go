@@ -107,8 +107,8 @@ func (x *Executor) cacheInterceptor(next CallFunc) CallFunc {
 // cacheGet returns the cached result of key, decoded afresh, or nil.
 func (x *Executor) cacheGet(ctx context.Context, call *Call, key string) *CallToolResult {
 	data, ok, err := x.cache.Get(ctx, key)
+	x.noteCache(ctx, err)
 	if err != nil {
-		x.logger.WarnContext(ctx, "toolexec: cache lookup failed; running the tool", "tool", call.Tool.Name, "error", err)
 		return nil
 	}
 	if !ok {
@@ -140,7 +140,25 @@ func (x *Executor) cacheSet(ctx context.Context, call *Call, key string, res *Ca
 	if ttl <= 0 {
 		ttl = x.cacheTTL
 	}
-	if err := x.cache.Set(context.WithoutCancel(ctx), key, data, ttl); err != nil {
-		x.logger.WarnContext(ctx, "toolexec: cache store failed; result not cached", "tool", call.Tool.Name, "error", err)
+	err = x.cache.Set(context.WithoutCancel(ctx), key, data, ttl)
+	x.noteCache(ctx, err)
+}
+
+// noteCache logs a cache failure: at warning level the first after a
+// success (and the first success after failures at info level), at debug
+// level the others, so that a cache that cannot be reached for a while is
+// logged twice, not once per call. A lookup that failed because the
+// call's own context ended says nothing of the cache.
+func (x *Executor) noteCache(ctx context.Context, err error) {
+	switch {
+	case err == nil:
+		if x.cacheDown.Load() && x.cacheDown.CompareAndSwap(true, false) {
+			x.logger.InfoContext(ctx, "toolexec: the cache answers again")
+		}
+	case ctx.Err() != nil:
+	case x.cacheDown.CompareAndSwap(false, true):
+		x.logger.WarnContext(ctx, "toolexec: the cache failed; calls run their tools uncached until it answers", "error", err)
+	default:
+		x.logger.DebugContext(ctx, "toolexec: the cache failed", "error", err)
 	}
 }

@@ -21,8 +21,9 @@ type pipelineConfig struct {
 	store    Store
 	local    *MemoryStore  // the process's own store: local rates, and Store() without WithStore
 	leaseTTL time.Duration // WithLeaseTTL; <= 0 is DefaultLeaseTTL
-	// storeDown: the last store operation failed (noteStore logs changes).
-	storeDown atomic.Bool
+	// storeDown: the last store operation failed (noteStore logs changes);
+	// cacheDown, likewise, for the cache (noteCache).
+	storeDown, cacheDown atomic.Bool
 
 	inputTransforms  []InputTransform  // WithInputTransforms
 	outputTransforms []OutputTransform // WithOutputTransforms

@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 
 	"github.com/toolexec/toolexec"
@@ -48,4 +50,35 @@ func ExampleValidateResult_omitted() {
 	res, _ := x.Validate(context.Background(), "sum", "", json.RawMessage(args))
 	fmt.Println(len(res.Errors), "listed,", res.Omitted, "omitted; first:", res.Errors[0].Path)
 	// Output: 100 listed, 150 omitted; first: /n/0
+}
+
+// A server that listens on a loopback address turns the DNS-rebinding and
+// cross-site request defense on for every surface: a request whose Host is
+// not a loopback name, or whose Origin is another site, is refused before
+// anything else.
+func ExampleWithRebindingProtection() {
+	reg := toolexec.NewRegistry()
+	x := toolexec.New(reg, reg,
+		toolexec.WithAllowExecute(true),
+		toolexec.WithRebindingProtection(toolexec.RebindingProtection{
+			AllowedOrigins: []string{"http://localhost:3000"}, // a browser UI on another port
+		}))
+	h := toolexec.NewHandler(x)
+
+	srv := httptest.NewServer(h) // listens on 127.0.0.1
+	defer srv.Close()
+	for _, host := range []string{"localhost", "evil.example"} {
+		req, _ := http.NewRequest(http.MethodGet, srv.URL+"/tools", nil)
+		req.Host = host
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			fmt.Println(err)
+			return
+		}
+		res.Body.Close()
+		fmt.Println(host, res.StatusCode)
+	}
+	// Output:
+	// localhost 200
+	// evil.example 403
 }

@@ -25,6 +25,8 @@ type Executor struct {
 	allowExecute bool
 	authHook     AuthHook
 	toolFilter   ToolFilter // WithToolFilter; nil shows every tool
+	// rebinding is WithRebindingProtection's setting; nil when it is off.
+	rebinding    *RebindingProtection
 	logger       *slog.Logger
 	maxBodyBytes int64
 	interceptors []Interceptor

@@ -8,6 +8,7 @@ import (
 
 	"github.com/go-chi/chi/v5"
 
+	"github.com/toolexec/toolexec/internal/hostguard"
 	"github.com/toolexec/toolexec/internal/httpjson"
 	"github.com/toolexec/toolexec/internal/jsonwalk"
 	"github.com/toolexec/toolexec/internal/rawjson"
@@ -27,9 +28,11 @@ import (
 // lists every status and body.
 //
 // Mount it under any prefix: chi's r.Mount("/api", h), or
-// mux.Handle("/api/", http.StripPrefix("/api", h)).
+// mux.Handle("/api/", http.StripPrefix("/api", h)). With
+// WithRebindingProtection on the Executor, a request that fails its Host or
+// Origin check is answered 403 before anything else.
 func NewHandler(x *Executor) http.Handler {
-	h := &restHandler{x: x, headers: httpjson.NewHeaders()}
+	h := &restHandler{x: x, headers: httpjson.NewHeaders(), guard: x.rebindingGuard()}
 	h.details = toolenc.Cache[Tool]{Key: func(t *Tool) string { return t.Name }, Same: sameDetail, Encode: encodeDetail, Clone: cloneListed}
 	h.summaries = toolenc.Cache[Tool]{Key: func(t *Tool) string { return t.Name }, Same: sameSummary, Encode: encodeSummary, Clone: cloneListed}
 	return httpjson.Recoverer(x.logger, "toolexec: REST handler", func(w http.ResponseWriter) {
@@ -46,6 +49,10 @@ func NewHandler(x *Executor) http.Handler {
 // method that is not one of HTTP's on any path, is 405 with Allow.
 func (h *restHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h.headers.Set(w.Header())
+	if h.guard != nil && !h.guard.Allowed(r) {
+		h.refuseRebinding(w, r)
+		return
+	}
 	path := routePath(r)
 	rest, isTool := strings.CutPrefix(path, "/tools/")
 	if !isTool && path != "/tools" && standardMethod(r.Method) {
@@ -81,6 +88,8 @@ type restHandler struct {
 	summaries, details toolenc.Cache[Tool]
 	// headers are the JSON headers every response carries (rest_headers.go).
 	headers httpjson.Headers
+	// guard is the rebinding protection (rebinding.go); nil when it is off.
+	guard *hostguard.Guard
 }
 
 // toolSummary is one entry of GET /tools.

@@ -385,14 +385,52 @@ func TestAuthHookRejectsWithExactBodyAndLogsReason(t *testing.T) {
 	assert.Contains(t, logs.String(), "token expired for user alice", "the reason is logged server-side")
 }
 
-func TestAuthHookRunsAfterGateAndLookup(t *testing.T) {
+func TestAuthHookRunsAfterTheGate(t *testing.T) {
+	var ran atomic.Int64
+	f := newFixture(t)
+	h := f.handler(WithAuthHook(bearerAuth(&ran)), WithAllowExecute(false))
+	assert.Equal(t, http.StatusForbidden, do(t, h, http.MethodPost, "/tools/echo/call", `{}`).status)
+	assert.Equal(t, http.StatusForbidden, do(t, h, http.MethodPost, "/tools/nope/call", `{}`).status)
+	assert.Zero(t, ran.Load())
+}
+
+func TestOnlyAnAdmittedCallerLearnsThatAToolDoesNotExist(t *testing.T) {
+	// An unknown tool is 404 for a caller the hook admits; a caller it
+	// refuses gets the refusal, exactly as for a tool that exists, so
+	// nobody learns which tools exist without credentials.
 	var ran atomic.Int64
 	f := newFixture(t)
 	h := f.handler(WithAuthHook(bearerAuth(&ran)))
-	assert.Equal(t, http.StatusNotFound, do(t, h, http.MethodPost, "/tools/nope/call", `{}`).status)
-	h = f.handler(WithAuthHook(bearerAuth(&ran)), WithAllowExecute(false))
-	assert.Equal(t, http.StatusForbidden, do(t, h, http.MethodPost, "/tools/echo/call", `{}`).status)
-	assert.Zero(t, ran.Load())
+	unknown := do(t, h, http.MethodPost, "/tools/nope/call", `{}`)
+	known := do(t, h, http.MethodPost, "/tools/echo/call", `{}`)
+	assert.Equal(t, http.StatusUnauthorized, unknown.status)
+	assert.Equal(t, known.status, unknown.status)
+	assert.Equal(t, known.body, unknown.body)
+	assert.JSONEq(t, `{"error":"Unauthorized"}`, unknown.body)
+
+	admitted := do(t, h, http.MethodPost, "/tools/nope/call", `{}`, "Authorization", "Bearer s3cret")
+	assert.Equal(t, http.StatusNotFound, admitted.status)
+	assert.JSONEq(t, `{"error":"Tool not found: nope"}`, admitted.body)
+	assert.Equal(t, int64(3), ran.Load())
+
+	// Without a hook, an unknown tool is 404 as always.
+	assert.Equal(t, http.StatusNotFound, do(t, f.handler(), http.MethodPost, "/tools/nope/call", `{}`).status)
+}
+
+func TestTheHookSeesNoToolForAnUnknownName(t *testing.T) {
+	var seen []*Call
+	hook := func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			seen = append(seen, CallFromContext(r.Context()))
+			next.ServeHTTP(w, r)
+		})
+	}
+	f := newFixture(t)
+	do(t, f.handler(WithAuthHook(hook)), http.MethodPost, "/tools/nope/call", `{"a":1}`)
+	require.Len(t, seen, 1)
+	require.NotNil(t, seen[0])
+	assert.Equal(t, Tool{}, seen[0].Tool)
+	assert.Nil(t, seen[0].Arguments)
 }
 
 func TestAuthHookNeverRunsForDiscovery(t *testing.T) {

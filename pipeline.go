@@ -120,7 +120,7 @@ func (x *Executor) call(ob *observation, req *CallRequest) (_ *CallToolResult, e
 	stage = StageResolve
 	cc, handler, err := x.resolveCall(req)
 	if err != nil {
-		return nil, err
+		return nil, x.unresolved(ob, req, err)
 	}
 	call := &cc.call
 	tool := &call.Tool
@@ -147,6 +147,23 @@ func (x *Executor) call(ob *observation, req *CallRequest) (_ *CallToolResult, e
 		run = chain(run, req.interceptors)
 	}
 	return x.guard(cc, call, run)
+}
+
+// unresolved is the answer to a call whose tool was not found (err): a
+// caller the auth hook would refuse gets the hook's refusal instead, so
+// that only an admitted caller learns whether a tool exists. The hook sees
+// a Call with no tool (CallFromContext returns a Call whose Tool is the
+// zero Tool), so its refusal says nothing of any tool, and a tool hidden
+// from anonymous callers is refused exactly as one that does not exist.
+func (x *Executor) unresolved(ob *observation, req *CallRequest, err error) error {
+	if req.Request == nil || x.authHook == nil {
+		return err
+	}
+	probe := &Call{Request: req.Request, Surface: ob.surface}
+	if _, refusal := x.authorize(ob.ctx, ob, probe); refusal != nil {
+		return refusal
+	}
+	return err
 }
 
 // resolveCall finds the tool req names and returns the callContext that

@@ -70,3 +70,28 @@ func (k SurfaceKit) Call(ctx context.Context, req CallRequest, ics ...Intercepto
 	req.interceptors = ics
 	return k.x.Call(ctx, req)
 }
+
+// Authenticate runs the Executor's auth hook (WithAuthHook) on r as it runs
+// for a call, but with no tool: in the hook, CallFromContext returns a Call
+// whose Tool is the zero Tool. It returns the request as the hook passed it
+// on, carrying whatever the hook added to its context (the identity it
+// established), or the hook's refusal: an *Error with CodeUnauthorized or
+// CodeForbidden and the hook's challenge, whose reason is logged at warning
+// level and never returned. With no hook it returns r and nil.
+//
+// It is for a surface that must admit a request that is not a call the
+// pipeline runs: a stream that outlives its request, or a call whose tool
+// the surface could not resolve, since only a caller the hook admits may
+// learn whether a tool exists.
+func (k SurfaceKit) Authenticate(r *http.Request) (*http.Request, error) {
+	if k.x.authHook == nil {
+		return r, nil
+	}
+	probe := &Call{Request: r}
+	passed, reason, refusal := authenticate(k.x.authHook, r.WithContext(withCall(r.Context(), probe)))
+	if passed == nil {
+		k.x.logger.WarnContext(r.Context(), "toolexec: request refused by auth hook", "reason", reason)
+		return nil, refusal
+	}
+	return passed, nil
+}

@@ -8,6 +8,7 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"github.com/toolexec/toolexec"
+	"github.com/toolexec/toolexec/internal/hostguard"
 	"github.com/toolexec/toolexec/internal/httpjson"
 )
 
@@ -87,7 +88,10 @@ func WithPage(on bool) Option {
 //
 // x supplies what the page shows about the server: whether the execution
 // gate is open (toolexec.WithAllowExecute) and whether calls need a token
-// (toolexec.WithAuthHook). With WithPage(false), Wrap returns rest.
+// (toolexec.WithAuthHook). With WithPage(false), Wrap returns rest. With
+// the Executor's toolexec.WithRebindingProtection, the page and its
+// endpoint refuse a request that fails the Host or Origin check with 403,
+// as rest does.
 //
 // Wrap panics if x or rest is nil, as http.ServeMux.Handle panics on a nil
 // handler: both are programming errors found on the first run.
@@ -103,24 +107,32 @@ func Wrap(x *toolexec.Executor, rest http.Handler, opts ...Option) http.Handler 
 		return rest
 	}
 	p := buildPage(pageConfigFor(x, &c))
-	return &handler{x: x, rest: rest, page: p}
+	h := &handler{x: x, rest: rest, page: p}
+	if rp, ok := x.SurfaceKit().RebindingProtection(); ok {
+		h.guard = hostguard.New(rp.AllowedHosts, rp.AllowedOrigins)
+	}
+	return h
 }
 
 type handler struct {
 	x    *toolexec.Executor
 	rest http.Handler
 	page page
+	// guard is the Executor's rebinding protection
+	// (toolexec.WithRebindingProtection); nil when it is off. rest applies
+	// it to its own routes.
+	guard *hostguard.Guard
 }
 
 func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	switch relativePath(r) {
 	case "", "/":
-		if !readMethod(w, r) {
+		if !h.allowed(w, r) || !readMethod(w, r) {
 			return
 		}
 		h.page.serve(w, r)
 	case metaPath:
-		if !readMethod(w, r) {
+		if !h.allowed(w, r) || !readMethod(w, r) {
 			return
 		}
 		h.serveMeta(w, r)
@@ -164,6 +176,19 @@ func readMethod(w http.ResponseWriter, r *http.Request) bool {
 	}
 	w.Header().Set("Allow", "GET, HEAD")
 	httpjson.Write(w, http.StatusMethodNotAllowed, map[string]string{"error": "Method not allowed"})
+	return false
+}
+
+// allowed applies the rebinding protection to a request for the page or
+// its endpoint, answering 403 when it refuses, and reports whether the
+// request may go on.
+func (h *handler) allowed(w http.ResponseWriter, r *http.Request) bool {
+	if h.guard == nil || h.guard.Allowed(r) {
+		return true
+	}
+	h.x.SurfaceKit().Logger().WarnContext(r.Context(), "explorer: request refused by the host/origin check",
+		"host", r.Host, "origin", r.Header.Get("Origin"))
+	httpjson.Write(w, http.StatusForbidden, map[string]string{"error": "Forbidden: origin or host not allowed"})
 	return false
 }
 

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/toolexec/toolexec"
+	"github.com/toolexec/toolexec/internal/hostguard"
 	"github.com/toolexec/toolexec/internal/httpjson"
 	"github.com/toolexec/toolexec/internal/toolenc"
 )
@@ -29,13 +30,19 @@ import (
 // except for a call that streams progress, log messages or input requests
 // and subscriptions/listen, which answer with an SSE stream; all are sent
 // with X-Content-Type-Options: nosniff. docs/mcp.md lists every status and
-// error. NewHandler panics if x is nil, as toolexec.New panics on a nil
+// error. Every route is behind the DNS-rebinding defense (see
+// WithAllowedHosts), which also admits the lists of the Executor's
+// toolexec.WithRebindingProtection. NewHandler panics if x is nil, as toolexec.New panics on a nil
 // provider.
 func NewHandler(x *toolexec.Executor, opts ...Option) http.Handler {
 	if x == nil {
 		panic("mcp: NewHandler: nil Executor")
 	}
 	h := &handler{x: x, headers: httpjson.NewHeaders(), name: "toolexec", maxBatch: DefaultMaxBatchSize, cacheScope: CachePrivate, tools: newToolCache(x.SurfaceKit())}
+	if p, ok := x.SurfaceKit().RebindingProtection(); ok {
+		h.guard.AllowHosts(p.AllowedHosts...)
+		h.guard.AllowOrigins(p.AllowedOrigins...)
+	}
 	for _, opt := range opts {
 		opt(h)
 	}
@@ -55,12 +62,11 @@ type handler struct {
 	version      string
 	instructions string
 	pageSize     int
-	maxBatch     int             // WithMaxBatchSize
-	origins      map[string]bool // WithAllowedOrigins; nil: none besides the own origin
-	hosts        map[string]bool // WithAllowedHosts; nil: the loopback default
-	// noRebindingDefense: WithoutRebindingProtection; the allow-lists,
-	// when given, still apply.
-	noRebindingDefense bool
+	maxBatch     int // WithMaxBatchSize
+	// guard is the DNS-rebinding defense: WithAllowedHosts,
+	// WithAllowedOrigins, WithoutRebindingProtection, and the lists of the
+	// Executor's toolexec.WithRebindingProtection.
+	guard hostguard.Guard
 	// serverInfoMember is the _meta member naming the server in every
 	// 2026-07-28 result, encoded once.
 	serverInfoMember []byte

@@ -1,13 +1,14 @@
 package mcp
 
 import (
+	"context"
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"github.com/toolexec/toolexec/internal/jsonwalk"
-	"net/http"
 	"strings"
 	"sync"
 	"time"
@@ -29,16 +30,37 @@ import (
 // has them all.
 type mrtrCall struct {
 	answers map[string]json.RawMessage
+	// stated: the request carried a requestState that verified; its
+	// answers are in answers, and statePrincipal is whom it was signed for.
+	stated         bool
+	statePrincipal string
 
 	mu    sync.Mutex
 	used  map[string]json.RawMessage
 	asked []toolexec.InputRequest
+	// principal is the caller as the call's context names it (see
+	// callerPrincipal), set by the first request; wrongCaller: a
+	// requestState signed for another caller was presented.
+	principal   string
+	wrongCaller bool
 }
 
+// errWrongCaller is what RequestInput fails with when the request's
+// requestState was signed for another caller: none of its answers reach
+// the handler, and the call is answered -32602.
+var errWrongCaller = &toolexec.InputError{Code: CodeInvalidParams, Message: "requestState is not for this caller"}
+
 // request answers reqs from the answers given, or records the missing ones.
-func (c *mrtrCall) request(reqs []toolexec.InputRequest) ([]toolexec.InputResponse, error) {
+// ctx is the call's, as the handler passed it: after the auth hook, so it
+// names the caller the requestState must have been signed for.
+func (c *mrtrCall) request(ctx context.Context, reqs []toolexec.InputRequest) ([]toolexec.InputResponse, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	c.principal = callerPrincipal(ctx)
+	if c.stated && c.statePrincipal != c.principal {
+		c.wrongCaller = true
+		return nil, errWrongCaller
+	}
 	out := make([]toolexec.InputResponse, len(reqs))
 	missing := false
 	for i := range reqs {
@@ -63,11 +85,20 @@ func (c *mrtrCall) request(reqs []toolexec.InputRequest) ([]toolexec.InputRespon
 	return out, nil
 }
 
-// pending returns the questions recorded, and the answers used.
-func (c *mrtrCall) pending() ([]toolexec.InputRequest, map[string]json.RawMessage) {
+// pending returns the questions recorded, the answers used, and the caller
+// they were asked of.
+func (c *mrtrCall) pending() ([]toolexec.InputRequest, map[string]json.RawMessage, string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.asked, c.used
+	return c.asked, c.used, c.principal
+}
+
+// replayed reports whether the request presented another caller's
+// requestState.
+func (c *mrtrCall) replayed() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.wrongCaller
 }
 
 // inputRequiredResult is MCP 2026-07-28's InputRequiredResult.
@@ -83,8 +114,8 @@ type inputRequestW struct {
 }
 
 // requestState is the payload the server signs: what the call was (tool,
-// digest of its arguments, digest of the caller's credentials) and the
-// answers so far, valid until Expires.
+// digest of its arguments, digest of the caller: see callerPrincipal) and
+// the answers so far, valid until Expires.
 type requestState struct {
 	Tool      string                     `json:"t"`
 	Args      string                     `json:"a"`
@@ -96,14 +127,17 @@ type requestState struct {
 // openMRTR reads the retried request's inputs into c: the requestState,
 // which must verify, and the inputResponses, which must be an object of
 // objects.
-func (h *handler) openMRTR(c *mrtrCall, r *http.Request, name string, args json.RawMessage, meta *callMeta) *wireError {
+//
+// Whom the state was signed for is checked later, when the handler asks for
+// input (request): only the call's context, after the auth hook, names the
+// caller.
+func (h *handler) openMRTR(c *mrtrCall, name string, args json.RawMessage, meta *callMeta) *wireError {
 	if meta.requestState != "" {
 		st, ok := h.verifyState(meta.requestState)
-		if !ok || st.Tool != name || st.Args != argsDigest(args) || st.Principal != principalDigest(r) ||
-			time.Now().Unix() > st.Expires {
+		if !ok || st.Tool != name || st.Args != argsDigest(args) || time.Now().Unix() > st.Expires {
 			return newError(CodeInvalidParams, "Invalid params: requestState is invalid, expired, or not for this request")
 		}
-		c.answers = st.Answers
+		c.answers, c.stated, c.statePrincipal = st.Answers, true, st.Principal
 	}
 	if meta.inputResponses != nil {
 		if !isObject(meta.inputResponses) {
@@ -128,15 +162,15 @@ func (h *handler) openMRTR(c *mrtrCall, r *http.Request, name string, args json.
 
 // inputRequired builds the input-required result of a call whose handler
 // asked for input it did not have.
-func (h *handler) inputRequired(r *http.Request, name string, args json.RawMessage, c *mrtrCall) (*inputRequiredResult, error) {
-	asked, used := c.pending()
+func (h *handler) inputRequired(name string, args json.RawMessage, c *mrtrCall) (*inputRequiredResult, error) {
+	asked, used, principal := c.pending()
 	res := &inputRequiredResult{ResultType: "input_required", InputRequests: make(map[string]inputRequestW, len(asked))}
 	for i := range asked {
 		method, params := inputWire(&asked[i])
 		res.InputRequests[asked[i].Key] = inputRequestW{Method: method, Params: params}
 	}
 	state, err := h.signState(requestState{
-		Tool: name, Args: argsDigest(args), Principal: principalDigest(r),
+		Tool: name, Args: argsDigest(args), Principal: principal,
 		Expires: time.Now().Add(h.inputTimeout).Unix(), Answers: used,
 	})
 	if err != nil {
@@ -195,13 +229,34 @@ func argsDigest(args json.RawMessage) string {
 	return hex.EncodeToString(sum[:16])
 }
 
-// principalDigest binds the state to the caller's credentials: a digest of
-// the Authorization header ("" when there is none).
-func principalDigest(r *http.Request) string {
-	a := r.Header.Get("Authorization")
-	if a == "" {
-		return ""
+// credentialHeaders are the headers that carry a caller's credentials when
+// the auth hook names no identity: a state is bound to all of them.
+var credentialHeaders = [...]string{"Authorization", "Cookie", "X-Api-Key", "X-Handsai-Token"}
+
+// callerPrincipal is whom a requestState is bound to: a digest of the
+// identity the auth hook established (toolexec.WithIdentity), or, when it
+// established none, of the credentials the call's request carried (the
+// headers of credentialHeaders); "" for an anonymous call without any.
+func callerPrincipal(ctx context.Context) string {
+	h := sha256.New()
+	if id, ok := toolexec.IdentityFromContext(ctx); ok {
+		h.Write([]byte("identity\x00"))
+		h.Write([]byte(id))
+	} else {
+		call := toolexec.CallFromContext(ctx)
+		if call == nil || call.Request == nil {
+			return ""
+		}
+		found := false
+		for _, k := range credentialHeaders {
+			for _, v := range call.Request.Header[k] {
+				found = true
+				fmt.Fprintf(h, "%s\x00%d\x00%s", k, len(v), v)
+			}
+		}
+		if !found {
+			return ""
+		}
 	}
-	sum := sha256.Sum256([]byte(a))
-	return hex.EncodeToString(sum[:16])
+	return hex.EncodeToString(h.Sum(nil)[:16])
 }

@@ -2,7 +2,6 @@ package mcp
 
 import (
 	"runtime/debug"
-	"strings"
 	"time"
 )
 
@@ -66,16 +65,10 @@ func WithMaxBatchSize(n int) Option {
 // Origins are compared case-insensitively, scheme included:
 // "http://localhost:3000" admits exactly that origin, while an entry
 // without a port, "http://localhost", admits that scheme and host on any
-// port. Calling WithAllowedOrigins more than once adds to the list.
+// port. Calling WithAllowedOrigins more than once adds to the list, and
+// calling it with no origins changes nothing.
 func WithAllowedOrigins(origins ...string) Option {
-	return func(h *handler) {
-		if h.origins == nil {
-			h.origins = make(map[string]bool, len(origins))
-		}
-		for _, o := range origins {
-			h.origins[normalizeOrigin(o)] = true
-		}
-	}
+	return func(h *handler) { h.guard.AllowOrigins(origins...) }
 }
 
 // WithAllowedHosts sets the Host headers the handler answers; a request
@@ -93,16 +86,10 @@ func WithAllowedOrigins(origins ...string) Option {
 // "api.example.com") matches that host on any port; an entry with one
 // ("localhost:8080") matches only that port. Comparison is
 // case-insensitive; calling WithAllowedHosts more than once adds to the
-// list.
+// list, and calling it with no hosts changes nothing. The lists of the
+// Executor's toolexec.WithRebindingProtection are added to these.
 func WithAllowedHosts(hosts ...string) Option {
-	return func(h *handler) {
-		if h.hosts == nil {
-			h.hosts = make(map[string]bool, len(hosts))
-		}
-		for _, host := range hosts {
-			h.hosts[strings.ToLower(strings.TrimSpace(host))] = true
-		}
-	}
+	return func(h *handler) { h.guard.AllowHosts(hosts...) }
 }
 
 // WithoutRebindingProtection turns off the default DNS-rebinding defense:
@@ -110,7 +97,7 @@ func WithAllowedHosts(hosts ...string) Option {
 // WithAllowedHosts and WithAllowedOrigins still apply. It is for hosts that
 // make the same checks in front of the handler.
 func WithoutRebindingProtection() Option {
-	return func(h *handler) { h.noRebindingDefense = true }
+	return func(h *handler) { h.guard.Disable() }
 }
 
 // moduleVersion is the version of the toolexec module in the running

@@ -308,7 +308,7 @@ func (s *callStream) RequestInput(ctx context.Context, reqs []toolexec.InputRequ
 		return nil, toolexec.ErrInputUnsupported
 	}
 	if s.mrtr != nil {
-		return s.mrtr.request(reqs)
+		return s.mrtr.request(ctx, reqs)
 	}
 	return s.h.inputs.ask(ctx, s, reqs)
 }

@@ -86,7 +86,7 @@ func (h *handler) openStream(ex *exchange, m *message, name string, args json.Ra
 	s := &callStream{h: h, w: ex.w, sse: sse, meta: cm}
 	if meta != nil {
 		s.mrtr = &s.mrtrState
-		if werr = h.openMRTR(s.mrtr, ex.r, name, args, &s.meta); werr != nil {
+		if werr = h.openMRTR(s.mrtr, name, args, &s.meta); werr != nil {
 			return ctx, nil, werr
 		}
 	} else {
@@ -112,9 +112,13 @@ func (h *handler) closeStream(ex *exchange, m *message, name string, args json.R
 		e := newError(CodeMissingClientCapability, "Missing required client capability: the tool needs input the client did not declare it can give")
 		e.Data = map[string]any{"requiredCapabilities": missing.wire()}
 		out.data, out.status = encodeError(m.id, e), http.StatusBadRequest
+	} else if s.mrtr != nil && s.mrtr.replayed() {
+		// Another caller's requestState: whatever the handler made of the
+		// refusal, the call is answered as an invalid one.
+		out.data, out.status = encodeError(m.id, newError(CodeInvalidParams, "Invalid params: requestState is invalid, expired, or not for this request")), http.StatusBadRequest
 	} else if s.mrtr != nil {
-		if asked, _ := s.mrtr.pending(); len(asked) > 0 {
-			res, err := h.inputRequired(ex.r, name, args, s.mrtr)
+		if asked, _, _ := s.mrtr.pending(); len(asked) > 0 {
+			res, err := h.inputRequired(name, args, s.mrtr)
 			if err != nil {
 				h.x.SurfaceKit().Logger().ErrorContext(ex.r.Context(), "mcp: input-required result could not be built", "error", err)
 				out.data = encodeError(m.id, newError(CodeInternalError, "Internal error"))

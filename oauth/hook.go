@@ -18,9 +18,10 @@ import (
 // toolexec.WriteChallenge, so every surface answers with its documented
 // body and:
 //
-//   - no token: 401, WWW-Authenticate: Bearer scope="<the tool's scopes,
-//     or Config.ScopesSupported for a tool without any or a request that
-//     is not a call>", resource_metadata="<this resource's metadata URL>";
+//   - no token: 401, WWW-Authenticate: Bearer scope="<Config.ScopesSupported>",
+//     resource_metadata="<this resource's metadata URL>" (never the tool's
+//     own scopes, which would tell an anonymous caller of a tool hidden
+//     from it, see FilterTools);
 //   - a token that is not accepted: 401, Bearer error="invalid_token", with
 //     the same scope and resource_metadata;
 //   - a token without a scope the tool needs: 403, Bearer
@@ -51,10 +52,12 @@ func (v *Verifier) AuthHook(next http.Handler) http.Handler {
 		if call := toolexec.CallFromContext(r.Context()); call != nil {
 			needed = call.Tool.Options.Scopes
 		}
-		hint := needed // the scopes a 401 asks for
-		if len(hint) == 0 {
-			hint = v.s.ScopesSupported
-		}
+		// A 401 names Config.ScopesSupported, never the tool's own scopes:
+		// a caller without a valid token may not see the tool (FilterTools
+		// hides it), and must not learn of it, nor tell it apart from one
+		// that does not exist, by the challenge. The 403 of an
+		// authenticated caller names them.
+		hint := v.s.ScopesSupported
 		id, err := v.identify(r, res)
 		if errors.Is(err, errNoToken) {
 			toolexec.WriteChallenge(w, http.StatusUnauthorized, challenge("", hint, res.metadataURL))

@@ -52,7 +52,9 @@ func newServer(t *testing.T, is *testIssuer) *server {
 		toolexec.WithAuthHook(v.AuthHook), toolexec.WithToolFilter(v.FilterTools))
 	mux := http.NewServeMux()
 	mux.Handle("/api/", http.StripPrefix("/api", toolexec.NewHandler(x)))
-	mux.Handle("/mcp", mcp.NewHandler(x))
+	m := mcp.NewHandler(x)
+	mux.Handle("/mcp", m)
+	mux.Handle("/mcp/", m) // the HandsAI routes
 	mux.Handle("/oxp/", http.StripPrefix("/oxp", oxp.NewHandler(x)))
 	mux.Handle("/.well-known/oauth-protected-resource", v.Metadata())
 	mux.Handle("/.well-known/oauth-protected-resource/", v.Metadata())
@@ -100,7 +102,8 @@ func TestAuthHookChallengesOnEverySurface(t *testing.T) {
 
 			w := s.do(http.MethodPost, path("echo"), "", c.body("echo"))
 			require.Equal(t, unauthorized, w.Code, w.Body.String())
-			assert.Equal(t, `Bearer scope="tools.call", `+meta, w.Header().Get("WWW-Authenticate"))
+			assert.Equal(t, `Bearer scope="tools.call tools.admin", `+meta, w.Header().Get("WWW-Authenticate"),
+				"a 401 names the scopes supported, never the tool's own")
 			if res == "/oxp" {
 				assert.Contains(t, w.Body.String(), `"message":"Authentication is required"`)
 			} else {
@@ -109,7 +112,7 @@ func TestAuthHookChallengesOnEverySurface(t *testing.T) {
 
 			w = s.do(http.MethodPost, path("echo"), tokenFor("/other", "tools.call"), c.body("echo"))
 			require.Equal(t, unauthorized, w.Code, "a token for another resource")
-			assert.Equal(t, `Bearer error="invalid_token", scope="tools.call", `+meta, w.Header().Get("WWW-Authenticate"))
+			assert.Equal(t, `Bearer error="invalid_token", scope="tools.call tools.admin", `+meta, w.Header().Get("WWW-Authenticate"))
 
 			w = s.do(http.MethodPost, path("secret"), tokenFor(res, "tools.call"), c.body("secret"))
 			require.Equal(t, http.StatusForbidden, w.Code, w.Body.String())
@@ -121,6 +124,46 @@ func TestAuthHookChallengesOnEverySurface(t *testing.T) {
 		})
 	}
 	assert.NotContains(t, s.logs.String(), tokenFor("/api", "tools.call")[:40], "no token in the logs")
+}
+
+func TestAnAnonymousCallerCannotTellAHiddenToolFromAnUnknownOne(t *testing.T) {
+	// secret needs tools.admin, so FilterTools hides it from anonymous
+	// callers; calling it, or a tool that does not exist, gets the same
+	// answer on every surface, with nothing of either tool in it.
+	is := newTestIssuer(t)
+	k := newRSASigner(t, "k1")
+	is.publish(k)
+	s := newServer(t, is)
+	calls := map[string]func(tool string) (string, string){
+		"REST":    func(tool string) (string, string) { return "/api/tools/" + tool + "/call", `{}` },
+		"MCP":     func(tool string) (string, string) { return "/mcp", strings.Replace(mcpCall, "%s", tool, 1) },
+		"HandsAI": func(tool string) (string, string) { return "/mcp/tools/call", strings.Replace(mcpCall, "%s", tool, 1) },
+		"OXP":     func(tool string) (string, string) { return "/oxp/tools/call", `{"tool_id":"Tools.` + tool + `"}` },
+	}
+	for name, call := range calls {
+		t.Run(name, func(t *testing.T) {
+			path, body := call("secret")
+			hidden := s.do(http.MethodPost, path, "", body)
+			path, body = call("no-such-tool")
+			unknown := s.do(http.MethodPost, path, "", body)
+			assert.Equal(t, hidden.Code, unknown.Code)
+			assert.Contains(t, []int{http.StatusUnauthorized, http.StatusBadRequest}, hidden.Code)
+			assert.Equal(t, hidden.Header().Get("WWW-Authenticate"), unknown.Header().Get("WWW-Authenticate"))
+			assert.NotContains(t, hidden.Header().Get("WWW-Authenticate"), "tools.admin tools.call", "not the tool's own scopes")
+			assert.Equal(t, hidden.Body.String(), unknown.Body.String())
+			assert.NotContains(t, unknown.Body.String(), "no-such-tool")
+
+			// With a token, the unknown tool is unknown and the hidden one
+			// asks for the scope it needs.
+			token := k.sign(t, is.claimsFor(s.base+map[string]string{"REST": "/api", "MCP": "/mcp", "HandsAI": "/mcp", "OXP": "/oxp"}[name], "tools.call"))
+			path, body = call("secret")
+			assert.Equal(t, http.StatusForbidden, s.do(http.MethodPost, path, token, body).Code)
+			path, body = call("no-such-tool")
+			w := s.do(http.MethodPost, path, token, body)
+			assert.NotEqual(t, http.StatusForbidden, w.Code)
+			assert.NotEqual(t, http.StatusUnauthorized, w.Code)
+		})
+	}
 }
 
 func TestAuthHookForbiddenBodies(t *testing.T) {

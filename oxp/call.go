@@ -77,7 +77,7 @@ func (h *handler) admit(w http.ResponseWriter, r *http.Request, c *pendingCall) 
 	}
 	var e entry
 	if bad := h.resolve(req.toolID, &e); bad != nil {
-		h.refuseUnresolved(w, &req.form, bad)
+		h.refuseUnresolved(w, r, &req.form, bad)
 		return false
 	}
 	cc := new(CallContext)
@@ -113,12 +113,19 @@ func (h *handler) readRequest(w http.ResponseWriter, r *http.Request, req *callR
 }
 
 // refuseUnresolved answers a call whose tool id resolve refused with bad
-// (step 2 of call).
-func (h *handler) refuseUnresolved(w http.ResponseWriter, f *form, bad *serverError) {
-	if !h.x.SurfaceKit().ExecutionAllowed() {
+// (step 2 of call). A caller the auth hook refuses gets that refusal
+// instead, as the pipeline answers a call of an unknown tool: only an
+// admitted caller learns which tools exist.
+func (h *handler) refuseUnresolved(w http.ResponseWriter, r *http.Request, f *form, bad *serverError) {
+	kit := h.x.SurfaceKit()
+	if !kit.ExecutionAllowed() {
 		// The pipeline, which never sees this call, would have said so
 		// before looking the tool up.
-		bad = executionDisabled()
+		h.refuse(w, f, http.StatusBadRequest, executionDisabled())
+		return
+	}
+	if _, err := kit.Authenticate(r); err != nil && h.refuseFailure(w, f, err) {
+		return
 	}
 	h.refuse(w, f, http.StatusBadRequest, bad)
 }

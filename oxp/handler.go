@@ -10,6 +10,7 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"github.com/toolexec/toolexec"
+	"github.com/toolexec/toolexec/internal/hostguard"
 	"github.com/toolexec/toolexec/internal/httpjson"
 	"github.com/toolexec/toolexec/internal/toolenc"
 )
@@ -73,7 +74,9 @@ func WithAuthorizationChallenge(challenge func(r *http.Request, tool toolexec.To
 // {"request": {...}}, and then answers {"result": {...}}. Every response
 // carries OXP-Version: 1.0; a request whose OXP-Version names a version
 // other than 1.x is refused with 400. Discovery and health are never passed
-// to the Executor's auth hook; calls always are.
+// to the Executor's auth hook; calls always are. With the Executor's
+// toolexec.WithRebindingProtection, a request that fails its Host or Origin
+// check is answered 403 before anything else.
 //
 // NewHandler panics if x is nil or an option is invalid, as
 // http.ServeMux.Handle panics on a nil handler: both are programming errors
@@ -82,7 +85,7 @@ func NewHandler(x *toolexec.Executor, opts ...Option) http.Handler {
 	if x == nil {
 		panic("oxp: NewHandler: nil Executor")
 	}
-	h := &handler{x: x, toolkit: DefaultToolkit, entries: newEntryCache(x.SurfaceKit()), names: newNameCache(x)}
+	h := &handler{x: x, toolkit: DefaultToolkit, entries: newEntryCache(x.SurfaceKit()), names: newNameCache(x), guard: rebindingGuard(x)}
 	for _, opt := range opts {
 		opt(h)
 	}
@@ -134,6 +137,9 @@ type handler struct {
 	entries *toolenc.Cache[entry]
 	// logged remembers which tools GET /tools has already warned about.
 	logged onceLog
+	// guard is the Executor's rebinding protection
+	// (toolexec.WithRebindingProtection); nil when it is off.
+	guard *hostguard.Guard
 }
 
 // methodNotAllowed answers 405 with the path's methods in Allow.

@@ -15,6 +15,10 @@ import (
 // request gets the answer the router would give it; the call is spared the
 // router's request copy, its route context and the middleware's frames.
 func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if h.guard != nil && !h.guard.Allowed(r) {
+		h.refuseRebinding(w, r)
+		return
+	}
 	if r.Method != http.MethodPost || routePath(r) != "/tools/call" {
 		h.mux.ServeHTTP(w, r)
 		return

@@ -126,7 +126,12 @@ func serve(ctx context.Context, args []string, getenv func(string) (string, bool
 		oauthIssuer = fs.String("oauth-issuer", "", "verify OAuth 2.1 access tokens from this authorization server (its issuer URL) instead of a static token")
 		oauthURL    = fs.String("oauth-resource", "", "with --oauth-issuer: this server's public base URL (such as https://tools.example.com); tokens must name BASE/api, BASE/mcp or BASE/oxp as their audience")
 		oauthScopes = fs.String("oauth-scopes", "", "with --oauth-issuer: the comma-separated scopes clients may ask for (scopes_supported)")
+		readTimeout = fs.Duration("read-timeout", 30*time.Second, "how long a request's body may take to arrive (0: no limit); headers have 10s")
+		allowHosts  listFlag
+		allowOrigin listFlag
 	)
+	fs.Var(&allowHosts, "allow-host", "a Host header to serve besides loopback names, such as a reverse proxy's public name (repeatable, or comma-separated)")
+	fs.Var(&allowOrigin, "allow-origin", "a browser origin that may call the server besides its own, such as http://localhost:3000 (repeatable, or comma-separated)")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -194,10 +199,18 @@ func serve(ctx context.Context, args []string, getenv func(string) (string, bool
 		Extra:          otelOpts,
 		OAuth:          verifier,
 		NoExplorer:     *noExplorer,
+		AllowedHosts:   allowHosts,
+		AllowedOrigins: allowOrigin,
 	})
+	// ReadTimeout bounds how long a request's body may take to arrive
+	// (net/http lifts it once the body is read, so long calls and SSE
+	// streams are not cut). No WriteTimeout: it would cut MCP's SSE
+	// streams; every SSE write has its own deadline (the mcp package's),
+	// and calls have --timeout.
 	srv := &http.Server{
 		Handler:           h,
 		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       *readTimeout,
 		IdleTimeout:       2 * time.Minute,
 		MaxHeaderBytes:    64 << 10,
 		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
@@ -215,6 +228,9 @@ func serve(ctx context.Context, args []string, getenv func(string) (string, bool
 	base := "http://" + ln.Addr().String()
 	fmt.Fprintf(stdout, "toolexec %s serving %d tools from %s\n", version, len(p.Tools()), *file)
 	fmt.Fprintf(stdout, "  REST: %s%s/tools\n  MCP:  %s%s\n  OXP:  %s%s/tools\n", base, server.RESTPrefix, base, server.MCPPath, base, server.OXPPrefix)
+	if !*noExplorer {
+		fmt.Fprintf(stdout, "  Explorer: %s%s/ (open it in a browser)\n", base, server.RESTPrefix)
+	}
 	if token == "" {
 		fmt.Fprintf(stdout, "  calls need no token (set %s to require one)\n", *tokenEnv)
 	} else {
@@ -241,6 +257,21 @@ func serve(ctx context.Context, args []string, getenv func(string) (string, bool
 		_ = srv.Close()
 	}
 	return 0
+}
+
+// listFlag is a flag that may be given more than once, each value a
+// comma-separated list.
+type listFlag []string
+
+func (l *listFlag) String() string { return strings.Join(*l, ",") }
+
+func (l *listFlag) Set(v string) error {
+	for _, s := range strings.Split(v, ",") {
+		if s = strings.TrimSpace(s); s != "" {
+			*l = append(*l, s)
+		}
+	}
+	return nil
 }
 
 func isLoopback(host string) bool {

@@ -36,8 +36,10 @@ func main() {
 		Addr:              ":" + port,
 		Handler:           newRouter(newExecutor()),
 		ReadHeaderTimeout: 5 * time.Second,
-		ReadTimeout:       30 * time.Second,
-		WriteTimeout:      30 * time.Second,
+		ReadTimeout:       30 * time.Second, // the body's; lifted once it is read
+		IdleTimeout:       2 * time.Minute,
+		// No WriteTimeout: it would cut MCP's SSE streams, whose writes
+		// carry deadlines of their own.
 	}
 	log.Printf("listening on http://localhost:%s (tools under /api)", port)
 	log.Fatal(srv.ListenAndServe())

@@ -5,11 +5,16 @@
 //
 // It prints curl lines that get a token with the client_credentials grant
 // and call a tool. See docs/auth.md.
+//
+// It listens on 127.0.0.1 only: its client secret is printed and mints
+// tokens that may call every tool, so it is for this machine alone. Set
+// ADDR (such as ADDR=0.0.0.0) to listen elsewhere, knowingly.
 package main
 
 import (
 	"fmt"
 	"log"
+	"net"
 	"net/http"
 	"os"
 	"time"
@@ -43,6 +48,17 @@ TOKEN=$(curl -s -u demo:demo-secret -d grant_type=client_credentials -d 'scope=t
   --data-urlencode resource=%[1]s/api %[1]s/oauth/oauth/token | sed 's/.*"access_token":"\([^"]*\)".*/\1/')
 curl -s -H "Authorization: Bearer $TOKEN" -d '{}' %[1]s/api/tools/secret/call
 `, base)
-	srv := &http.Server{Addr: ":" + port, Handler: d.handler, ReadHeaderTimeout: 5 * time.Second}
+	srv := &http.Server{Addr: listenAddr(os.Getenv("ADDR"), port), Handler: d.handler,
+		ReadHeaderTimeout: 5 * time.Second, ReadTimeout: 30 * time.Second, IdleTimeout: 2 * time.Minute}
+	log.Printf("listening on %s", srv.Addr)
 	log.Fatal(srv.ListenAndServe())
+}
+
+// listenAddr is where the demo listens: host (ADDR) and port, host
+// 127.0.0.1 unless ADDR names another.
+func listenAddr(host, port string) string {
+	if host == "" {
+		host = "127.0.0.1"
+	}
+	return net.JoinHostPort(host, port)
 }

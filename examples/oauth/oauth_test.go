@@ -363,3 +363,9 @@ func TestProviderRefusesUnknownResourcesAndScopes(t *testing.T) {
 		assert.Equal(t, http.StatusBadRequest, resp.StatusCode, name)
 	}
 }
+
+func TestTheDemoListensOnLoopbackUnlessToldOtherwise(t *testing.T) {
+	assert.Equal(t, "127.0.0.1:8080", listenAddr("", "8080"))
+	assert.Equal(t, "0.0.0.0:9000", listenAddr("0.0.0.0", "9000"))
+	assert.Equal(t, "[::1]:8080", listenAddr("::1", "8080"))
+}

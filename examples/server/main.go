@@ -116,13 +116,16 @@ func run(ctx context.Context, getenv func(string) string, stdout, stderr io.Writ
 }
 
 // newExecutor builds the Executor every surface shares: the demo registry,
-// execution enabled, calls guarded by the bearer token. Tests add options
-// (interceptors that observe calls) through extra.
+// execution enabled, calls guarded by the bearer token, and every surface
+// behind the DNS-rebinding and cross-site request defense (a server a
+// developer runs on their machine is what rebinding pages aim at). Tests
+// add options (interceptors that observe calls) through extra.
 func newExecutor(reg *toolexec.Registry, token string, logger *slog.Logger, extra ...toolexec.Option) *toolexec.Executor {
 	opts := append([]toolexec.Option{
 		toolexec.WithAllowExecute(true),
 		toolexec.WithAuthHook(bearerAuth(token)),
 		toolexec.WithLogger(logger),
+		toolexec.WithRebindingProtection(toolexec.RebindingProtection{}),
 	}, extra...)
 	return toolexec.New(reg, reg, opts...)
 }
@@ -147,14 +150,17 @@ func newMux(x *toolexec.Executor) *http.ServeMux {
 }
 
 // newServer wraps h in an http.Server with timeouts, so a slow or idle
-// client cannot hold a connection forever. WriteTimeout leaves room for the
-// longest sleep call.
+// client cannot hold a connection forever: a request's headers have 5 s to
+// arrive and its body 30 s (net/http lifts the read deadline once the body
+// is read, so calls that run longer are not cut), and an idle connection
+// is closed after 2 minutes. There is no WriteTimeout: it would cut MCP's
+// SSE streams (a call's progress, a subscriptions/listen stream), whose
+// every write carries a deadline of its own instead.
 func newServer(h http.Handler, logger *slog.Logger) *http.Server {
 	return &http.Server{
 		Handler:           h,
 		ReadHeaderTimeout: 5 * time.Second,
 		ReadTimeout:       30 * time.Second,
-		WriteTimeout:      maxSleep + 30*time.Second,
 		IdleTimeout:       2 * time.Minute,
 		MaxHeaderBytes:    64 << 10,
 		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),

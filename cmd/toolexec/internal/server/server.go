@@ -49,12 +49,23 @@ type Options struct {
 	OAuth *oauth.Verifier
 	// NoExplorer leaves out the explorer page otherwise served at /api/.
 	NoExplorer bool
+	// AllowedHosts and AllowedOrigins are what the DNS-rebinding and
+	// cross-site request defense admits besides its defaults (see
+	// toolexec.RebindingProtection). The defense guards every route of every
+	// surface: a request that arrived on a loopback address must name a
+	// loopback host, and a browser's request must come from the server's
+	// own origin.
+	AllowedHosts, AllowedOrigins []string
 }
 
 func (o Options) executor(p *Provider) *toolexec.Executor {
 	opts := []toolexec.Option{
 		toolexec.WithAllowExecute(true),
 		toolexec.WithValidation(true),
+		toolexec.WithRebindingProtection(toolexec.RebindingProtection{
+			AllowedHosts:   o.AllowedHosts,
+			AllowedOrigins: o.AllowedOrigins,
+		}),
 	}
 	if o.Logger != nil {
 		opts = append(opts, toolexec.WithLogger(o.Logger))

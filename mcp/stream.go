@@ -33,6 +33,8 @@ type callStream struct {
 
 	mrtr      *mrtrCall // 2026-07-28: the call's input state (mrtrState); nil on 2025 versions
 	mrtrState mrtrCall
+	res       *resumable // 2025 over SSE: the stream's resumable side (resState, resume.go); nil when not resumable
+	resState  resumable
 	untrack   func() // ends the call's registration for notifications/cancelled
 
 	mu      sync.Mutex
@@ -44,6 +46,7 @@ type callStream struct {
 	started      bool // the SSE response has begun
 	closed       bool // the call's response was sent: nothing more may be written
 	failed       bool // a write failed: the client is gone
+	gone         bool // a resumable stream's client went away: events are only logged
 }
 
 // callMeta is what tools/call's params carry beside the name and the
@@ -250,10 +253,11 @@ func acceptsEventStream(r *http.Request) bool {
 
 // Progress implements toolexec.Peer: a notifications/progress on the
 // stream, when the request carried a progress token.
-func (s *callStream) Progress(_ context.Context, p toolexec.Progress) error {
+func (s *callStream) Progress(ctx context.Context, p toolexec.Progress) error {
 	if s.meta.progressToken == nil || !s.sse {
 		return nil
 	}
+	s.res.bind(ctx)
 	s.mu.Lock()
 	if s.progressed && p.Progress <= s.lastProgress {
 		s.mu.Unlock()
@@ -272,11 +276,12 @@ func (s *callStream) Progress(_ context.Context, p toolexec.Progress) error {
 
 // Log implements toolexec.Peer: a notifications/message on the stream, when
 // the message's level is at or above the call's level.
-func (s *callStream) Log(_ context.Context, m toolexec.LogMessage) error {
+func (s *callStream) Log(ctx context.Context, m toolexec.LogMessage) error {
 	sev := m.Level.Severity()
 	if s.meta.logLevel < 0 || sev < s.meta.logLevel || !s.sse {
 		return nil
 	}
+	s.res.bind(ctx)
 	params := struct {
 		Level  toolexec.LogLevel `json:"level"`
 		Logger string            `json:"logger,omitempty"`
@@ -310,6 +315,7 @@ func (s *callStream) RequestInput(ctx context.Context, reqs []toolexec.InputRequ
 	if s.mrtr != nil {
 		return s.mrtr.request(ctx, reqs)
 	}
+	s.res.bind(ctx)
 	return s.h.inputs.ask(ctx, s, reqs)
 }
 
@@ -348,9 +354,23 @@ func (s *callStream) send(data []byte, last bool) error {
 	}
 	if !s.started {
 		s.started = true
+		if s.res != nil {
+			s.res.start()
+		}
 		writeSSEHeader(s.w)
 	}
-	if err := writeEvent(s.w, data); err != nil {
+	id := ""
+	if s.res != nil {
+		id = s.res.append(data) // so that a client may resume from it, here or elsewhere
+		if s.gone {
+			return nil // logged for the client to resume
+		}
+	}
+	if err := writeEventWithID(s.w, id, data); err != nil {
+		if s.res != nil {
+			s.gone = true
+			return nil
+		}
 		s.failed = true
 		return errStreamClosed
 	}
@@ -382,9 +402,18 @@ func (s *callStream) finish(data []byte) bool {
 // client joins back with a line feed. A ResponseWriter that cannot flush (a
 // host's middleware wrapping it without Flush or Unwrap) still gets every
 // event, delivered when the response ends.
-func writeEvent(w http.ResponseWriter, data []byte) error {
+func writeEvent(w http.ResponseWriter, data []byte) error { return writeEventWithID(w, "", data) }
+
+// writeEventWithID writes an SSE event as writeEvent does, with id as its
+// event id when not "" (resumable streams: resume.go).
+func writeEventWithID(w http.ResponseWriter, id string, data []byte) error {
 	data = httpjson.ValidUTF8(data)
-	buf := make([]byte, 0, len(data)+24)
+	buf := make([]byte, 0, len(data)+len(id)+28)
+	if id != "" {
+		buf = append(buf, "id: "...)
+		buf = append(buf, id...)
+		buf = append(buf, '\n')
+	}
 	buf = append(buf, "event: message\ndata: "...)
 	for _, c := range data {
 		switch c {

@@ -18,7 +18,7 @@ import (
 type streaming struct {
 	logLevel     toolexec.LogLevel // "" is info; "off": none
 	defaultSev   int               // logLevel's severity; -1: none
-	stateKey     []byte            // HMAC key of 2026-07-28's requestState
+	stateKey     []byte            // WithInputStateKey; nil: shared, rotated keys (keyring.go)
 	inputTimeout time.Duration
 	inputs       *inputRouter
 	running      *inFlight // calls notifications/cancelled can reach (cancel.go)
@@ -44,10 +44,6 @@ func (h *handler) initStreaming() {
 		h.defaultSev = toolexec.LogInfo.Severity()
 	default:
 		h.defaultSev = h.logLevel.Severity() // "off", or anything else: -1
-	}
-	if len(h.stateKey) == 0 {
-		h.stateKey = make([]byte, 32)
-		_, _ = rand.Read(h.stateKey)
 	}
 	if h.inputTimeout <= 0 {
 		h.inputTimeout = DefaultInputTimeout
@@ -90,6 +86,9 @@ func (h *handler) openStream(ex *exchange, m *message, name string, args json.Ra
 			return ctx, nil, werr
 		}
 	} else {
+		if sse && h.resumeWindow > 0 {
+			ctx = h.openResumable(ctx, ex.r, s, m.id)
+		}
 		token := header(ex.r.Header, sessionHeaderKey)
 		s.meta.caps = capsFromSession(token)
 		if strings.HasPrefix(token, sessionPrefix) {
@@ -132,6 +131,9 @@ func (h *handler) closeStream(ex *exchange, m *message, name string, args json.R
 	}
 	if s.finish(out.data) {
 		out.streamed = true
+	}
+	if s.res != nil {
+		s.res.finish()
 	}
 }
 

@@ -66,6 +66,7 @@ type streamHeader struct {
 
 // resumable is the resumable side of one 2025 call's stream.
 type resumable struct {
+	values    valuesOnly // the parent of the call's context
 	h         *handler
 	requestID json.RawMessage
 	cancel    context.CancelCauseFunc // the call's context
@@ -90,11 +91,21 @@ var errClientGone = errors.New("mcp: the client went away and did not resume the
 // end it once the stream has started (see clientGone).
 func (h *handler) openResumable(ctx context.Context, r *http.Request, s *callStream, requestID json.RawMessage) context.Context {
 	s.res = &s.resState
-	s.res.h, s.res.requestID = h, requestID
-	ctx, s.res.cancel = context.WithCancelCause(context.WithoutCancel(ctx))
+	s.res.h, s.res.requestID, s.res.values.parent = h, requestID, ctx
+	ctx, s.res.cancel = context.WithCancelCause(&s.res.values)
 	s.res.stopWatch = context.AfterFunc(r.Context(), s.clientGone)
 	return ctx
 }
+
+// valuesOnly is a context with its parent's values and none of its
+// cancellation, as context.WithoutCancel makes one, held inside the
+// resumable so that it costs the call no allocation of its own.
+type valuesOnly struct{ parent context.Context }
+
+func (valuesOnly) Deadline() (time.Time, bool) { return time.Time{}, false }
+func (valuesOnly) Done() <-chan struct{}       { return nil }
+func (valuesOnly) Err() error                  { return nil }
+func (v *valuesOnly) Value(key any) any        { return v.parent.Value(key) }
 
 // bind records the caller of a stream from the call's context (after the
 // auth hook), before its first event.

@@ -8,10 +8,14 @@
 //
 // It prints the endpoint's URL on its first line of output and serves until
 // killed. Its handler runs with the defaults a host gets, DNS-rebinding
-// defense included.
+// defense included. With -redis URL it keeps what replicas share in that
+// Redis (github.com/toolexec/toolexec/redis), so several of it behind one
+// balancer serve as one server; a Redis that cannot be reached at start
+// is a fatal error.
 package main
 
 import (
+	"context"
 	"flag"
 	"fmt"
 	"log"
@@ -22,10 +26,12 @@ import (
 
 	"github.com/toolexec/toolexec"
 	"github.com/toolexec/toolexec/mcp"
+	"github.com/toolexec/toolexec/redis"
 )
 
 func main() {
 	addr := flag.String("addr", "127.0.0.1:0", "address to listen on")
+	redisURL := flag.String("redis", "", "URL of the Redis replicas share (redis://host:port/db); empty keeps everything in this process")
 	flag.Parse()
 
 	reg := toolexec.NewRegistry()
@@ -35,7 +41,18 @@ func main() {
 	// input_required, tool-set changes).
 	addStreamingTools(reg)
 
-	x := toolexec.New(reg, reg, toolexec.WithAllowExecute(true))
+	opts := []toolexec.Option{toolexec.WithAllowExecute(true)}
+	if *redisURL != "" {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		store, err := redis.Open(ctx, *redisURL, redis.Options{})
+		cancel()
+		if err != nil {
+			log.Fatal(err)
+		}
+		defer store.Close()
+		opts = append(opts, toolexec.WithStore(store))
+	}
+	x := toolexec.New(reg, reg, opts...)
 	h := mcp.NewHandler(x,
 		mcp.WithServerInfo("toolexec-conformance", "1.0.0"),
 		mcp.WithCacheHints(5*time.Minute, mcp.CachePublic))

@@ -57,6 +57,8 @@ func (h *handler) listen(ex *exchange, m *message) outcome {
 			}
 		})
 		defer stop()
+		h.relay.ensure(ex.r.Context()) // and other replicas' changes (relay.go)
+		defer h.listeners.add(changed)()
 	}
 	type subMeta struct {
 		ID json.RawMessage `json:"io.modelcontextprotocol/subscriptionId"`

@@ -29,6 +29,9 @@ import (
 	"github.com/toolexec/toolexec/redis"
 )
 
+// toolChangeChannel carries test_trigger_tool_change to every replica.
+const toolChangeChannel = "conformance:tool-change"
+
 func main() {
 	addr := flag.String("addr", "127.0.0.1:0", "address to listen on")
 	redisURL := flag.String("redis", "", "URL of the Redis replicas share (redis://host:port/db); empty keeps everything in this process")
@@ -38,21 +41,29 @@ func main() {
 	addTools(reg)
 	// The tools that report progress and log messages or ask the client
 	// for input mid-call (logging, progress, sampling, elicitation,
-	// input_required, tool-set changes).
-	addStreamingTools(reg)
+	// input_required, tool-set changes). A tool-set change is broadcast
+	// through the Executor's store, which every replica hears.
+	var store toolexec.PubSub
+	addStreamingTools(reg, func(ctx context.Context) error { return store.Publish(ctx, toolChangeChannel, nil) })
 
 	opts := []toolexec.Option{toolexec.WithAllowExecute(true)}
 	if *redisURL != "" {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		store, err := redis.Open(ctx, *redisURL, redis.Options{})
+		rds, err := redis.Open(ctx, *redisURL, redis.Options{})
 		cancel()
 		if err != nil {
 			log.Fatal(err)
 		}
-		defer store.Close()
-		opts = append(opts, toolexec.WithStore(store))
+		defer rds.Close()
+		opts = append(opts, toolexec.WithStore(rds))
 	}
 	x := toolexec.New(reg, reg, opts...)
+	store = x.SurfaceKit().Store()
+	stop, err := store.Subscribe(context.Background(), toolChangeChannel, func([]byte) { toggleDynamicTool(reg) })
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer stop()
 	h := mcp.NewHandler(x,
 		mcp.WithServerInfo("toolexec-conformance", "1.0.0"),
 		mcp.WithCacheHints(5*time.Minute, mcp.CachePublic))

@@ -47,7 +47,9 @@ type Tool struct {
 	Options ToolOptions `json:"-"`
 }
 
-// ToolAnnotations are MCP's hints about a tool's behaviour. The hints are
+// ToolAnnotations are MCP's hints about a tool's behaviour (read-only,
+// destructive, idempotent, open-world) and its title, set on Tool;
+// Annotations, not these, describe one content block of a result. The hints are
 // pointers because MCP gives each a default that differs from false when
 // absent (destructiveHint and openWorldHint default to true).
 type ToolAnnotations struct {

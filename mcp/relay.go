@@ -45,7 +45,7 @@ const (
 
 // relayMsg is one message between replicas.
 type relayMsg struct {
-	Kind string `json:"k"` // "answer", "cancel", "attach", "tools"
+	Kind string `json:"k"` // "answer", "cancel", "attach"
 	// answer: the input request's id and the client's response members.
 	ID     string          `json:"id,omitempty"`
 	Result json.RawMessage `json:"result,omitempty"`
@@ -55,8 +55,6 @@ type relayMsg struct {
 	RequestID json.RawMessage `json:"rid,omitempty"`
 	// attach: the stream a client is reading.
 	Stream string `json:"s,omitempty"`
-	// tools: the replica whose tool set changed.
-	Origin string `json:"o,omitempty"`
 }
 
 func newReplicaID() string {
@@ -118,10 +116,6 @@ func (r *relay) receive(data []byte) {
 		r.h.running.cancelLocal(m.Token, m.RequestID)
 	case "attach":
 		r.h.resumes.attached(m.Stream)
-	case "tools":
-		if m.Origin != r.id { // this replica's own listeners heard it already
-			r.h.listeners.notify()
-		}
 	}
 }
 

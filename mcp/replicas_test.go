@@ -294,27 +294,3 @@ func TestARequestStateSignedOnOneReplicaResumesOnAnother(t *testing.T) {
 	assert.Equal(t, http.StatusOK, resp.StatusCode, string(body))
 	assert.Contains(t, string(body), "Hello, Ada!")
 }
-
-func TestAToolChangeOnOneReplicaReachesListenStreamsOnAnother(t *testing.T) {
-	store := toolexec.NewMemoryStore()
-	var regs []*toolexec.Registry
-	var srvs []*httptest.Server
-	for range 2 {
-		reg := streamRegistry(t)
-		x := toolexec.New(reg, reg, toolexec.WithAllowExecute(true), toolexec.WithLogger(quietLogger()), toolexec.WithStore(store))
-		srv := httptest.NewServer(mcp.NewHandler(x))
-		t.Cleanup(srv.Close)
-		regs, srvs = append(regs, reg), append(srvs, srv)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second) // a notification that never comes fails the test
-	defer cancel()
-	resp := rpc(t, ctx, srvs[1].URL, `{"jsonrpc":"2.0","id":"sub-1","method":"subscriptions/listen","params":{"_meta":`+meta2026+`,"notifications":{"toolsListChanged":true}}}`,
-		headers2026("subscriptions/listen", "")...)
-	defer resp.Body.Close()
-	ev := newEvents(t, resp.Body)
-	require.Equal(t, "notifications/subscriptions/acknowledged", ev.next()["method"])
-
-	regs[0].MustAdd(toolexec.Tool{Name: "late", Description: "added on the other replica"},
-		func(string, map[string]any) ([]toolexec.Content, bool, string, error) { return nil, false, "", nil })
-	assert.Equal(t, "notifications/tools/list_changed", ev.next()["method"])
-}

@@ -6,7 +6,6 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"net/http"
 	"strings"
 	"sync"
@@ -18,7 +17,7 @@ import (
 
 // DefaultResumeWindow is how long a 2025 client that lost a call's stream
 // has to resume it, unless WithResumeWindow says otherwise.
-const DefaultResumeWindow = time.Minute
+const DefaultResumeWindow = 30 * time.Second
 
 // Resumable streams (MCP 2025-03-26 to 2025-11-25, "Resumability and
 // Redelivery"): every event of a 2025 tools/call's SSE stream carries an
@@ -39,6 +38,12 @@ const DefaultResumeWindow = time.Minute
 //
 // MCP 2026-07-28 removed resumption: its streams carry no ids, and GET is
 // answered 405 there as before.
+
+// MaxResumableBytes is how much of a stream's messages its log keeps for
+// a client to resume from: 4 MiB. Past it the stream goes on, without
+// event ids, and can no longer be resumed; when its client goes away the
+// call ends, as it does without resumption.
+const MaxResumableBytes = 4 << 20
 
 // streamIDPrefix starts a stream id: the prefix, the replica's id, "-",
 // and 128 random bits in hex.
@@ -69,22 +74,19 @@ type resumable struct {
 	values    valuesOnly // the parent of the call's context
 	h         *handler
 	requestID json.RawMessage
-	cancel    context.CancelCauseFunc // the call's context
-	stopWatch func() bool             // ends the watch on the request's context
+	cancel    context.CancelFunc // the call's context
+	stopWatch func() bool        // ends the watch on the request's context
 
 	mu        sync.Mutex
 	id        string // set when the stream starts
 	principal string // the caller, bound before the first event
 	bound     bool
-	logOK     bool        // the header reached the log
+	logOK     bool        // the header reached the log, and every event since
+	logged    int         // bytes of messages logged (MaxResumableBytes)
 	keepAlive *time.Timer // appends keep-alives while the stream is open
 	orphaned  *time.Timer // runs while no client reads the stream; cancels the call when it fires
 	done      bool
 }
-
-// errClientGone is the cause of the context of a call whose client went
-// away and did not resume its stream in time.
-var errClientGone = errors.New("mcp: the client went away and did not resume the call's stream")
 
 // openResumable makes s's stream resumable, and returns the context the
 // call runs in: the request's, except that the client going away does not
@@ -92,7 +94,7 @@ var errClientGone = errors.New("mcp: the client went away and did not resume the
 func (h *handler) openResumable(ctx context.Context, r *http.Request, s *callStream, requestID json.RawMessage) context.Context {
 	s.res = &s.resState
 	s.res.h, s.res.requestID, s.res.values.parent = h, requestID, ctx
-	ctx, s.res.cancel = context.WithCancelCause(&s.res.values)
+	ctx, s.res.cancel = context.WithCancel(&s.res.values)
 	s.res.stopWatch = context.AfterFunc(r.Context(), s.clientGone)
 	return ctx
 }
@@ -142,18 +144,25 @@ func (r *resumable) start() {
 	go r.h.relay.ensure(context.Background()) // so that readers elsewhere can say they are attached
 }
 
-// append logs an event and returns its SSE id, "" when it could not be
-// logged (the store is down: the event still goes to the connection, but
-// cannot be resumed from). The callStream's lock is held.
+// append logs an event and returns its SSE id, "" when it was not logged:
+// the store could not be reached, or the stream is past MaxResumableBytes.
+// From the first event not logged on, the stream cannot be resumed (a
+// client resuming from an earlier event would miss it), and nothing more
+// is logged. The callStream's lock is held.
 func (r *resumable) append(data []byte) string {
 	r.mu.Lock()
-	id, ok := r.id, r.logOK
+	id, ok := r.id, r.logOK && r.logged+len(data) <= MaxResumableBytes
+	r.logged += len(data)
+	r.logOK = ok
 	r.mu.Unlock()
 	if !ok {
 		return ""
 	}
 	eid, err := r.h.appendEvent(id, data)
 	if err != nil {
+		r.mu.Lock()
+		r.logOK = false
+		r.mu.Unlock()
 		return ""
 	}
 	return id + eventIDSep + eid
@@ -182,7 +191,7 @@ func (r *resumable) detach() {
 	if r.done || r.orphaned != nil {
 		return
 	}
-	r.orphaned = time.AfterFunc(r.h.resumeWindow, func() { r.cancel(errClientGone) })
+	r.orphaned = time.AfterFunc(r.h.resumeWindow, r.cancel)
 }
 
 // attached hears that a client reads the stream (on any replica): the wait
@@ -210,23 +219,32 @@ func (r *resumable) finish() {
 	if id != "" {
 		r.h.resumes.remove(id)
 	}
-	r.cancel(context.Canceled)
+	r.cancel()
 }
 
 // clientGone runs when the request's context ends. Before the stream has
 // started there is nothing to resume, and the call is cancelled, as any
-// call whose client goes away; after, the call runs on while a client may
-// resume its stream.
+// call whose client goes away, and so it is when the stream cannot be
+// resumed; otherwise the call runs on while a client may resume its
+// stream.
 func (s *callStream) clientGone() {
 	s.mu.Lock()
 	started := s.started
 	s.gone = true
 	s.mu.Unlock()
-	if !started {
-		s.res.cancel(context.Canceled)
+	if !started || !s.res.resumable() {
+		s.res.cancel()
 		return
 	}
 	s.res.detach()
+}
+
+// resumable reports whether every event so far was logged, so that a
+// client may resume the stream.
+func (r *resumable) resumable() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.logOK
 }
 
 // resumeRegistry finds the resumable streams this handler's calls hold.
@@ -274,7 +292,9 @@ const resumeBatch = 256
 // stream that followed the one named, then the rest as the call sends
 // them, ending with the call's response. It answers 404 for a stream it
 // does not know, that has expired, or that another caller started, and
-// for an event the log no longer holds.
+// for an event the log no longer holds. The auth hook admits the request
+// as it admits a call, a resumed stream counts against WithListenLimits
+// as a listen stream does, and every write has a deadline (sseWriter).
 func (h *handler) resume(w http.ResponseWriter, r *http.Request) {
 	if v := header(r.Header, protocolVersionKey); v != "" && !legacy(v) {
 		h.methodNotAllowed(w, false, http.MethodPost) // 2026-07-28 resumes nothing
@@ -307,6 +327,12 @@ func (h *handler) resume(w http.ResponseWriter, r *http.Request) {
 		h.noStream(w)
 		return
 	}
+	release, refused := h.admitListener(passed, &message{})
+	if release == nil {
+		h.writeOutcome(w, formatJSON, &refused)
+		return
+	}
+	defer release()
 	notified := make(chan struct{}, 1)
 	wctx, cancel := context.WithTimeout(ctx, keyOpTimeout)
 	stop, err := h.store.WatchEvents(wctx, log, func() {
@@ -331,7 +357,11 @@ func (h *handler) resume(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	writeSSEHeader(w)
-	_ = http.NewResponseController(w).Flush() // the client learns at once that the stream resumes
+	out := sseWriter{w: w, timeout: h.writeTimeout}
+	defer out.end()
+	if out.write(nil, out.ceiling()) != nil { // the client learns at once that the stream resumes
+		return
+	}
 	h.relay.send(ctx, owner, &relayMsg{Kind: "attach", Stream: stream})
 	lastNew := time.Now()
 	tick := time.NewTicker(h.resumeWindow / 3)
@@ -342,8 +372,8 @@ func (h *handler) resume(w http.ResponseWriter, r *http.Request) {
 			if len(ev.Data) > 0 && ev.Data[0] == 0 {
 				continue // the header, a keep-alive
 			}
-			if writeEventWithID(w, stream+eventIDSep+ev.ID, ev.Data) != nil {
-				return
+			if out.eventWithID(stream+eventIDSep+ev.ID, ev.Data, out.ceiling()) != nil {
+				return // the client went away, or stopped reading
 			}
 			if isResponse(ev.Data) {
 				return // the call's response: the stream is complete
@@ -362,8 +392,8 @@ func (h *handler) resume(w http.ResponseWriter, r *http.Request) {
 				if time.Since(lastNew) > h.resumeWindow+h.resumeWindow/3 {
 					// No event, not even a keep-alive, for longer than the
 					// replica running the call would leave: it is gone.
-					_ = writeEventWithID(w, "", encodeError(hdr.RequestID, newError(CodeInternalError,
-						"Internal error: the server running the call stopped before it answered")))
+					_ = out.event(encodeError(hdr.RequestID, newError(CodeInternalError,
+						"Internal error: the server running the call stopped before it answered")), out.ceiling())
 					return
 				}
 			}

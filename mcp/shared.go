@@ -1,8 +1,6 @@
 package mcp
 
 import (
-	"context"
-	"sync"
 	"time"
 
 	"github.com/toolexec/toolexec"
@@ -19,46 +17,6 @@ type shared struct {
 	relay        relay
 	resumes      resumeRegistry
 	resumeWindow time.Duration // WithResumeWindow; < 0: resumption off
-	// listeners are the subscriptions/listen streams that want to hear of
-	// tool-set changes, this replica's and (through the relay) others'.
-	listeners toolListeners
-}
-
-// toolListeners holds the channels of the listen streams open on this
-// handler.
-type toolListeners struct {
-	mu   sync.Mutex
-	next int
-	m    map[int]chan struct{}
-}
-
-// add registers ch and returns the function that unregisters it.
-func (l *toolListeners) add(ch chan struct{}) func() {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if l.m == nil {
-		l.m = make(map[int]chan struct{})
-	}
-	id := l.next
-	l.next++
-	l.m[id] = ch
-	return func() {
-		l.mu.Lock()
-		delete(l.m, id)
-		l.mu.Unlock()
-	}
-}
-
-// notify tells every stream, without waiting for any.
-func (l *toolListeners) notify() {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	for _, ch := range l.m {
-		select {
-		case ch <- struct{}{}:
-		default: // one is already queued
-		}
-	}
 }
 
 // initShared completes the configuration once the options have run.
@@ -73,13 +31,6 @@ func (h *handler) initShared() {
 	h.inputs.relay, h.running.relay = &h.relay, &h.relay
 	if h.resumeWindow == 0 {
 		h.resumeWindow = DefaultResumeWindow
-	}
-	if h.x.NotifiesToolsChanged() {
-		// Tell listen streams on other replicas too: the tool set a client
-		// lists may be any replica's.
-		h.x.OnToolsChanged(func() {
-			go h.relay.send(context.Background(), "", &relayMsg{Kind: "tools", Origin: h.relay.id})
-		})
 	}
 }
 

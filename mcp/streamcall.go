@@ -11,17 +11,25 @@ import (
 	"time"
 
 	"github.com/toolexec/toolexec"
+	"github.com/toolexec/toolexec/internal/streamquota"
 )
 
-// streaming is the handler's configuration for streamed calls and input
-// requests (see WithLogLevel, WithInputStateKey, WithInputTimeout).
+// streaming is the handler's configuration for streamed calls, input
+// requests and listen streams (see WithLogLevel, WithInputStateKey,
+// WithInputTimeout, WithStreamWriteTimeout, WithListenLimits).
 type streaming struct {
 	logLevel     toolexec.LogLevel // "" is info; "off": none
 	defaultSev   int               // logLevel's severity; -1: none
 	stateKey     []byte            // WithInputStateKey; nil: shared, rotated keys (keyring.go)
 	inputTimeout time.Duration
 	inputs       *inputRouter
-	running      *inFlight // calls notifications/cancelled can reach (cancel.go)
+	running      *inFlight     // calls notifications/cancelled can reach (cancel.go)
+	writeTimeout time.Duration // WithStreamWriteTimeout: the ceiling of one write to an SSE stream
+
+	// WithListenLimits, and the count of open subscriptions/listen
+	// streams they bound (listen.go).
+	maxListen, maxListenPerCaller int
+	listens                       streamquota.Counter
 }
 
 // CodeMissingClientCapability (-32021, MCP 2026-07-28's
@@ -50,6 +58,16 @@ func (h *handler) initStreaming() {
 	}
 	h.inputs = &inputRouter{timeout: h.inputTimeout, waiting: make(map[string]chan inputAnswer)}
 	h.running = &inFlight{}
+	if h.writeTimeout <= 0 {
+		h.writeTimeout = DefaultStreamWriteTimeout
+	}
+	if h.maxListen <= 0 {
+		h.maxListen = DefaultMaxListenStreams
+	}
+	if h.maxListenPerCaller <= 0 {
+		h.maxListenPerCaller = DefaultMaxListenStreamsPerCaller
+	}
+	h.listens = streamquota.NewLocal(h.maxListen, h.maxListenPerCaller)
 }
 
 // openStream prepares the Peer of a tools/call: the context the call runs
@@ -77,23 +95,34 @@ func (h *handler) openStream(ex *exchange, m *message, name string, args json.Ra
 	if werr != nil {
 		return ctx, nil, werr
 	}
-	// The one allocation streaming adds to a call (its 2026-07-28 input
-	// state included), and only to a call that could stream.
-	s := &callStream{h: h, w: ex.w, sse: sse, meta: cm}
+	// The allocation streaming adds to a call (its 2026-07-28 input state
+	// included), and only to a call that could stream; one that can write
+	// to a stream adds the context its stream cancels when it fails.
+	s := &callStream{h: h, r: ex.r, out: sseWriter{w: ex.w, timeout: h.writeTimeout}, sse: sse, meta: cm, cancel: func() {}}
 	if meta != nil {
 		s.mrtr = &s.mrtrState
 		if werr = h.openMRTR(s.mrtr, name, args, &s.meta); werr != nil {
 			return ctx, nil, werr
 		}
 	} else {
-		if sse && h.resumeWindow > 0 {
-			ctx = h.openResumable(ctx, ex.r, s, m.id)
-		}
 		token := header(ex.r.Header, sessionHeaderKey)
 		s.meta.caps = capsFromSession(token)
-		if strings.HasPrefix(token, sessionPrefix) {
-			ctx, s.untrack = h.running.track(ctx, token, m.id)
+		if h.resumeWindow > 0 && s.writes() {
+			// The stream can be resumed: the call runs in a context of its
+			// own, which the client going away ends only when it does not
+			// come back (resume.go), and which the stream's cancel ends.
+			ctx = h.openResumable(ctx, ex.r, s, m.id)
+			s.cancel = s.res.cancel
 		}
+		if strings.HasPrefix(token, sessionPrefix) {
+			// A call notifications/cancelled can reach runs in a
+			// context of its own already: the stream cancels that one.
+			ctx, s.cancel, s.untrack = h.running.track(ctx, token, m.id)
+			return ctx, s, nil
+		}
+	}
+	if s.writes() && s.res == nil {
+		ctx, s.cancel = context.WithCancel(ctx)
 	}
 	return ctx, s, nil
 }
@@ -141,15 +170,17 @@ func (h *handler) closeStream(ex *exchange, m *message, name string, args json.R
 // session; it uses the header to hand a client that declared input
 // capabilities in initialize a self-describing token of them, which the
 // client repeats on every request, so a later tools/call knows what the
-// client may be asked without the server keeping anything.
+// client may be asked without the server keeping anything. At 2025-03-26
+// every initialize gets one (see rememberCapabilities).
 const (
 	sessionHeaderKey = "Mcp-Session-Id" // as the specification writes it, and canonical
 	sessionPrefix    = "toolexec-caps-"
 )
 
 // rememberCapabilities sets the session token of an initialize request
-// whose client declared elicitation or sampling (roots ride along).
-func (h *handler) rememberCapabilities(ex *exchange, params []byte) {
+// whose client declared elicitation or sampling (roots ride along), and of
+// every initialize that negotiated version 2025-03-26.
+func (h *handler) rememberCapabilities(ex *exchange, params []byte, version string) {
 	var caps clientCaps
 	for it := jsonwalk.Members(params); it.Next(); {
 		if it.Is("capabilities") {
@@ -165,11 +196,14 @@ func (h *handler) rememberCapabilities(ex *exchange, params []byte) {
 			flags += f.c
 		}
 	}
-	if !caps.elicitForm && !caps.elicitURL && !caps.sampling {
+	if !caps.elicitForm && !caps.elicitURL && !caps.sampling && version != version20250326 {
 		// Roots alone earn no token: most clients declare roots whether or
 		// not they are ever asked (the official Go SDK always does), and a
 		// session id changes how a client behaves (it opens a GET stream,
 		// it sends DELETE on close), so it is issued only when it serves.
+		// At 2025-03-26, the revision that introduced the header, it
+		// serves always: clients of that revision may refuse to go on
+		// without one (mcp-toolbox's SDKs do).
 		return
 	}
 	var nonce [16]byte

@@ -2,6 +2,7 @@ package params
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -56,4 +57,17 @@ func TestValue_Conversions(t *testing.T) {
 	assert.ErrorContains(t, err, "64-bit")
 	_, err = Value(&config.Param{Name: "i", Type: config.TypeInteger}, map[string]any{"i": "1"})
 	assert.Error(t, err, "a wrong type that slipped past validation is still refused")
+}
+
+func TestSchema_PropertiesInDeclaredOrder(t *testing.T) {
+	ps := []*config.Param{
+		{Name: "zeta", Type: config.TypeString, Required: true},
+		{Name: "alpha", Type: config.TypeInteger},
+		{Name: "mid", Type: config.TypeBoolean, Required: true},
+	}
+	s := string(Schema(ps))
+	assert.Less(t, strings.Index(s, `"zeta"`), strings.Index(s, `"alpha"`), s)
+	assert.Less(t, strings.Index(s, `"alpha"`), strings.Index(s, `"mid"`), s)
+	assert.JSONEq(t, `{"type":"object","additionalProperties":false,"required":["zeta","mid"],"properties":{
+		"zeta":{"type":"string"},"alpha":{"type":"integer"},"mid":{"type":"boolean"}}}`, s)
 }

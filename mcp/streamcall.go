@@ -107,7 +107,7 @@ func (h *handler) openStream(ex *exchange, m *message, name string, args json.Ra
 	} else {
 		token := header(ex.r.Header, sessionHeaderKey)
 		s.meta.caps = capsFromSession(token)
-		if h.resumeWindow > 0 && s.writes() {
+		if h.resumeWindow > 0 && s.writes() && ex.r.RemoteAddr != stdioRemoteAddr {
 			// The stream can be resumed: the call runs in a context of its
 			// own, which the client going away ends only when it does not
 			// come back (resume.go), and which the stream's cancel ends.

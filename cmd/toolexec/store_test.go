@@ -123,4 +123,3 @@ tools:
 	assert.Equal(t, 12, up.hits["/enter"])
 	assert.Equal(t, 1, up.peak, "maxConcurrency: 1 held across the replicas")
 }
-

@@ -3,6 +3,7 @@ package redis_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"log/slog"
 	"net"
 	"strings"
@@ -270,3 +271,29 @@ func TestSubscriptionsSurviveARedisRestart(t *testing.T) {
 func discardLogger() *slog.Logger { return slog.New(slog.DiscardHandler) }
 
 type handlerFunc = func(context.Context, string, map[string]any) ([]toolexec.Content, bool, string, error)
+
+func TestCallsGoOnWhileRedisDoesNotAnswer(t *testing.T) {
+	srv := redistest.New(t)
+	var runs atomic.Int32
+	h := func(context.Context, string, map[string]any) ([]toolexec.Content, bool, string, error) {
+		runs.Add(1)
+		return []toolexec.Content{toolexec.Text("ok")}, false, "", nil
+	}
+	xs := replicas(t, srv, 1, h, []toolexec.Tool{{Name: "both", Options: toolexec.ToolOptions{
+		Cache: true, CacheShared: true,
+		ConcurrencyLimit: &toolexec.ConcurrencyLimit{Max: 1},
+		RateLimit:        &toolexec.RateLimit{Rate: 100},
+	}}}, toolexec.WithTimeout(20*time.Second), toolexec.WithLogger(discardLogger()))
+	_, err := run(xs[0], "", "both", `{"warm":true}`) // connections and scripts are ready
+	require.NoError(t, err)
+
+	srv.Pause() // no answer at all, as in a partition
+	defer srv.Resume()
+	start := time.Now()
+	for i := range 5 {
+		_, err := run(xs[0], "", "both", fmt.Sprintf(`{"i":%d}`, i))
+		require.NoError(t, err, "a call runs, uncached and counted in the process, well within its timeout")
+	}
+	assert.Less(t, time.Since(start), 20*time.Second, "no call waited for its whole timeout")
+	assert.Equal(t, int32(6), runs.Load())
+}

@@ -100,8 +100,11 @@ func New(client goredis.UniversalClient, opts Options) *Store {
 // answers; a Redis that cannot be reached is an error naming its address
 // (never the URL's password). The Store owns the connection: Close closes
 // it. Calls give up on Redis at their context's deadline
-// (ContextTimeoutEnabled), and a failed command is not retried, so an
-// outage costs each call one failed attempt.
+// (ContextTimeoutEnabled), and a failed command is not retried; after a
+// failure to reach Redis, operations fail at once with ErrUnavailable for
+// a second before Redis is tried again, so that while Redis does not
+// answer (a partition, a paused server) a replica waits for it about once
+// a second, not once per call.
 func Open(ctx context.Context, url string, opts Options) (*Store, error) {
 	o, err := goredis.ParseURL(url)
 	if err != nil {
@@ -109,7 +112,16 @@ func Open(ctx context.Context, url string, opts Options) (*Store, error) {
 	}
 	o.ContextTimeoutEnabled = true
 	o.MaxRetries = -1 // no retries: the caller decides what a failure means
+	// Redis answers in well under a millisecond: a second without an
+	// answer is an outage, not a slow reply. (The URL may say otherwise:
+	// dial_timeout, read_timeout, write_timeout.)
+	for _, d := range []*time.Duration{&o.DialTimeout, &o.ReadTimeout, &o.WriteTimeout} {
+		if *d == 0 {
+			*d = time.Second
+		}
+	}
 	client := goredis.NewClient(o)
+	client.AddHook(&breaker{})
 	s := New(client, opts)
 	s.owned = true
 	if err := s.Ping(ctx); err != nil {

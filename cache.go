@@ -78,14 +78,27 @@ func (x *Executor) cacheInterceptor(next CallFunc) CallFunc {
 		if !call.Tool.Options.Cache {
 			return next(ctx, call)
 		}
-		key, why := cacheKey(ctx, call)
-		if why != notUncached {
-			x.logUncached(ctx, call, why)
-			return next(ctx, call)
+		// A shared store's limit stage may have looked the call up
+		// already, in its own round trip (limit_shared.go).
+		ov := overlapOf(ctx)
+		var key string
+		if ov != nil {
+			key = ov.key
+		} else {
+			var why uncachedReason
+			if key, why = cacheKey(ctx, call); why != notUncached {
+				x.logUncached(ctx, call, why)
+				return next(ctx, call)
+			}
 		}
 		obs := call.observer()
 		sctx, st := obs.StartStage(ctx, StageInfo{Stage: StageCache})
-		res := x.cacheGet(sctx, call, key)
+		var res *CallToolResult
+		if ov != nil {
+			res = x.cacheDecode(sctx, call, ov.value, ov.found)
+		} else {
+			res = x.cacheGet(sctx, call, key)
+		}
 		hit := res != nil
 		obs.CacheHit(sctx, hit)
 		st.End(nil, nil)
@@ -99,6 +112,16 @@ func (x *Executor) cacheInterceptor(next CallFunc) CallFunc {
 			// theirs alone: a hit would skip asking the next caller.
 			return res, err
 		}
+		if ov != nil {
+			// Stored while the limit stage gives its slot back, which
+			// waits for it.
+			ov.pending.Add(1)
+			go func() {
+				defer ov.pending.Done()
+				x.cacheSet(ctx, call, key, res)
+			}()
+			return res, nil
+		}
 		x.cacheSet(ctx, call, key, res)
 		return res, nil
 	}
@@ -111,7 +134,13 @@ func (x *Executor) cacheGet(ctx context.Context, call *Call, key string) *CallTo
 	if err != nil {
 		return nil
 	}
-	if !ok {
+	return x.cacheDecode(ctx, call, data, ok)
+}
+
+// cacheDecode returns a cached result read as data (found says whether
+// there was one), decoded afresh, or nil.
+func (x *Executor) cacheDecode(ctx context.Context, call *Call, data []byte, found bool) *CallToolResult {
+	if !found {
 		return nil
 	}
 	res := new(CallToolResult)

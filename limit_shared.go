@@ -43,6 +43,14 @@ func (x *Executor) sharedLimit(ctx context.Context, call *Call, next CallFunc) (
 	if limited {
 		a.SlotKey, a.SlotMax, a.SlotTTL = slotKey(t, ownSlot), cfg.Max, x.leaseTTL
 	}
+	if t.Options.Cache && x.cacheIsStore && !x.transformsInput(t) {
+		// The cache will look the call up: do it in the same round trip.
+		// (No input transform changes the arguments, hence the key,
+		// before the cache stage.)
+		if key, why := cacheKey(ctx, call); why == notUncached {
+			a.Read = key
+		}
+	}
 	sctx, st := call.observer().StartStage(ctx, StageInfo{Stage: StageLimit, LimitMax: cfg.Max})
 	adm, err := x.admitShared(sctx, call, &a, cfg)
 	if errors.Is(err, errStoreDown) {
@@ -56,12 +64,48 @@ func (x *Executor) sharedLimit(ctx context.Context, call *Call, next CallFunc) (
 	if err != nil {
 		return nil, err
 	}
+	var ov *storeOverlap
+	if a.Read != "" {
+		ov = &storeOverlap{key: a.Read, value: adm.Value, found: adm.Found}
+		ctx = context.WithValue(ctx, storeOverlapKey{}, ov)
+	}
 	if adm.Lease == "" {
+		defer ov.wait()
 		return next(ctx, call)
 	}
 	keep := x.keepLease(a.SlotKey, adm.Lease)
-	defer keep.release()
+	defer func() {
+		keep.release() // while the cache stores the result, if it does
+		ov.wait()
+	}()
 	return next(ctx, call)
+}
+
+// storeOverlap carries, from the limit stage to the cache stage of one
+// call, what overlaps their round trips to a shared store: the cache
+// lookup the admission made (Admission.Read), and the cache's store of the
+// result, which runs while the limit stage gives its slot back, and which
+// the limit stage waits for before the call returns.
+type storeOverlap struct {
+	key     string
+	value   []byte
+	found   bool
+	pending sync.WaitGroup // the cache's store in flight
+}
+
+type storeOverlapKey struct{}
+
+// overlapOf returns the call's storeOverlap, or nil.
+func overlapOf(ctx context.Context) *storeOverlap {
+	ov, _ := ctx.Value(storeOverlapKey{}).(*storeOverlap)
+	return ov
+}
+
+// wait waits for the cache's store; a nil overlap has none.
+func (o *storeOverlap) wait() {
+	if o != nil {
+		o.pending.Wait()
+	}
 }
 
 // errStoreDown is admitShared's error when the store could not be reached.

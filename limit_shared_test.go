@@ -137,3 +137,39 @@ func TestASharedSlotOfADeadHolderFreesItselfAfterItsTTL(t *testing.T) {
 		return err == nil
 	}, 5*time.Second, 5*time.Millisecond, "the dead holder's slot frees itself")
 }
+
+// countingStore is a MemoryStore that counts the cache lookups made on
+// their own and those made with an admission.
+type countingStore struct {
+	*toolexec.MemoryStore
+	gets, admitReads atomic.Int32
+}
+
+func (s *countingStore) Get(ctx context.Context, key string) ([]byte, bool, error) {
+	s.gets.Add(1)
+	return s.MemoryStore.Get(ctx, key)
+}
+
+func (s *countingStore) Admit(ctx context.Context, a toolexec.Admission) (toolexec.Admittance, error) {
+	if a.Read != "" {
+		s.admitReads.Add(1)
+	}
+	return s.MemoryStore.Admit(ctx, a)
+}
+
+func TestASharedStoreLooksACallUpWithItsAdmission(t *testing.T) {
+	store := &countingStore{MemoryStore: toolexec.NewMemoryStore()}
+	var c counting
+	x := newExec(t, toolexec.Tool{Name: "c", Options: toolexec.ToolOptions{Cache: true, CacheShared: true,
+		ConcurrencyLimit: &toolexec.ConcurrencyLimit{Max: 4}}}, c.handle, toolexec.WithStore(store))
+
+	first, err := call(x, "c", `{"q":1}`)
+	require.NoError(t, err)
+	second, err := call(x, "c", `{"q":1}`)
+	require.NoError(t, err)
+
+	assert.Equal(t, int32(1), c.n.Load(), "the second call was a hit")
+	assert.Equal(t, first.Content, second.Content)
+	assert.Equal(t, int32(2), store.admitReads.Load(), "each call was looked up with its admission")
+	assert.Zero(t, store.gets.Load(), "and in no other round trip")
+}

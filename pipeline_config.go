@@ -21,6 +21,9 @@ type pipelineConfig struct {
 	store    Store
 	local    *MemoryStore  // the process's own store: local rates, and Store() without WithStore
 	leaseTTL time.Duration // WithLeaseTTL; <= 0 is DefaultLeaseTTL
+	// cacheIsStore: the cache is the shared store, so the limit stage can
+	// look a call up in its own round trip (Admission.Read).
+	cacheIsStore bool
 	// storeDown: the last store operation failed (noteStore logs changes);
 	// cacheDown, likewise, for the cache (noteCache).
 	storeDown, cacheDown atomic.Bool
@@ -57,7 +60,7 @@ func (x *Executor) buildPipeline() {
 	}
 	x.local = NewMemoryStore()
 	if x.cache == nil && x.store != nil {
-		x.cache = x.store
+		x.cache, x.cacheIsStore = x.store, true
 	}
 	if x.cache == nil {
 		x.cache = NewMemoryCache(0)

@@ -57,7 +57,8 @@ type Limits interface {
 	// Admit checks one call against a rate and takes one slot of a
 	// concurrency limit, as one atomic step: a call the rate refuses takes
 	// no slot, and a call that finds every slot held consumes nothing of
-	// the rate. Either part may be absent (see Admission).
+	// the rate. Either part may be absent (see Admission). An admitted
+	// call also gets the value of the KV key Admission.Read names.
 	Admit(ctx context.Context, a Admission) (Admittance, error)
 	// RenewSlot extends the lease a successful Admit returned to ttl from
 	// now, and reports false when the lease had run out or been released
@@ -82,6 +83,11 @@ type Admission struct {
 	SlotMax int
 	// SlotTTL is how long the slot is held unless renewed.
 	SlotTTL time.Duration
+	// Read names a KV key whose value an admitted call gets in the same
+	// step (Admittance.Value), so that a call that will look it up anyway
+	// (the read-through cache) pays no other round trip for it; "" reads
+	// nothing.
+	Read string
 }
 
 // Admittance is Limits.Admit's answer: the call was admitted when it
@@ -95,6 +101,10 @@ type Admittance struct {
 	RateWait time.Duration
 	// SlotsFull says every slot was held, so the call was refused.
 	SlotsFull bool
+	// Value and Found are the value of Admission.Read, for an admitted
+	// call (as KV.Get returns them).
+	Value []byte
+	Found bool
 }
 
 // Admitted reports whether the call may go on.

@@ -41,8 +41,12 @@ func NewMemoryStore() *MemoryStore {
 }
 
 // Admit implements Limits.
-func (s *MemoryStore) Admit(_ context.Context, a Admission) (Admittance, error) {
-	return s.limits.admit(a, time.Now()), nil
+func (s *MemoryStore) Admit(ctx context.Context, a Admission) (Admittance, error) {
+	adm := s.limits.admit(a, time.Now())
+	if a.Read != "" && adm.Admitted() {
+		adm.Value, adm.Found, _ = s.Get(ctx, a.Read)
+	}
+	return adm, nil
 }
 
 // RenewSlot implements Limits.

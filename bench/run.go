@@ -5,8 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"reflect"
 	"runtime"
 	"slices"
@@ -87,6 +89,24 @@ func Loopback(h http.Handler, r Request, opts LoadOptions) (LoadResult, error) {
 	}
 	srv := httptest.NewServer(h) // always 127.0.0.1 (or [::1])
 	defer srv.Close()
+	return Drive(srv.URL, r, opts)
+}
+
+// Drive drives the server at base, a loopback URL of a server the caller
+// started (http://127.0.0.1:PORT), as Loopback drives its own: opts.Clients
+// concurrent keep-alive clients sending r until opts.Duration has passed
+// or opts.MaxCalls requests were sent. Any other host is refused.
+func Drive(base string, r Request, opts LoadOptions) (LoadResult, error) {
+	if opts.Clients < 1 || opts.Duration <= 0 || opts.MaxCalls < 1 {
+		return LoadResult{}, errors.New("bench: Drive needs Clients, Duration and MaxCalls")
+	}
+	u, err := url.Parse(base)
+	if err != nil {
+		return LoadResult{}, err
+	}
+	if ip := net.ParseIP(u.Hostname()); ip == nil || !ip.IsLoopback() {
+		return LoadResult{}, fmt.Errorf("bench: Drive only drives loopback servers, not %s", u.Host)
+	}
 	tr := &http.Transport{
 		MaxIdleConns:        opts.Clients,
 		MaxIdleConnsPerHost: opts.Clients,
@@ -98,7 +118,7 @@ func Loopback(h http.Handler, r Request, opts LoadOptions) (LoadResult, error) {
 	client := &http.Client{Transport: tr, Timeout: 30 * time.Second}
 
 	do := func(ctx context.Context) (time.Duration, error) {
-		req, err := r.NewRequest(srv.URL)
+		req, err := r.NewRequest(base)
 		if err != nil {
 			return 0, err
 		}

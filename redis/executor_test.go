@@ -183,31 +183,46 @@ func (r *roundTrips) ProcessPipelineHook(next goredis.ProcessPipelineHook) gored
 	}
 }
 
-func TestACallPaysOneRoundTripForItsRateAndSlot(t *testing.T) {
+func TestACallPaysOneRoundTripBeforeItsHandler(t *testing.T) {
 	srv := redistest.New(t)
 	client := goredis.NewClient(&goredis.Options{Addr: srv.Addr, ContextTimeoutEnabled: true})
 	defer client.Close()
-	// The scripts are loaded once, as a running service has them: count
-	// from the second call on.
 	var trips roundTrips
 	client.AddHook(&trips)
 	reg := toolexec.NewRegistry()
 	var before atomic.Int32
-	reg.MustAdd(toolexec.Tool{Name: "t"}, func(context.Context, string, map[string]any) ([]toolexec.Content, bool, string, error) {
+	h := func(context.Context, string, map[string]any) ([]toolexec.Content, bool, string, error) {
 		before.Store(trips.n.Load())
-		return nil, false, "", nil
-	})
+		return []toolexec.Content{toolexec.Text("ok")}, false, "", nil
+	}
+	reg.MustAdd(toolexec.Tool{Name: "limited"}, h)
+	reg.MustAdd(toolexec.Tool{Name: "cached", Options: toolexec.ToolOptions{Cache: true, CacheShared: true}}, h)
 	x := toolexec.New(reg, reg, toolexec.WithAllowExecute(true), toolexec.WithStore(redis.New(client, redis.Options{})),
 		toolexec.WithRateLimit(toolexec.RateLimit{Rate: 1000}),
 		toolexec.WithConcurrencyLimit(toolexec.ConcurrencyLimit{Max: 8}))
-	_, err := run(x, "a", "t", `{}`)
-	require.NoError(t, err)
+	for _, tool := range []string{"limited", "cached"} { // the scripts are loaded, as in a running service
+		_, err := run(x, "a", tool, `{"warm":1}`)
+		require.NoError(t, err)
+	}
 
+	for _, tc := range []struct {
+		tool, args string
+		after      int32
+		what       string
+	}{
+		{"limited", `{}`, 1, "the slot given back"},
+		{"cached", `{"q":1}`, 2, "the result stored and the slot given back, side by side"},
+	} {
+		trips.n.Store(0)
+		_, err := run(x, "a", tc.tool, tc.args)
+		require.NoError(t, err)
+		assert.Equal(t, int32(1), before.Load(), "%s: the rate, the slot and the cache lookup in one round trip before the handler", tc.tool)
+		assert.Equal(t, 1+tc.after, trips.n.Load(), "%s: then %s", tc.tool, tc.what)
+	}
 	trips.n.Store(0)
-	_, err = run(x, "a", "t", `{}`)
+	_, err := run(x, "a", "cached", `{"q":1}`)
 	require.NoError(t, err)
-	assert.Equal(t, int32(1), before.Load(), "the rate and the slot, checked in one round trip before the handler")
-	assert.Equal(t, int32(2), trips.n.Load(), "and one more to give the slot back")
+	assert.Equal(t, int32(2), trips.n.Load(), "a hit: the admission with its lookup, and the slot given back")
 }
 
 func TestCallsGoOnWhileRedisIsDownAndRedisComesBack(t *testing.T) {

@@ -236,8 +236,9 @@ func (s *Store) Delete(ctx context.Context, key string) error {
 // admitScript is Limits.Admit: the GCRA state of the rate is a string (the
 // theoretical arrival time, microseconds of Redis's clock), the slots a
 // sorted set of lease ids scored by their expiry (milliseconds). It
-// returns {0} for an admitted call, {1, wait in microseconds} for one the
-// rate refused, {2} for one that found every slot held.
+// returns {0, 0, value of KEYS[3] or false} for an admitted call, {1, wait
+// in microseconds} for one the rate refused, {2, 0} for one that found
+// every slot held.
 var admitScript = goredis.NewScript(`
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
@@ -260,6 +261,9 @@ end
 if ARGV[1] == '1' then
   redis.call('SET', KEYS[1], string.format('%d', newtat), 'PX', math.ceil((newtat - now) / 1000) + 1)
 end
+if ARGV[8] == '1' then
+  return {0, 0, redis.call('GET', KEYS[3])}
+end
 return {0, 0}`)
 
 // Admit implements toolexec.Limits, in one round trip.
@@ -275,24 +279,40 @@ func (s *Store) Admit(ctx context.Context, a toolexec.Admission) (toolexec.Admit
 	if a.SlotKey != "" {
 		slotKey, slot, lease = s.key("", a.SlotKey), "1", newLeaseID()
 	}
-	if rate == "0" && slot == "0" {
-		return toolexec.Admittance{}, nil
+	readKey, read := s.key("", "noread"), "0"
+	if a.Read != "" {
+		readKey, read = s.key("kv:", a.Read), "1"
 	}
-	res, err := admitScript.Run(ctx, s.rdb, []string{rateKey, slotKey},
-		rate, interval, tolerance, slot, a.SlotMax, ms(a.SlotTTL), lease).Int64Slice()
+	if rate == "0" && slot == "0" {
+		if read == "0" {
+			return toolexec.Admittance{}, nil
+		}
+		v, ok, err := s.Get(ctx, a.Read)
+		return toolexec.Admittance{Value: v, Found: ok}, err
+	}
+	res, err := admitScript.Run(ctx, s.rdb, []string{rateKey, slotKey, readKey},
+		rate, interval, tolerance, slot, a.SlotMax, ms(a.SlotTTL), lease, read).Slice()
 	if err != nil {
 		return toolexec.Admittance{}, err
 	}
-	if len(res) != 2 {
+	if len(res) < 2 {
 		return toolexec.Admittance{}, fmt.Errorf("redis: admit answered %v", res)
 	}
-	switch res[0] {
+	code, _ := res[0].(int64)
+	wait, _ := res[1].(int64)
+	switch code {
 	case 1:
-		return toolexec.Admittance{RateWait: time.Duration(res[1]) * time.Microsecond}, nil
+		return toolexec.Admittance{RateWait: time.Duration(wait) * time.Microsecond}, nil
 	case 2:
 		return toolexec.Admittance{SlotsFull: true}, nil
 	}
-	return toolexec.Admittance{Lease: lease}, nil
+	adm := toolexec.Admittance{Lease: lease}
+	if len(res) == 3 {
+		if v, ok := res[2].(string); ok {
+			adm.Value, adm.Found = []byte(v), true
+		}
+	}
+	return adm, nil
 }
 
 // gcraParams are the rate's emission interval and burst tolerance in

@@ -57,6 +57,7 @@ var checks = []struct {
 	{"Limits/RefusedRateTakesNoSlot", limitsAtomicRate},
 	{"Limits/LeaseRunsOut", limitsLeaseRunsOut},
 	{"Limits/RenewKeepsTheSlot", limitsRenew},
+	{"Limits/AdmitReadsAKey", limitsRead},
 	{"PubSub/DeliversInOrder", pubsubOrder},
 	{"PubSub/EverySubscriberAndOnlyItsChannel", pubsubFanOut},
 	{"PubSub/StopEndsDelivery", pubsubStop},
@@ -259,6 +260,24 @@ func limitsRenew(t *testing.T, s toolexec.Store) {
 	ok, err = s.RenewSlot(ctx(), "s", held.Lease, time.Hour)
 	require.NoError(t, err)
 	assert.False(t, ok, "a released lease cannot be renewed")
+}
+
+func limitsRead(t *testing.T, s toolexec.Store) {
+	require.NoError(t, s.Set(ctx(), "k", []byte("cached"), time.Hour))
+	for name, a := range map[string]toolexec.Admission{
+		"with a slot and a rate": {RateKey: "r", Rate: toolexec.RateLimit{Rate: 100}, SlotKey: "s", SlotMax: 5, SlotTTL: time.Hour, Read: "k"},
+		"with a rate alone":      {RateKey: "r2", Rate: toolexec.RateLimit{Rate: 100}, Read: "k"},
+		"alone":                  {Read: "k"},
+	} {
+		adm := admit(t, s, a)
+		assert.True(t, adm.Admitted(), name)
+		assert.True(t, adm.Found, name)
+		assert.Equal(t, "cached", string(adm.Value), name)
+	}
+	adm := admit(t, s, toolexec.Admission{SlotKey: "s2", SlotMax: 1, SlotTTL: time.Hour, Read: "absent"})
+	assert.True(t, adm.Admitted())
+	assert.False(t, adm.Found, "a key that holds nothing")
+	assert.Nil(t, adm.Value)
 }
 
 // collector gathers the messages of a subscription.

@@ -196,6 +196,7 @@ func (s *scenario) reference() *row {
 type results struct {
 	rounds    int
 	scenarios []*scenario
+	scale     scaleResults // the shared-store scenarios (scale.go)
 }
 
 func (t *results) add(s *scenario) { t.scenarios = append(t.scenarios, s) }

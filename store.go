@@ -178,10 +178,6 @@ func WithStore(s Store) Option {
 // keys, for example).
 func (k SurfaceKit) Store() Store { return k.x.storeOrLocal() }
 
-// Shared reports whether the Executor's store was given with WithStore, so
-// that state kept in it may be seen by other processes.
-func (k SurfaceKit) Shared() bool { return k.x.store != nil }
-
 // storeOrLocal is the store given with WithStore, else the Executor's own.
 func (x *Executor) storeOrLocal() Store {
 	if x.store != nil {

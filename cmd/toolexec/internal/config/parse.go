@@ -15,8 +15,6 @@ import (
 	"time"
 
 	"go.yaml.in/yaml/v3"
-
-	"github.com/toolexec/toolexec/cmd/toolexec/internal/sqlstmt"
 )
 
 // MaxFileBytes is the largest tools file Load reads.
@@ -237,8 +235,12 @@ func (p *parser) parseV2(root, kind *yaml.Node) {
 			return
 		}
 		p.toolset(name, tools)
+	case "group":
+		p.group(name, root)
+	case "authService", "authServices", "embeddingModel", "embeddingModels", "prompt", "prompts":
+		p.errorf(kind, "kind %q is not supported by toolexec", kind.Value)
 	default:
-		p.errorf(kind, "unknown kind %q (want sources, tools or toolsets)", kind.Value)
+		p.errorf(kind, "unknown kind %q (want source, tool, toolset or group)", kind.Value)
 	}
 }
 
@@ -271,7 +273,7 @@ func (p *parser) fields(what string, m *yaml.Node, f func(key string, k, v *yaml
 		seen[k.Value] = true
 		if !f(k.Value, k, v) {
 			switch k.Value {
-			case "authRequired", "authServices", "templateParameters", "escape", "excludedValues":
+			case "authRequired", "authServices", "embeddedBy", "valueFromParam":
 				p.errorf(k, "%s: %s is not supported by toolexec", what, k.Value)
 			default:
 				p.errorf(k, "%s: unknown field %q", what, k.Value)
@@ -415,6 +417,8 @@ func (p *parser) source(nameNode, body *yaml.Node, kindKey string) {
 			s.MaxIdleConns = p.integer(what+" maxIdleConns", v)
 		case "connMaxLifetime":
 			s.ConnMaxLifetime = p.duration(what+" connMaxLifetime", v)
+		case "queryTimeout":
+			s.QueryTimeout = p.duration(what+" queryTimeout", v)
 		case "baseUrl":
 			s.BaseURL = p.str(what+" baseUrl", v)
 		case "timeout":
@@ -448,12 +452,17 @@ func (p *parser) source(nameNode, body *yaml.Node, kindKey string) {
 		} else if n, err := strconv.Atoi(s.Port); err != nil || n <= 0 || n > 65535 {
 			p.errorf(nameNode, "%s: port %s is not a port number", what, p.show(s.Port))
 		}
+	case KindMySQL, KindMariaDB:
+		p.mysqlSource(what, nameNode, s)
 	case KindHTTP:
 		p.httpSource(what, nameNode, allowedNode, s)
 	case "":
 		p.errorf(nameNode, "%s needs %s", what, kindKey)
 	default:
-		p.errorf(nameNode, "%s: %s %s is not supported (want sqlite, postgres or http)", what, kindKey, p.show(s.Kind))
+		p.errorf(nameNode, "%s: %s %s is not supported (want sqlite, postgres, mysql, mariadb or http)", what, kindKey, p.show(s.Kind))
+	}
+	if s.QueryTimeout != 0 && s.Kind != KindMySQL {
+		p.errorf(nameNode, "%s: queryTimeout is only for mysql sources", what)
 	}
 	if privateSet && s.Kind != KindHTTP {
 		p.errorf(nameNode, "%s: allowPrivateNetworks is only for http sources", what)
@@ -472,7 +481,7 @@ func (p *parser) source(nameNode, body *yaml.Node, kindKey string) {
 
 func (p *parser) tool(nameNode, body *yaml.Node, kindKey string) {
 	name := nameNode.Value
-	t := &Tool{Name: name, Line: nameNode.Line, ReadOnly: true}
+	t := &Tool{Name: name, Line: nameNode.Line}
 	what := "tool " + strconv.Quote(name)
 	if p.toolLine == nil {
 		p.toolLine = map[string]int{}
@@ -482,7 +491,7 @@ func (p *parser) tool(nameNode, body *yaml.Node, kindKey string) {
 		return
 	}
 	p.toolLine[name] = nameNode.Line
-	readOnlySet := false
+	var ann *annotations
 	p.fields(what, body, func(key string, k, v *yaml.Node) bool {
 		switch key {
 		case "kind", "type":
@@ -504,15 +513,19 @@ func (p *parser) tool(nameNode, body *yaml.Node, kindKey string) {
 			p.stmtLine[t] = v.Line
 		case "parameters":
 			t.Parameters = p.params(what+" parameters", v)
+		case "templateParameters":
+			t.TemplateParameters = p.params(what+" templateParameters", v)
 		case "readOnly":
-			t.ReadOnly = p.boolean(what+" readOnly", v)
-			readOnlySet = true
+			b := p.boolean(what+" readOnly", v)
+			t.declaredReadOnly = &b
 		case "destructive":
 			b := p.boolean(what+" destructive", v)
 			t.Destructive = &b
 		case "idempotent":
 			b := p.boolean(what+" idempotent", v)
 			t.Idempotent = &b
+		case "annotations":
+			ann = p.annotations(what, v)
 		case "maxRows":
 			t.MaxRows = p.integer(what+" maxRows", v)
 		case "maxBytes":
@@ -549,8 +562,9 @@ func (p *parser) tool(nameNode, body *yaml.Node, kindKey string) {
 		return true
 	})
 	p.rememberFields(t, body)
+	p.mergeAnnotations(what, ann, t)
 	switch t.Kind {
-	case KindSQLiteSQL, KindPostgresSQL:
+	case KindSQLiteSQL, KindPostgresSQL, KindMySQLSQL:
 		if strings.TrimSpace(t.Statement) == "" {
 			p.errorf(nameNode, "%s needs a statement", what)
 		}
@@ -561,16 +575,17 @@ func (p *parser) tool(nameNode, body *yaml.Node, kindKey string) {
 		if t.Method == "" {
 			p.errorf(nameNode, "%s needs a method", what)
 		}
-		if t.Statement != "" || len(t.Parameters) > 0 {
-			p.errorf(nameNode, "%s: statement and parameters are for sql tools (use pathParams, queryParams, headerParams, bodyParams)", what)
+		if t.Statement != "" || len(t.Parameters)+len(t.TemplateParameters) > 0 {
+			p.errorf(nameNode, "%s: statement, parameters and templateParameters are for sql tools (use pathParams, queryParams, headerParams, bodyParams)", what)
 		}
-		if !readOnlySet {
-			t.ReadOnly = t.Method == "GET" || t.Method == "HEAD"
+		t.ReadOnly = t.Method == "GET" || t.Method == "HEAD"
+		if t.declaredReadOnly != nil {
+			t.ReadOnly = *t.declaredReadOnly
 		}
 	case "":
 		p.errorf(nameNode, "%s needs %s", what, kindKey)
 	default:
-		p.errorf(nameNode, "%s: %s %s is not supported (want sqlite-sql, postgres-sql or http)", what, kindKey, p.show(t.Kind))
+		p.errorf(nameNode, "%s: %s %s is not supported (want sqlite-sql, postgres-sql, mysql-sql or http)", what, kindKey, p.show(t.Kind))
 	}
 	if t.Source == "" {
 		p.errorf(nameNode, "%s needs a source", what)
@@ -604,7 +619,7 @@ func (p *parser) params(what string, n *yaml.Node) []*Param {
 
 func (p *parser) param(what string, n *yaml.Node, item bool) *Param {
 	prm := &Param{Required: true, Line: n.Line}
-	var defaultNode, allowedNode *yaml.Node
+	var defaultNode, allowedNode, excludedNode *yaml.Node
 	requiredSet := false
 	p.fields(what+" entry", n, func(key string, k, v *yaml.Node) bool {
 		switch key {
@@ -625,6 +640,10 @@ func (p *parser) param(what string, n *yaml.Node, item bool) *Param {
 			prm.ValueType = p.str(what+" valueType", v)
 		case "allowedValues":
 			allowedNode = v
+		case "excludedValues":
+			excludedNode = v
+		case "escape":
+			prm.Escape = p.str(what+" escape", v)
 		case "minValue":
 			f := p.float(what+" minValue", v)
 			prm.MinValue = &f
@@ -693,7 +712,11 @@ func (p *parser) param(what string, n *yaml.Node, item bool) *Param {
 				}
 				prm.AllowedValues = append(prm.AllowedValues, v)
 			}
+			p.allowedPattern(label, allowedNode, prm)
 		}
+	}
+	if excludedNode != nil {
+		p.excludedValues(label, excludedNode, prm)
 	}
 	return prm
 }
@@ -859,7 +882,7 @@ func (p *parser) check() {
 			p.toolProblem(t, "source", "%s: source %s is not defined", what, p.show(t.Source))
 			continue
 		}
-		want := map[string]string{KindSQLiteSQL: KindSQLite, KindPostgresSQL: KindPostgres, KindHTTPTool: KindHTTP}[t.Kind]
+		want := map[string]string{KindSQLiteSQL: KindSQLite, KindPostgresSQL: KindPostgres, KindMySQLSQL: KindMySQL, KindHTTPTool: KindHTTP}[t.Kind]
 		if want == "" {
 			continue // an unknown kind, reported where it is declared
 		}
@@ -870,17 +893,8 @@ func (p *parser) check() {
 		switch t.Kind {
 		case KindHTTPTool:
 			p.checkHTTPParams(t, src)
-		case KindSQLiteSQL:
-			if !t.ReadOnly {
-				break
-			}
-			if err := sqlstmt.CheckReadOnly(t.Statement); err != nil {
-				line := p.stmtLine[t]
-				if line == 0 {
-					line = t.Line
-				}
-				p.problems = append(p.problems, Problem{File: p.file, Line: line, Message: fmt.Sprintf("%s: the statement is refused: %v", what, err)})
-			}
+		case KindSQLiteSQL, KindPostgresSQL, KindMySQLSQL:
+			p.checkSQL(t, src)
 		}
 	}
 	for _, t := range p.cfg.Tools {

@@ -13,8 +13,11 @@ import (
 )
 
 // Schema returns the JSON Schema of an arguments object with ps as its
-// properties, in their declared order: types, descriptions, required, defaults, enums (from
-// allowedValues) and bounds (minValue, maxValue). Unknown properties are
+// properties, in their declared order: types, descriptions, required,
+// defaults, enums (from allowedValues, or a pattern when an entry is a
+// regular expression, see config.AllowedEntryIsPattern; excludedValues as
+// a "not" of the same), and bounds (minValue, maxValue; Bounds keeps
+// numbers within what a driver can bind). Unknown properties are
 // refused, so a misspelt argument fails validation instead of being
 // ignored.
 func Schema(ps []*config.Param) json.RawMessage {
@@ -96,8 +99,17 @@ func property(p *config.Param) map[string]any {
 	if p.HasDefault && p.Default != nil {
 		s["default"] = p.Default
 	}
-	if len(p.AllowedValues) > 0 {
+	switch {
+	case p.AllowedPattern != nil:
+		s["pattern"] = p.AllowedPattern.String()
+	case len(p.AllowedValues) > 0:
 		s["enum"] = p.AllowedValues
+	}
+	switch {
+	case p.ExcludedPattern != nil:
+		s["not"] = map[string]any{"pattern": p.ExcludedPattern.String()}
+	case len(p.ExcludedValues) > 0:
+		s["not"] = map[string]any{"enum": p.ExcludedValues}
 	}
 	if p.MinValue != nil {
 		s["minimum"] = *p.MinValue

@@ -71,3 +71,23 @@ func TestSchema_PropertiesInDeclaredOrder(t *testing.T) {
 	assert.JSONEq(t, `{"type":"object","additionalProperties":false,"required":["zeta","mid"],"properties":{
 		"zeta":{"type":"string"},"alpha":{"type":"integer"},"mid":{"type":"boolean"}}}`, s)
 }
+
+func TestSchema_AllowedPatternReplacesEnum(t *testing.T) {
+	cfg, err := config.Parse([]byte(`
+sources: {db: {kind: sqlite, database: x.db}}
+tools:
+  t:
+    kind: sqlite-sql
+    source: db
+    description: d
+    statement: SELECT ?
+    parameters: [{name: p, type: string, description: p, allowedValues: ["^[a-z]+$", "x.y", "a b"]}]
+`), "t.yaml", t.TempDir(), nil)
+	require.NoError(t, err)
+	s := Schema(cfg.Tools[0].Parameters)
+	var m map[string]any
+	require.NoError(t, json.Unmarshal(s, &m))
+	p := m["properties"].(map[string]any)["p"].(map[string]any)
+	assert.Equal(t, `^(?:(?:^[a-z]+$)|(?:x.y)|a b)$`, p["pattern"])
+	assert.NotContains(t, p, "enum")
+}

@@ -171,7 +171,9 @@ func (a *toolboxAPI) invoke(w http.ResponseWriter, r *http.Request, name string)
 		}
 	}
 	var res toolexec.CallToolResult
-	isResult := json.Unmarshal(rec.body.Bytes(), &res) == nil && len(res.Content) > 0
+	// A SQL tool's result with no row has no content block, only its
+	// structuredContent.
+	isResult := json.Unmarshal(rec.body.Bytes(), &res) == nil && (len(res.Content) > 0 || res.StructuredContent != nil)
 	switch {
 	case rec.status == http.StatusOK && isResult:
 		writeJSON(w, http.StatusOK, map[string]string{"result": toolboxResult(&res)})
@@ -194,7 +196,7 @@ func (a *toolboxAPI) invoke(w http.ResponseWriter, r *http.Request, name string)
 // a SQL tool's rows as a JSON array, columns in the statement's order ([]
 // when there is none), anything else (an http tool's answer) as its text.
 // The rows are read from the text content, which keeps the columns' order:
-// one {"rows": [...]} block, or one JSON object a row.
+// one JSON object a row (none for no row), or one {"rows": [...]} block.
 func toolboxResult(res *toolexec.CallToolResult) string {
 	if !sqlResult(res) {
 		return res.Text()

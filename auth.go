@@ -30,9 +30,14 @@ import (
 //
 // The hook runs after the gate, tool resolution and decoding, before any
 // interceptor. It sees the request's method, URL, headers and body. It
-// guards calls only: discovery and validation never run it. A call made
-// in-process without an HTTP request (Executor.Call with a nil
-// CallRequest.Request) is the host's own and is not passed to the hook.
+// guards calls; a call of a tool that does not exist, so that only a
+// caller it admits learns that; and the requests that hold a stream open
+// for a caller (MCP's subscriptions/listen, through
+// SurfaceKit.Authenticate). For the last two, CallFromContext returns a
+// Call whose Tool is the zero Tool: a hook that decides per tool sees none,
+// and its refusal should say nothing of any tool. Discovery and validation
+// never run it. A call made in-process without an HTTP request (Executor.Call with a
+// nil CallRequest.Request) is the host's own and is not passed to the hook.
 type AuthHook func(next http.Handler) http.Handler
 
 // authRecorder captures what a rejecting hook wrote, for the log line.

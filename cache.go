@@ -49,24 +49,24 @@ func WithCacheTTL(d time.Duration) Option {
 // the canonical JSON of its arguments (object keys sorted, as
 // encoding/json writes maps, and numbers as the float64 they decode to), and
 // the caller's identity and the call's variants (see cacheScope). It
-// reports false when the call must not be cached: its arguments cannot be
-// encoded, which an input transform can cause, or it has no identity and
-// its tool's results are not shared.
-func cacheKey(ctx context.Context, call *Call) (string, bool) {
+// reports why the call must not be cached, or notUncached: it has no
+// identity and its tool's results are not shared, or its arguments cannot
+// be encoded, which an input transform can cause.
+func cacheKey(ctx context.Context, call *Call) (string, uncachedReason) {
 	h := sha256.New()
 	if !cacheScope(ctx, &call.Tool, h) {
-		return "", false
+		return "", uncachedNoIdentity
 	}
 	args, err := json.Marshal(call.Arguments)
 	if err != nil {
-		return "", false
+		return "", uncachedArguments
 	}
 	h.Write([]byte(call.Tool.Name))
 	h.Write([]byte{0})
 	h.Write([]byte(call.Tool.Version))
 	h.Write([]byte{0})
 	h.Write(args)
-	return "toolexec:v1:" + hex.EncodeToString(h.Sum(nil)), true
+	return "toolexec:v1:" + hex.EncodeToString(h.Sum(nil)), notUncached
 }
 
 // cacheInterceptor is the read-through cache stage, for tools that opt in.
@@ -78,9 +78,9 @@ func (x *Executor) cacheInterceptor(next CallFunc) CallFunc {
 		if !call.Tool.Options.Cache {
 			return next(ctx, call)
 		}
-		key, ok := cacheKey(ctx, call)
-		if !ok {
-			x.logger.DebugContext(ctx, "toolexec: call not cached: no identity (and results not shared), or arguments that cannot be encoded", "tool", call.Tool.Name)
+		key, why := cacheKey(ctx, call)
+		if why != notUncached {
+			x.logUncached(ctx, call, why)
 			return next(ctx, call)
 		}
 		obs := call.observer()

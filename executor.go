@@ -26,10 +26,13 @@ type Executor struct {
 	authHook     AuthHook
 	toolFilter   ToolFilter // WithToolFilter; nil shows every tool
 	// rebinding is WithRebindingProtection's setting; nil when it is off.
-	rebinding    *RebindingProtection
-	logger       *slog.Logger
-	maxBodyBytes int64
-	interceptors []Interceptor
+	rebinding *RebindingProtection
+	// uncachedWarned: the tools warned about for calls not cached for
+	// want of an identity (cache_uncached.go).
+	uncachedWarned uncachedWarnings
+	logger         *slog.Logger
+	maxBodyBytes   int64
+	interceptors   []Interceptor
 
 	pipelineConfig // timeout, limit, transforms, cache, telemetry (pipeline_config.go)
 

@@ -19,7 +19,7 @@ import (
 // relative to wherever the host mounts it:
 //
 //	GET  /tools                  the tool list: [{name, description, annotations?}]
-//	GET  /tools/{name}           one tool: {name, description, inputSchema, annotations?}
+//	GET  /tools/{name}           one tool: {name, title?, description, inputSchema, outputSchema?, annotations?}
 //	POST /tools/{name}/call      run the tool; the body is the arguments object
 //	POST /tools/{name}/validate  check arguments against inputSchema, never running the tool
 //
@@ -101,10 +101,12 @@ type toolSummary struct {
 
 // toolDetail is the body of GET /tools/{name}.
 type toolDetail struct {
-	Name        string           `json:"name"`
-	Description string           `json:"description"`
-	InputSchema json.RawMessage  `json:"inputSchema"`
-	Annotations *ToolAnnotations `json:"annotations,omitempty"`
+	Name         string           `json:"name"`
+	Title        string           `json:"title,omitempty"`
+	Description  string           `json:"description"`
+	InputSchema  json.RawMessage  `json:"inputSchema"`
+	OutputSchema json.RawMessage  `json:"outputSchema,omitempty"`
+	Annotations  *ToolAnnotations `json:"annotations,omitempty"`
 }
 
 func (h *restHandler) describe(w http.ResponseWriter, r *http.Request, raw string) {

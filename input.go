@@ -240,6 +240,13 @@ func Elicit(ctx context.Context, key string, req ElicitRequest) (*ElicitResult, 
 
 // Sample asks the caller's model for a completion (see RequestInput for its
 // errors). key names the request within the call ("" is "input-1").
+//
+// Deprecated: MCP 2026-07-28 deprecates sampling (SEP-2577): few clients
+// implement it, and it will be removed from a later revision. It keeps
+// working on every protocol version toolexec serves, with clients that
+// declare the sampling capability. A tool that needs a model's completion
+// should call the model provider's API itself, with the host's own
+// credentials and model choice.
 func Sample(ctx context.Context, key string, req CreateMessageRequest) (*CreateMessageResult, error) {
 	res, err := RequestInput(ctx, InputRequest{Key: key, Sample: &req})
 	if err != nil {
@@ -253,6 +260,13 @@ func Sample(ctx context.Context, key string, req CreateMessageRequest) (*CreateM
 
 // ListRoots asks the caller for its filesystem roots (see RequestInput for
 // its errors). key names the request within the call ("" is "input-1").
+//
+// Deprecated: MCP 2026-07-28 deprecates roots (SEP-2577): few clients
+// implement them and servers need not respect them, and they will be
+// removed from a later revision. It keeps working on every protocol version
+// toolexec serves, with clients that declare the roots capability. Take the
+// directories or files a tool works on as its arguments, or from the
+// host's configuration.
 func ListRoots(ctx context.Context, key string) ([]Root, error) {
 	res, err := RequestInput(ctx, InputRequest{Key: key, ListRoots: &ListRootsRequest{}})
 	if err != nil {

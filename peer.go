@@ -127,6 +127,13 @@ type LogMessage struct {
 // level or below (over MCP: a log level, see docs/mcp.md). With no Peer or a
 // caller that did not ask, it does nothing and returns nil. Log messages
 // reach the client: they must hold no secrets.
+//
+// Deprecated: MCP 2026-07-28 deprecates logging to the client
+// (notifications/message, SEP-2577), which will be removed from a later
+// revision. It keeps working on every protocol version toolexec serves.
+// Tell the caller how the call is going with ReportProgress (its message),
+// and log for operators with the host's *slog.Logger (WithLogger) or
+// OpenTelemetry (WithObserver).
 func Log(ctx context.Context, m LogMessage) error {
 	if peer := PeerFromContext(ctx); peer != nil {
 		if m.Level == "" {
@@ -138,6 +145,8 @@ func Log(ctx context.Context, m LogMessage) error {
 }
 
 // Logf is Log with a formatted string as Data.
+//
+// Deprecated: as Log, which MCP 2026-07-28 deprecates (SEP-2577).
 func Logf(ctx context.Context, level LogLevel, format string, args ...any) error {
 	if PeerFromContext(ctx) == nil {
 		return nil // nothing formatted for nobody

@@ -31,7 +31,7 @@ func (h *restHandler) list(w http.ResponseWriter, r *http.Request) {
 func (h *restHandler) writeDetail(w http.ResponseWriter, t *Tool) {
 	data, err := h.details.Get(t)
 	if err != nil { // a schema that is not JSON: the generic 500, as httpjson.Write answers it
-		httpjson.Write(w, http.StatusOK, toolDetail{Name: t.Name, Description: t.Description, InputSchema: t.inputSchemaOrDefault(), Annotations: t.Annotations})
+		httpjson.Write(w, http.StatusOK, detailOf(t))
 		return
 	}
 	w.WriteHeader(http.StatusOK)
@@ -44,7 +44,13 @@ func encodeSummary(t *Tool) ([]byte, error) {
 }
 
 func encodeDetail(t *Tool) ([]byte, error) {
-	return json.Marshal(toolDetail{Name: t.Name, Description: t.Description, InputSchema: t.inputSchemaOrDefault(), Annotations: t.Annotations})
+	return json.Marshal(detailOf(t))
+}
+
+// detailOf is what GET /tools/{name} shows of t.
+func detailOf(t *Tool) toolDetail {
+	return toolDetail{Name: t.Name, Title: t.Title, Description: t.Description, InputSchema: t.inputSchemaOrDefault(),
+		OutputSchema: t.OutputSchema, Annotations: t.Annotations}
 }
 
 // sameSummary reports whether b's summary is a's.
@@ -54,7 +60,9 @@ func sameSummary(a, b *Tool) bool {
 
 // sameDetail reports whether b's description is a's.
 func sameDetail(a, b *Tool) bool {
-	return sameSummary(a, b) && bytes.Equal(a.InputSchema, b.InputSchema) && (a.InputSchema == nil) == (b.InputSchema == nil)
+	return sameSummary(a, b) && a.Title == b.Title &&
+		bytes.Equal(a.InputSchema, b.InputSchema) && (a.InputSchema == nil) == (b.InputSchema == nil) &&
+		bytes.Equal(a.OutputSchema, b.OutputSchema)
 }
 
 func sameAnnotations(a, b *ToolAnnotations) bool {
@@ -72,11 +80,12 @@ func sameHint(a, b *bool) bool {
 	return *a == *b
 }
 
-// cloneListed copies what REST lists of t (name, description, annotations,
-// input schema), deeply enough that a change the provider makes in place
-// later is seen by sameDetail.
+// cloneListed copies what REST lists of t (name, title, description,
+// annotations, input and output schemas), deeply enough that a change the
+// provider makes in place later is seen by sameDetail.
 func cloneListed(t *Tool) Tool {
-	c := Tool{Name: t.Name, Description: t.Description, InputSchema: bytes.Clone(t.InputSchema)}
+	c := Tool{Name: t.Name, Title: t.Title, Description: t.Description,
+		InputSchema: bytes.Clone(t.InputSchema), OutputSchema: bytes.Clone(t.OutputSchema)}
 	if a := t.Annotations; a != nil {
 		ca := *a
 		ca.ReadOnlyHint, ca.DestructiveHint = cloneHint(a.ReadOnlyHint), cloneHint(a.DestructiveHint)

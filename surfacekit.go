@@ -71,18 +71,23 @@ func (k SurfaceKit) Call(ctx context.Context, req CallRequest, ics ...Intercepto
 	return k.x.Call(ctx, req)
 }
 
-// Authenticate runs the Executor's auth hook (WithAuthHook) on r as it runs
-// for a call, but with no tool: in the hook, CallFromContext returns a Call
-// whose Tool is the zero Tool. It returns the request as the hook passed it
-// on, carrying whatever the hook added to its context (the identity it
-// established), or the hook's refusal: an *Error with CodeUnauthorized or
-// CodeForbidden and the hook's challenge, whose reason is logged at warning
-// level and never returned. With no hook it returns r and nil.
+// Authenticate runs the Executor's auth hook (WithAuthHook) on r, a request
+// that is not a call the pipeline runs, as it runs for a call but with no
+// tool: in the hook, CallFromContext returns a Call whose Tool is the zero
+// Tool, so a hook that decides per tool sees none and should admit whoever
+// it would admit to some call. A hook that panics refuses, as it does for a
+// call. It is for a surface that must admit such a request: a stream that
+// holds the server's resources for as long as it lasts (an MCP
+// subscriptions/listen stream), or a call whose tool the surface could not
+// resolve, since only a caller the hook admits may learn whether a tool
+// exists.
 //
-// It is for a surface that must admit a request that is not a call the
-// pipeline runs: a stream that outlives its request, or a call whose tool
-// the surface could not resolve, since only a caller the hook admits may
-// learn whether a tool exists.
+// It returns the request the hook passed on, whose context carries what
+// the hook stored (the caller's identity: WithIdentity), or r itself when
+// no hook is set. When the hook refuses, it logs why at warning level and
+// returns an *Error of StageAuth whose Code is CodeUnauthorized or
+// CodeForbidden and whose Challenge is the hook's (WriteChallenge), for
+// the surface to answer as it answers a refused call.
 func (k SurfaceKit) Authenticate(r *http.Request) (*http.Request, error) {
 	if k.x.authHook == nil {
 		return r, nil
@@ -90,7 +95,8 @@ func (k SurfaceKit) Authenticate(r *http.Request) (*http.Request, error) {
 	probe := &Call{Request: r}
 	passed, reason, refusal := authenticate(k.x.authHook, r.WithContext(withCall(r.Context(), probe)))
 	if passed == nil {
-		k.x.logger.WarnContext(r.Context(), "toolexec: request refused by auth hook", "reason", reason)
+		k.x.logger.WarnContext(r.Context(), "toolexec: request refused by auth hook",
+			"method", r.Method, "path", r.URL.Path, "reason", reason)
 		return nil, refusal
 	}
 	return passed, nil

@@ -82,8 +82,17 @@ func TestTypedToolRoundTripOverREST(t *testing.T) {
 			},
 			"required": ["city"],
 			"additionalProperties": false
+		},
+		"outputSchema": {
+			"type": "object",
+			"properties": {
+				"city": {"type": "string"},
+				"tempsC": {"type": ["null", "array"], "items": {"type": "number"}}
+			},
+			"required": ["city", "tempsC"],
+			"additionalProperties": false
 		}
-	}`, d.body)
+	}`, d.body, "the inferred output schema is shown too")
 }
 
 func TestTypedToolArgumentsAreValidatedBeforeTheHandler(t *testing.T) {

@@ -12,7 +12,13 @@
 // GET /api/ then answers the page; every other path goes to the REST
 // handler unchanged. The page speaks only to the REST endpoints relative to
 // where it is mounted (tools, tools/{name}, tools/{name}/validate,
-// tools/{name}/call), so it works under any prefix.
+// tools/{name}/call) and to its own two endpoints below _explorer/, so it
+// works under any prefix. With WithMCP it runs calls through the MCP
+// endpoint instead, as an MCP client does: progress, log messages,
+// cancellation, and forms for the input a tool asks for.
+//
+// The page never freezes on a schema: optional objects are built when the
+// user adds them, and one render builds a bounded number of fields.
 //
 // The page is one HTML document with its script and style inline, all
 // embedded in the binary. It loads nothing from another host, runs under a

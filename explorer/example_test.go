@@ -1,6 +1,7 @@
 package explorer_test
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/toolexec/toolexec"
 	"github.com/toolexec/toolexec/explorer"
+	"github.com/toolexec/toolexec/mcp"
 )
 
 // The explorer page is mounted with the REST handler: GET /api/ is the page,
@@ -48,4 +50,42 @@ func Example() {
 	// Output:
 	// /api/ 200 text/html; charset=utf-8
 	// /api/tools 200 application/json
+}
+
+// With WithMCP the page runs its calls through the MCP endpoint the host
+// mounts beside REST, as an MCP client does: progress bars, log messages,
+// Cancel and input forms. The page finds the endpoint at the path given,
+// on its own server.
+func ExampleWithMCP() {
+	reg := toolexec.NewRegistry()
+	reg.MustAdd(toolexec.Tool{
+		Name:        "import",
+		Description: "Imports three files, reporting progress.",
+		InputSchema: json.RawMessage(`{"type":"object"}`),
+	}, toolexec.ToolCallHandlerFunc(func(ctx context.Context, _ string, _ map[string]any) ([]toolexec.Content, bool, string, error) {
+		for i := 1; i <= 3; i++ {
+			_ = toolexec.ReportProgress(ctx, toolexec.Progress{Progress: float64(i), Total: 3, Message: fmt.Sprintf("file %d of 3", i)})
+		}
+		return []toolexec.Content{toolexec.Text("imported")}, false, "", nil
+	}))
+	x := toolexec.New(reg, reg, toolexec.WithAllowExecute(true))
+
+	mux := http.NewServeMux()
+	mux.Handle("/mcp", mcp.NewHandler(x))
+	mux.Handle("/api/", http.StripPrefix("/api", explorer.Wrap(x, toolexec.NewHandler(x),
+		explorer.WithExecute(true),
+		explorer.WithMCP("/mcp"), // the page calls over MCP
+	)))
+
+	srv := httptest.NewServer(mux)
+	defer srv.Close()
+	res, err := http.Get(srv.URL + "/api/")
+	if err != nil {
+		panic(err)
+	}
+	page, _ := io.ReadAll(res.Body)
+	_ = res.Body.Close()
+	fmt.Println(res.StatusCode, strings.Contains(string(page), `"mcp":"/mcp"`))
+	// Output:
+	// 200 true
 }

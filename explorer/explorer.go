@@ -10,6 +10,7 @@ import (
 	"github.com/toolexec/toolexec"
 	"github.com/toolexec/toolexec/internal/hostguard"
 	"github.com/toolexec/toolexec/internal/httpjson"
+	"github.com/toolexec/toolexec/internal/schema"
 )
 
 // DefaultTitle is the page's title unless WithTitle says otherwise.
@@ -18,6 +19,11 @@ const DefaultTitle = "MCP Tool Explorer"
 // metaPath is the page's own endpoint, relative to the mount: each tool's
 // title and version, which the REST list does not carry.
 const metaPath = "/_explorer/tools"
+
+// outputPath is the page's output check, relative to the mount: POST a
+// result's structuredContent to outputPath?tool=NAME and get it checked
+// against the tool's output schema.
+const outputPath = "/_explorer/output"
 
 // Option configures the explorer page.
 type Option func(*config)
@@ -28,6 +34,7 @@ type config struct {
 	projectURL   string
 	execute      bool
 	omit         bool
+	mcp          string
 }
 
 // WithTitle sets the page's title, shown in its header and the browser tab.
@@ -67,6 +74,29 @@ func WithExecute(on bool) Option {
 	return func(c *config) { c.execute = on }
 }
 
+// WithMCP makes the page run its calls through the MCP endpoint at path
+// (Streamable HTTP, protocol 2026-07-28), as an MCP client does: a tool's
+// progress shows as a live bar, its log messages beside the result, Cancel
+// closes the call's stream (which cancels the tool's context), and a tool
+// that asks for input (elicitation) gets a form in the page whose answer
+// resumes the call. The page can still call over REST instead.
+//
+// path is where the host mounts the mcp package's handler on the same
+// server, absolute ("/mcp") or relative to the page ("../mcp"); the page
+// connects to its own origin only. A path with a scheme or a host, or with
+// control characters or backslashes, is ignored, and so is "": the page
+// then calls over REST only, as it does without this option. WithMCP
+// shapes the page only: the MCP endpoint answers whoever calls it.
+func WithMCP(path string) Option {
+	return func(c *config) {
+		if !samePath(path) {
+			c.mcp = ""
+			return
+		}
+		c.mcp = path
+	}
+}
+
 // WithPage keeps (true, the default) or leaves out (false) the page. With
 // the page left out, Wrap returns the REST handler itself, so a host can
 // keep one mounting line and switch the page off by configuration.
@@ -80,6 +110,10 @@ func WithPage(on bool) Option {
 //
 //	GET  /                 the page (HEAD too); any other method: 405
 //	GET  /_explorer/tools  the page's own data: each tool's title and version
+//	POST /_explorer/output?tool=NAME
+//	                       the page's output check: the body (a result's
+//	                       structuredContent) checked against the tool's
+//	                       output schema, never running the tool
 //	anything else          rest
 //
 // The page's responses carry a Content-Security-Policy that allows its own
@@ -108,6 +142,7 @@ func Wrap(x *toolexec.Executor, rest http.Handler, opts ...Option) http.Handler 
 	}
 	p := buildPage(pageConfigFor(x, &c))
 	h := &handler{x: x, rest: rest, page: p}
+	h.schemas.Live = h.liveTools
 	if rp, ok := x.SurfaceKit().RebindingProtection(); ok {
 		h.guard = hostguard.New(rp.AllowedHosts, rp.AllowedOrigins)
 	}
@@ -118,6 +153,8 @@ type handler struct {
 	x    *toolexec.Executor
 	rest http.Handler
 	page page
+	// schemas holds the output schemas the output check compiled.
+	schemas schema.Cache
 	// guard is the Executor's rebinding protection
 	// (toolexec.WithRebindingProtection); nil when it is off. rest applies
 	// it to its own routes.
@@ -136,6 +173,16 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		h.serveMeta(w, r)
+	case outputPath:
+		if !h.allowed(w, r) {
+			return
+		}
+		if r.Method != http.MethodPost {
+			w.Header().Set("Allow", "POST")
+			httpjson.Write(w, http.StatusMethodNotAllowed, map[string]string{"error": "Method not allowed"})
+			return
+		}
+		h.checkOutput(w, r)
 	default:
 		h.rest.ServeHTTP(w, r)
 	}
@@ -199,6 +246,21 @@ func relativePath(r *http.Request) string {
 		return rctx.RoutePath
 	}
 	return r.URL.Path
+}
+
+// samePath accepts a path on the same server, absolute or relative: a URL
+// reference with no scheme and no host.
+func samePath(p string) bool {
+	if p == "" || strings.ContainsAny(p, "\x00\r\n\t\\") || strings.HasPrefix(p, "//") {
+		return false
+	}
+	for _, r := range p {
+		if r < 0x20 || r == 0x7f {
+			return false
+		}
+	}
+	u, err := url.Parse(p)
+	return err == nil && u.Scheme == "" && u.Host == "" && u.User == nil
 }
 
 // safeLink accepts absolute http(s) URLs and paths on the same server.

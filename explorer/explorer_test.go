@@ -120,6 +120,53 @@ func TestConfigReflectsOptions(t *testing.T) {
 			want:  map[string]any{"execute": true, "auth": true, "title": "Acme tools", "projectLabel": "Acme docs", "projectUrl": "https://acme.example/docs"},
 		},
 		{
+			name:   "MCP off by default",
+			want:   map[string]any{"mcp": nil, "outputPath": "_explorer/output"},
+			reason: "execution gate is closed",
+		},
+		{
+			name:   "MCP on an absolute path",
+			opts:   []explorer.Option{explorer.WithMCP("/mcp")},
+			want:   map[string]any{"mcp": "/mcp"},
+			reason: "execution gate is closed",
+		},
+		{
+			name:   "MCP on a relative path",
+			opts:   []explorer.Option{explorer.WithMCP("../mcp")},
+			want:   map[string]any{"mcp": "../mcp"},
+			reason: "execution gate is closed",
+		},
+		{
+			name:   "MCP on another host is ignored",
+			opts:   []explorer.Option{explorer.WithMCP("https://evil.example/mcp")},
+			want:   map[string]any{"mcp": nil},
+			reason: "execution gate is closed",
+		},
+		{
+			name:   "MCP on a scheme-relative URL is ignored",
+			opts:   []explorer.Option{explorer.WithMCP("//evil.example/mcp")},
+			want:   map[string]any{"mcp": nil},
+			reason: "execution gate is closed",
+		},
+		{
+			name:   "MCP on a javascript: URL is ignored",
+			opts:   []explorer.Option{explorer.WithMCP("javascript:alert(1)")},
+			want:   map[string]any{"mcp": nil},
+			reason: "execution gate is closed",
+		},
+		{
+			name:   "MCP with a control character is ignored",
+			opts:   []explorer.Option{explorer.WithMCP("/mcp\n")},
+			want:   map[string]any{"mcp": nil},
+			reason: "execution gate is closed",
+		},
+		{
+			name:   "an empty MCP path turns it off",
+			opts:   []explorer.Option{explorer.WithMCP("/mcp"), explorer.WithMCP("")},
+			want:   map[string]any{"mcp": nil},
+			reason: "execution gate is closed",
+		},
+		{
 			name:   "an unsafe project link is left out",
 			opts:   []explorer.Option{explorer.WithProjectLink("x", "javascript:alert(1)")},
 			want:   map[string]any{"projectUrl": nil, "projectLabel": nil},

@@ -26,6 +26,10 @@ type pageConfig struct {
 	ExecuteReason string `json:"executeReason,omitempty"`
 	Auth          bool   `json:"auth"`
 	MetaPath      string `json:"metaPath"`
+	OutputPath    string `json:"outputPath"`
+	// MCP is the MCP endpoint the page calls through (WithMCP); "" for
+	// REST only.
+	MCP string `json:"mcp,omitempty"`
 }
 
 // The reasons the page shows when its Call button is disabled.
@@ -41,6 +45,8 @@ func pageConfigFor(x *toolexec.Executor, c *config) pageConfig {
 		ProjectURL:   c.projectURL,
 		Auth:         x.SurfaceKit().AuthConfigured(),
 		MetaPath:     metaPath[1:],
+		OutputPath:   outputPath[1:],
+		MCP:          c.mcp,
 	}
 	switch {
 	case !x.SurfaceKit().ExecutionAllowed():

@@ -21,9 +21,10 @@ type inFlight struct {
 
 func inFlightKey(token string, id []byte) string { return token + "\x00" + string(id) }
 
-// track registers a call and returns the context it runs in and the
-// function that unregisters it.
-func (f *inFlight) track(ctx context.Context, token string, id []byte) (context.Context, func()) {
+// track registers a call and returns the context it runs in, the
+// function that cancels that context, and the function that unregisters
+// the call (and cancels its context).
+func (f *inFlight) track(ctx context.Context, token string, id []byte) (context.Context, context.CancelFunc, func()) {
 	ctx, cancel := context.WithCancel(ctx)
 	key := inFlightKey(token, id)
 	f.mu.Lock()
@@ -35,7 +36,7 @@ func (f *inFlight) track(ctx context.Context, token string, id []byte) (context.
 		f.calls[key] = cancel
 	}
 	f.mu.Unlock()
-	return ctx, func() {
+	return ctx, cancel, func() {
 		if !dup {
 			f.mu.Lock()
 			delete(f.calls, key)

@@ -150,8 +150,11 @@ func writeError(w http.ResponseWriter, status int, id json.RawMessage, e *wireEr
 // writeOutcome writes the answer to a single message: nothing when it went
 // out on a stream already, the refusal of the auth hook, 202 when there is
 // nothing to answer, an error with its HTTP status, or the answer in the
-// negotiated format.
+// negotiated format; with Retry-After when the outcome asks for it.
 func (h *handler) writeOutcome(w http.ResponseWriter, format responseFormat, out *outcome) {
+	if out.retryAfter > 0 && !out.streamed {
+		w.Header().Set("Retry-After", httpjson.RetryAfter(out.retryAfter))
+	}
 	switch {
 	case out.streamed:
 	case out.refused:
@@ -161,9 +164,6 @@ func (h *handler) writeOutcome(w http.ResponseWriter, format responseFormat, out
 	case out.status != 0:
 		writeStatus(w, out.status, out.data)
 	default:
-		if out.retryAfter > 0 {
-			w.Header().Set("Retry-After", httpjson.RetryAfter(out.retryAfter))
-		}
 		h.writeAnswer(w, format, out.data)
 	}
 }
@@ -281,7 +281,10 @@ func (h *handler) answer(ex *exchange, m *message, out *outcome) {
 		h.dispatch(ex, m, out)
 		return
 	}
-	name, args, werr := callParams(m.params)
+	name, args, meta, werr := callParams(m.params)
+	if werr == nil {
+		werr = checkMetaProgressToken(meta)
+	}
 	if werr != nil {
 		out.data = encodeError(m.id, werr)
 		return

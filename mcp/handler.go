@@ -257,15 +257,17 @@ func acceptedFormat(part string) responseFormat {
 
 // writeAnswer writes an encoded JSON-RPC answer (one response or a batch of
 // them) with status 200 in the negotiated format. data is the handler's own
-// and may be appended to.
+// and may be appended to. An answer sent as an event is written within
+// the stream write timeout, as every event is (see sseWriter).
 func (h *handler) writeAnswer(w http.ResponseWriter, format responseFormat, data []byte) {
 	data = httpjson.ValidUTF8(data)
 	if format == formatSSE {
 		w.Header().Set("Content-Type", "text/event-stream")
 		w.Header().Set("Cache-Control", "no-cache")
 		w.WriteHeader(http.StatusOK)
-		_, _ = w.Write([]byte("event: message\ndata: "))
-		_, _ = w.Write(append(data, '\n', '\n'))
+		sw := sseWriter{w: w, timeout: h.writeTimeout}
+		_ = sw.event(data, sw.deadline(nil))
+		sw.end()
 		return
 	}
 	h.headers.SetJSON(w.Header()) // nosniff is set by ServeHTTP

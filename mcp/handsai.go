@@ -82,7 +82,7 @@ func (h *handler) handsAICall(w http.ResponseWriter, r *http.Request) {
 			writeHandsAIRefusal(w, id, e)
 			return
 		}
-		writeHandsAI(w, id, nil, handsAIError(e))
+		writeHandsAI(w, id, nil, handsAIError(e, name))
 		return
 	}
 	if res.IsError {
@@ -153,19 +153,21 @@ func parseHandsAICall(raw []byte) (id json.RawMessage, name string, args json.Ra
 	if env.params == nil || string(env.params) == "null" {
 		return id, "", nil, newError(CodeInvalidParams, missingParams)
 	}
-	name, args, werr := callParams(env.params)
+	name, args, _, werr := callParams(env.params) // HandsAI streams nothing: _meta is not read
 	if werr != nil {
 		return id, "", nil, werr
 	}
 	return id, name, args, nil
 }
 
-// handsAIError maps a failed call to HandsAI's two codes: -32602 for what
-// the caller got wrong, -32603 for everything else.
-func handsAIError(e *toolexec.Error) *wireError {
+// handsAIError maps a failed call of the tool name to HandsAI's two codes:
+// -32602 for what the caller got wrong, -32603 for everything else. An
+// unknown tool's message keeps HandsAI's words and adds the name, so a
+// client that matches the words still does.
+func handsAIError(e *toolexec.Error, name string) *wireError {
 	switch e.Code {
 	case toolexec.CodeNotFound:
-		return newError(CodeInvalidParams, "Invalid params: tool not found")
+		return newError(CodeInvalidParams, "Invalid params: tool not found: %s", name)
 	case toolexec.CodeInvalidArguments:
 		if len(e.Failures) > 0 || e.Omitted > 0 {
 			return newError(CodeInvalidParams, "Invalid params: %s", describeFailures(e.Failures, e.Omitted))

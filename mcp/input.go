@@ -72,7 +72,7 @@ func (r *inputRouter) ask(ctx context.Context, s *callStream, reqs []toolexec.In
 		if err != nil {
 			return nil, fmt.Errorf("mcp: input request %q cannot be encoded: %w", reqs[i].Key, err)
 		}
-		if err := s.send(data, false); err != nil {
+		if err := s.send(ctx, data, false); err != nil {
 			return nil, err
 		}
 	}

@@ -16,14 +16,16 @@ const (
 	CodeParseError = -32700
 	// CodeInvalidRequest: the JSON is not a valid JSON-RPC message (wrong
 	// "jsonrpc", missing or non-string method, an id that is neither a
-	// string nor a number, params that are neither object nor array), or a
-	// batch the negotiated protocol version does not allow.
+	// string nor a number, params that are neither object nor array), a
+	// batch the negotiated protocol version does not allow, or a
+	// subscriptions/listen whose id is over 256 bytes of JSON.
 	CodeInvalidRequest = -32600
 	// CodeMethodNotFound: the method is not one this server implements.
 	CodeMethodNotFound = -32601
 	// CodeInvalidParams: the params do not fit the method (tools/call
-	// without a name, arguments that are not an object, a bad cursor), or
-	// tools/call named a tool that does not exist.
+	// without a name, arguments that are not an object, a progressToken
+	// over 256 bytes of JSON, a bad cursor), or tools/call named a tool
+	// that does not exist.
 	CodeInvalidParams = -32602
 	// CodeInternalError: the server failed; on the HandsAI routes, also a
 	// tool that failed or panicked.
@@ -32,7 +34,9 @@ const (
 	// processing; the HTTP status says why (403 origin or host not allowed,
 	// 405 not POST, 406 unacceptable Accept, 413 body too large, 415 not
 	// JSON, 400 a body that could not be read). An unsupported
-	// MCP-Protocol-Version is CodeUnsupportedProtocolVersion.
+	// MCP-Protocol-Version is CodeUnsupportedProtocolVersion. Also a
+	// subscriptions/listen refused by WithListenLimits: 429 over its
+	// caller's share, 503 over the total, each with Retry-After.
 	CodeRequestRejected = -32000
 	// CodeExecutionDisabled: tools/call while the Executor's execution gate
 	// is closed (toolexec.WithAllowExecute). Sent with HTTP 200; tools/list
@@ -272,11 +276,12 @@ func optionalString(raw []byte, name string) (string, *wireError) {
 }
 
 // callParams reads tools/call's params (an object, or nil): the tool's
-// name, which is required, and its arguments exactly as sent (nil when
-// absent), for the pipeline to decode.
-func callParams(params []byte) (name string, args json.RawMessage, _ *wireError) {
+// name, which is required, its arguments exactly as sent (nil when
+// absent), for the pipeline to decode, and its _meta as sent (nil when
+// absent).
+func callParams(params []byte) (name string, args, meta json.RawMessage, _ *wireError) {
 	if werr := checkParamsObject(params); werr != nil {
-		return "", nil, werr
+		return "", nil, nil, werr
 	}
 	var rawName []byte
 	for it := jsonwalk.Members(params); it.Next(); {
@@ -285,14 +290,16 @@ func callParams(params []byte) (name string, args json.RawMessage, _ *wireError)
 			rawName = it.Val
 		case it.Is("arguments"):
 			args = it.Val
+		case it.Is("_meta"):
+			meta = it.Val
 		}
 	}
 	name, werr := optionalString(rawName, "name")
 	if werr != nil {
-		return "", nil, werr
+		return "", nil, nil, werr
 	}
 	if name == "" {
-		return "", nil, newError(CodeInvalidParams, "Invalid params: name is required")
+		return "", nil, nil, newError(CodeInvalidParams, "Invalid params: name is required")
 	}
-	return name, args, nil
+	return name, args, meta, nil
 }

@@ -182,7 +182,7 @@ func (h *handler) answerModern(ex *exchange, m *message, out *outcome) {
 		*out = h.dispatchModern(ex, m)
 		return
 	}
-	name, args, werr := callParams(m.params)
+	name, args, _, werr := callParams(m.params) // _meta: read by admitModern
 	if werr != nil {
 		out.data = encodeError(m.id, werr)
 		return

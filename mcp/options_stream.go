@@ -36,3 +36,52 @@ func WithInputStateKey(key []byte) Option {
 func WithInputTimeout(d time.Duration) Option {
 	return func(h *handler) { h.inputTimeout = d }
 }
+
+// DefaultStreamWriteTimeout bounds each write to an SSE stream unless
+// WithStreamWriteTimeout says otherwise.
+const DefaultStreamWriteTimeout = 10 * time.Second
+
+// WithStreamWriteTimeout bounds how long one write to an SSE stream may
+// take: each event of a call's stream (progress, log messages, 2025
+// versions' input requests, the response), each event and keep-alive of a
+// subscriptions/listen stream, and a response sent as a single event. A
+// write to a call's stream is also bounded by the call's own deadline
+// (toolexec.WithTimeout, ToolOptions.Timeout). A client that does not take
+// a write in time is dropped: its stream ends, and the call it was
+// following has its context cancelled, so the tool stops and frees its
+// concurrency slot. The default is DefaultStreamWriteTimeout; d <= 0
+// restores it.
+//
+// The deadline is set on the connection before each write and cleared
+// after it (http.ResponseController.SetWriteDeadline), so an SSE response
+// is bounded per write, not as a whole, whatever http.Server.WriteTimeout
+// says; other responses keep the server's WriteTimeout. docs/security.md
+// says what happens when a host's middleware hides the connection's
+// deadlines.
+func WithStreamWriteTimeout(d time.Duration) Option {
+	return func(h *handler) { h.writeTimeout = d }
+}
+
+// The defaults of WithListenLimits.
+const (
+	// DefaultMaxListenStreams is how many subscriptions/listen streams a
+	// handler holds open at once, all callers together.
+	DefaultMaxListenStreams = 1000
+	// DefaultMaxListenStreamsPerCaller is how many subscriptions/listen
+	// streams one caller holds open at once.
+	DefaultMaxListenStreamsPerCaller = 16
+)
+
+// WithListenLimits bounds the subscriptions/listen streams the handler
+// holds open at once: total for all callers together, perCaller for any
+// one. A caller is the identity the Executor's auth hook established
+// (toolexec.WithIdentity), or else the request's remote IP address (so
+// clients behind one proxy or NAT share a caller's share: give them
+// identities). A listen request over its caller's share is answered HTTP
+// 429, one over the total 503, each with Retry-After and a JSON-RPC error
+// (CodeRequestRejected); a stream's place is freed when it ends. The
+// defaults are DefaultMaxListenStreams and DefaultMaxListenStreamsPerCaller;
+// a value <= 0 restores its default.
+func WithListenLimits(total, perCaller int) Option {
+	return func(h *handler) { h.maxListen, h.maxListenPerCaller = total, perCaller }
+}

@@ -5,19 +5,21 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 	"unicode/utf8"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
-// TestWriteEventKeepsOneMessagePerEvent: a message holding line breaks
+// TestAnEventKeepsOneMessagePerEvent: a message holding line breaks
 // between tokens (raw JSON a tool returned) and invalid UTF-8 still arrives
 // as one event whose data lines join back into valid UTF-8 JSON.
-func TestWriteEventKeepsOneMessagePerEvent(t *testing.T) {
+func TestAnEventKeepsOneMessagePerEvent(t *testing.T) {
 	msg := []byte("{\"jsonrpc\":\"2.0\",\r\n \"id\":1,\n\"result\":{\"text\":\"a\xffb\"}}")
 	rec := httptest.NewRecorder()
-	require.NoError(t, writeEvent(rec, msg))
+	sw := sseWriter{w: rec, timeout: time.Minute}
+	require.NoError(t, sw.event(msg, sw.deadline(nil)))
 	out := rec.Body.String()
 	require.True(t, utf8.ValidString(out))
 	require.True(t, strings.HasSuffix(out, "\n\n"))

@@ -3,14 +3,12 @@ package mcp
 import (
 	"context"
 	"encoding/json"
-	"errors"
-	"github.com/toolexec/toolexec/internal/jsonwalk"
 	"net/http"
 	"strings"
 	"sync"
 
 	"github.com/toolexec/toolexec"
-	"github.com/toolexec/toolexec/internal/httpjson"
+	"github.com/toolexec/toolexec/internal/jsonwalk"
 )
 
 // callStream is the toolexec.Peer of one tools/call that is not part of a
@@ -25,11 +23,20 @@ import (
 // requestState), or records the questions and fails with
 // toolexec.ErrInputRequired, and the call is answered with an
 // input-required result (see mrtr.go).
+//
+// Every write to the stream has a deadline (see sseWriter): a client that
+// stops reading fails the write that blocks on it, the stream is dropped
+// and the call's context cancelled, so the tool stops and its concurrency
+// slot is freed.
 type callStream struct {
 	h    *handler
-	w    http.ResponseWriter
+	r    *http.Request // the call's request, for the log line of a dropped stream
+	out  sseWriter
 	sse  bool // the client accepts text/event-stream
 	meta callMeta
+	// cancel ends the call's context; called when the stream fails, and
+	// when the call ends (closeStream).
+	cancel context.CancelFunc
 
 	mrtr      *mrtrCall // 2026-07-28: the call's input state (mrtrState); nil on 2025 versions
 	mrtrState mrtrCall
@@ -160,15 +167,50 @@ func (c clientCaps) supports(kind toolexec.InputKind) bool {
 	return false
 }
 
+// maxProgressTokenBytes bounds a progress token, as sent (JSON, quotes
+// included): every progress notification repeats it, so a large one would
+// multiply what the client sent by the number of reports.
+const maxProgressTokenBytes = 256
+
+// checkProgressToken refuses a progress token (a _meta member as sent; nil
+// when absent) that is neither a string nor a number, or is longer than
+// maxProgressTokenBytes.
+func checkProgressToken(token []byte) *wireError {
+	switch {
+	case token == nil || string(token) == "null":
+		return nil
+	case !validID(token):
+		return newError(CodeInvalidParams, "Invalid params: progressToken must be a string or a number")
+	case len(token) > maxProgressTokenBytes:
+		return newError(CodeInvalidParams, "Invalid params: progressToken must be at most %d bytes of JSON", maxProgressTokenBytes)
+	}
+	return nil
+}
+
+// checkMetaProgressToken checks the progress token of a tools/call's _meta
+// (the object as sent, or nil), whether or not the call can stream, so that
+// a token is refused or accepted alike on every path.
+func checkMetaProgressToken(meta []byte) *wireError {
+	if !isObject(meta) {
+		return nil
+	}
+	for it := jsonwalk.Members(meta); it.Next(); {
+		if it.Is("progressToken") {
+			return checkProgressToken(it.Val)
+		}
+	}
+	return nil
+}
+
 // readStreamMeta sets the progress token and the log level from the _meta
 // members as sent (nil when absent). A progress token that is neither a
-// string nor a number, or a log level that is not one of MCP's eight, is
-// invalid params.
+// string nor a number or longer than maxProgressTokenBytes, or a log level
+// that is not one of MCP's eight, is invalid params.
 func (m *callMeta) readStreamMeta(token, level []byte) *wireError {
+	if werr := checkProgressToken(token); werr != nil {
+		return werr
+	}
 	if token != nil && string(token) != "null" {
-		if !validID(token) {
-			return newError(CodeInvalidParams, "Invalid params: progressToken must be a string or a number")
-		}
 		m.progressToken = token
 	}
 	if level != nil {
@@ -250,7 +292,7 @@ func acceptsEventStream(r *http.Request) bool {
 
 // Progress implements toolexec.Peer: a notifications/progress on the
 // stream, when the request carried a progress token.
-func (s *callStream) Progress(_ context.Context, p toolexec.Progress) error {
+func (s *callStream) Progress(ctx context.Context, p toolexec.Progress) error {
 	if s.meta.progressToken == nil || !s.sse {
 		return nil
 	}
@@ -267,12 +309,12 @@ func (s *callStream) Progress(_ context.Context, p toolexec.Progress) error {
 		Total    float64         `json:"total,omitempty"`
 		Message  string          `json:"message,omitempty"`
 	}{s.meta.progressToken, p.Progress, p.Total, p.Message}
-	return s.notify("notifications/progress", params)
+	return s.notify(ctx, "notifications/progress", params)
 }
 
 // Log implements toolexec.Peer: a notifications/message on the stream, when
 // the message's level is at or above the call's level.
-func (s *callStream) Log(_ context.Context, m toolexec.LogMessage) error {
+func (s *callStream) Log(ctx context.Context, m toolexec.LogMessage) error {
 	sev := m.Level.Severity()
 	if s.meta.logLevel < 0 || sev < s.meta.logLevel || !s.sse {
 		return nil
@@ -282,7 +324,18 @@ func (s *callStream) Log(_ context.Context, m toolexec.LogMessage) error {
 		Logger string            `json:"logger,omitempty"`
 		Data   any               `json:"data"`
 	}{m.Level, m.Logger, m.Data}
-	return s.notify("notifications/message", params)
+	return s.notify(ctx, "notifications/message", params)
+}
+
+// writes reports whether anything the call does can be written to its
+// stream: progress (the request carried a token), log messages (at the
+// call's level), or, on 2025 versions, input requests the client declared
+// it answers. Only such a call needs a context its stream can cancel.
+func (s *callStream) writes() bool {
+	if !s.sse {
+		return false
+	}
+	return s.meta.progressToken != nil || s.meta.logLevel >= 0 || (s.mrtr == nil && s.meta.caps != clientCaps{})
 }
 
 // InputSupported implements toolexec.Peer.
@@ -313,13 +366,14 @@ func (s *callStream) RequestInput(ctx context.Context, reqs []toolexec.InputRequ
 	return s.h.inputs.ask(ctx, s, reqs)
 }
 
-// notify sends one notification on the stream.
-func (s *callStream) notify(method string, params any) error {
+// notify sends one notification on the stream, from the call running in
+// ctx.
+func (s *callStream) notify(ctx context.Context, method string, params any) error {
 	data, err := encodeNotification(method, params)
 	if err != nil {
 		return err
 	}
-	return s.send(data, false)
+	return s.send(ctx, data, false)
 }
 
 // encodeNotification encodes a JSON-RPC notification.
@@ -335,23 +389,36 @@ func encodeNotification(method string, params any) ([]byte, error) {
 // after the client went away, fails with.
 var errStreamClosed = &toolexec.InputError{Code: CodeInternalError, Message: "the call's stream is closed"}
 
-// send writes data as one SSE event, starting the stream first if needed;
-// last marks the call's response, after which nothing more is sent.
-func (s *callStream) send(data []byte, last bool) error {
+// send writes data as one SSE event, starting the stream first if needed.
+// ctx is the context of the call the message comes from, whose deadline
+// bounds the write's (see sseWriter.deadline); nil for the call's
+// response, which is sent once the call has ended. last marks the
+// response, after which nothing more is sent.
+//
+// A write that fails (the client went away, or did not read it by its
+// deadline) drops the stream: nothing more is written, and the call's
+// context is cancelled. A message from a call whose context has ended is
+// not written, and leaves the stream as it is, for the response.
+func (s *callStream) send(ctx context.Context, data []byte, last bool) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed || s.failed {
 		return errStreamClosed
+	}
+	if ctx != nil && ctx.Err() != nil {
+		return ctx.Err()
 	}
 	if last {
 		s.closed = true
 	}
 	if !s.started {
 		s.started = true
-		writeSSEHeader(s.w)
+		writeSSEHeader(s.out.w)
 	}
-	if err := writeEvent(s.w, data); err != nil {
+	if err := s.out.event(data, s.out.deadline(ctx)); err != nil {
 		s.failed = true
+		s.cancel()
+		s.h.streamDropped(s.r, err)
 		return errStreamClosed
 	}
 	return nil
@@ -360,8 +427,10 @@ func (s *callStream) send(data []byte, last bool) error {
 // finish ends the call: when the stream has started, the response goes on it
 // as its last event and finish reports true; otherwise it closes the stream
 // to late messages (from goroutines the tool left running) and reports
-// false, and the caller answers as it would have without a stream.
+// false, and the caller answers as it would have without a stream. Either
+// way the call's context is cancelled: nothing of the call may run on.
 func (s *callStream) finish(data []byte) bool {
+	defer s.cancel()
 	s.mu.Lock()
 	started := s.started
 	if !started {
@@ -371,37 +440,9 @@ func (s *callStream) finish(data []byte) bool {
 	if !started {
 		return false
 	}
-	_ = s.send(data, true)
+	_ = s.send(nil, data, true)
+	// The stream is closed (or failed): no later send touches s.out, so
+	// end may wait for a write left running without holding the lock.
+	s.out.end()
 	return true
-}
-
-// writeEvent writes one SSE event carrying a JSON-RPC message and flushes
-// it to the client. The message is made valid UTF-8 first, as every body the
-// handler writes; a line break inside it (raw JSON a tool returned may hold
-// some between tokens) continues the event on another data line, which the
-// client joins back with a line feed. A ResponseWriter that cannot flush (a
-// host's middleware wrapping it without Flush or Unwrap) still gets every
-// event, delivered when the response ends.
-func writeEvent(w http.ResponseWriter, data []byte) error {
-	data = httpjson.ValidUTF8(data)
-	buf := make([]byte, 0, len(data)+24)
-	buf = append(buf, "event: message\ndata: "...)
-	for _, c := range data {
-		switch c {
-		case '\r':
-			// dropped: a carriage return is JSON white space only
-		case '\n':
-			buf = append(buf, "\ndata: "...)
-		default:
-			buf = append(buf, c)
-		}
-	}
-	buf = append(buf, '\n', '\n')
-	if _, err := w.Write(buf); err != nil {
-		return err
-	}
-	if err := http.NewResponseController(w).Flush(); err != nil && !errors.Is(err, http.ErrNotSupported) {
-		return err
-	}
-	return nil
 }

@@ -136,6 +136,25 @@ func sseMessages(t *testing.T, body string) []map[string]any {
 	return out
 }
 
+// versionCall is a tools/call of tool at version v with _meta members meta
+// (without braces), and the headers v needs.
+func versionCall(v, tool, meta string) (string, []string) {
+	if v == "2026-07-28" {
+		body := fmt.Sprintf(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":%q,"arguments":{},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}%s}}}`,
+			tool, prefixComma(meta))
+		return body, []string{"MCP-Protocol-Version", v, "Mcp-Method", "tools/call", "Mcp-Name", tool}
+	}
+	body := fmt.Sprintf(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":%q,"arguments":{},"_meta":{%s}}}`, tool, meta)
+	return body, []string{"MCP-Protocol-Version", v}
+}
+
+func prefixComma(s string) string {
+	if s == "" {
+		return ""
+	}
+	return "," + s
+}
+
 func callWithMeta(name, meta string) string {
 	return fmt.Sprintf(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":%q,"arguments":{},"_meta":%s}}`, name, meta)
 }

@@ -11,17 +11,25 @@ import (
 	"time"
 
 	"github.com/toolexec/toolexec"
+	"github.com/toolexec/toolexec/internal/streamquota"
 )
 
-// streaming is the handler's configuration for streamed calls and input
-// requests (see WithLogLevel, WithInputStateKey, WithInputTimeout).
+// streaming is the handler's configuration for streamed calls, input
+// requests and listen streams (see WithLogLevel, WithInputStateKey,
+// WithInputTimeout, WithStreamWriteTimeout, WithListenLimits).
 type streaming struct {
 	logLevel     toolexec.LogLevel // "" is info; "off": none
 	defaultSev   int               // logLevel's severity; -1: none
 	stateKey     []byte            // HMAC key of 2026-07-28's requestState
 	inputTimeout time.Duration
 	inputs       *inputRouter
-	running      *inFlight // calls notifications/cancelled can reach (cancel.go)
+	running      *inFlight     // calls notifications/cancelled can reach (cancel.go)
+	writeTimeout time.Duration // WithStreamWriteTimeout: the ceiling of one write to an SSE stream
+
+	// WithListenLimits, and the count of open subscriptions/listen
+	// streams they bound (listen.go).
+	maxListen, maxListenPerCaller int
+	listens                       streamquota.Counter
 }
 
 // CodeMissingClientCapability (-32021, MCP 2026-07-28's
@@ -54,6 +62,16 @@ func (h *handler) initStreaming() {
 	}
 	h.inputs = &inputRouter{timeout: h.inputTimeout, waiting: make(map[string]chan inputAnswer)}
 	h.running = &inFlight{}
+	if h.writeTimeout <= 0 {
+		h.writeTimeout = DefaultStreamWriteTimeout
+	}
+	if h.maxListen <= 0 {
+		h.maxListen = DefaultMaxListenStreams
+	}
+	if h.maxListenPerCaller <= 0 {
+		h.maxListenPerCaller = DefaultMaxListenStreamsPerCaller
+	}
+	h.listens = streamquota.NewLocal(h.maxListen, h.maxListenPerCaller)
 }
 
 // openStream prepares the Peer of a tools/call: the context the call runs
@@ -81,9 +99,10 @@ func (h *handler) openStream(ex *exchange, m *message, name string, args json.Ra
 	if werr != nil {
 		return ctx, nil, werr
 	}
-	// The one allocation streaming adds to a call (its 2026-07-28 input
-	// state included), and only to a call that could stream.
-	s := &callStream{h: h, w: ex.w, sse: sse, meta: cm}
+	// The allocation streaming adds to a call (its 2026-07-28 input state
+	// included), and only to a call that could stream; one that can write
+	// to a stream adds the context its stream cancels when it fails.
+	s := &callStream{h: h, r: ex.r, out: sseWriter{w: ex.w, timeout: h.writeTimeout}, sse: sse, meta: cm, cancel: func() {}}
 	if meta != nil {
 		s.mrtr = &s.mrtrState
 		if werr = h.openMRTR(s.mrtr, name, args, &s.meta); werr != nil {
@@ -93,8 +112,14 @@ func (h *handler) openStream(ex *exchange, m *message, name string, args json.Ra
 		token := header(ex.r.Header, sessionHeaderKey)
 		s.meta.caps = capsFromSession(token)
 		if strings.HasPrefix(token, sessionPrefix) {
-			ctx, s.untrack = h.running.track(ctx, token, m.id)
+			// A call notifications/cancelled can reach runs in a
+			// context of its own already: the stream cancels that one.
+			ctx, s.cancel, s.untrack = h.running.track(ctx, token, m.id)
+			return ctx, s, nil
 		}
+	}
+	if s.writes() {
+		ctx, s.cancel = context.WithCancel(ctx)
 	}
 	return ctx, s, nil
 }

@@ -104,3 +104,15 @@ func TestServe_ASlowBodyIsCut(t *testing.T) {
 	status, body := post(t, base+"/api/tools/find/call", `{"id":1}`, "Authorization", "Bearer tok")
 	assert.Equal(t, http.StatusOK, status, body)
 }
+
+func TestServe_ARefusedCallSaysAStaticTokenIsExpected(t *testing.T) {
+	base := startServer(t)
+	req, err := http.NewRequest(http.MethodPost, base+"/mcp", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"find","arguments":{"id":1}}}`))
+	require.NoError(t, err)
+	req.Header.Set("Content-Type", "application/json")
+	res, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	res.Body.Close()
+	assert.Equal(t, http.StatusUnauthorized, res.StatusCode)
+	assert.Contains(t, res.Header.Get("WWW-Authenticate"), "static bearer token (no OAuth)")
+}

@@ -369,3 +369,17 @@ func TestTheDemoListensOnLoopbackUnlessToldOtherwise(t *testing.T) {
 	assert.Equal(t, "0.0.0.0:9000", listenAddr("0.0.0.0", "9000"))
 	assert.Equal(t, "[::1]:8080", listenAddr("::1", "8080"))
 }
+
+func TestTheProviderAdvertisesOnlyTheClientCredentialsGrant(t *testing.T) {
+	r := start(t)
+	var meta map[string]any
+	require.Equal(t, http.StatusOK, getJSON(t, r.base+"/oauth/.well-known/openid-configuration", &meta))
+	assert.Equal(t, []any{"client_credentials"}, meta["grant_types_supported"])
+	assert.Equal(t, []any{}, meta["response_types_supported"])
+	for _, gone := range []string{"authorization_endpoint", "device_authorization_endpoint", "end_session_endpoint", "userinfo_endpoint"} {
+		assert.NotContains(t, meta, gone, "the demo does not serve it")
+	}
+	assert.Equal(t, r.base+"/oauth", meta["issuer"])
+	assert.NotEmpty(t, meta["token_endpoint"])
+	assert.NotEmpty(t, meta["jwks_uri"])
+}

@@ -46,7 +46,7 @@ func newProvider(issuer string, keys *keyRing, resources []string) (http.Handler
 	if err != nil {
 		return nil, err
 	}
-	return passResource(provider), nil
+	return honestDiscovery(passResource(provider)), nil
 }
 
 // resourceKey carries the token request's resource parameter to the storage.

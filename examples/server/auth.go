@@ -25,21 +25,35 @@ func identityFrom(ctx context.Context) (string, bool) {
 // "X-HandsAI-Token: <token>", the header HandsAI's stdio bridge sends), and
 // records the caller's identity in the request context for the handler.
 //
-// On a refusal it answers as any middleware would; toolexec discards that
-// answer and sends exactly 401 {"error":"Unauthorized"}, logging the reason.
+// A refusal is 401 {"error":"Unauthorized"} with a WWW-Authenticate
+// challenge (toolexec.WriteChallenge) whose error_description says that a
+// static token is expected: MCP clients that see a bare "Bearer" challenge
+// go looking for an OAuth authorization server this server does not have.
 // The hook guards calls only: discovery needs no token.
 func bearerAuth(token string) toolexec.AuthHook {
 	want := []byte(token)
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			if !hasToken(r, want) {
-				http.Error(w, "missing or wrong bearer token", http.StatusUnauthorized)
+				toolexec.WriteChallenge(w, http.StatusUnauthorized, staticTokenChallenge(r))
 				return
 			}
 			ctx := context.WithValue(r.Context(), identityKey{}, "demo-user")
 			next.ServeHTTP(w, r.WithContext(ctx))
 		})
 	}
+}
+
+// staticTokenChallenge is the WWW-Authenticate challenge of a refused call:
+// invalid_token when it carried a token (RFC 6750 leaves the error out when
+// it carried none), and a description that tells a person or a client
+// what to send.
+func staticTokenChallenge(r *http.Request) string {
+	const describe = `error_description="this server takes a static bearer token (no OAuth): send Authorization: Bearer <token>"`
+	if r.Header.Get("Authorization") != "" || r.Header.Get("X-HandsAI-Token") != "" {
+		return `Bearer realm="toolexec", error="invalid_token", ` + describe
+	}
+	return `Bearer realm="toolexec", ` + describe
 }
 
 // hasToken reports whether r carries the token, as a bearer token or in

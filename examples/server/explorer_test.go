@@ -10,8 +10,9 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// GET /api/ is the explorer page, with its Call button on and the token
-// field shown for the server's auth hook; the REST routes answer as before.
+// GET /api/ is the explorer page, with its Call button on, calling over
+// MCP, and the token field shown for the server's auth hook; the REST
+// routes answer as before.
 func TestExplorerPageAtTheRESTRoot(t *testing.T) {
 	srv := newTestServer(t)
 	resp, err := http.Get(srv.URL + "/api/")
@@ -25,6 +26,7 @@ func TestExplorerPageAtTheRESTRoot(t *testing.T) {
 	require.NotNil(t, cfg)
 	assert.Contains(t, string(cfg[1]), `"execute":true`)
 	assert.Contains(t, string(cfg[1]), `"auth":true`)
+	assert.Contains(t, string(cfg[1]), `"mcp":"/mcp"`, "the page calls through the MCP endpoint")
 
 	status, _ := do(t, t.Context(), http.MethodGet, srv.URL+"/api/tools", "", "")
 	assert.Equal(t, http.StatusOK, status)

@@ -135,9 +135,12 @@ func newExecutor(reg *toolexec.Registry, token string, logger *slog.Logger, extr
 func newMux(x *toolexec.Executor) *http.ServeMux {
 	mux := http.NewServeMux()
 	// The explorer page answers GET /api/ itself; every other path goes to
-	// the REST handler. Its Call button is on, as the executor's gate is.
+	// the REST handler. Its Call button is on, as the executor's gate is,
+	// and it calls through the MCP endpoint, so progress, log messages,
+	// Cancel and input forms work as in an MCP client.
 	rest := explorer.Wrap(x, toolexec.NewHandler(x),
 		explorer.WithExecute(true),
+		explorer.WithMCP(mcpPath),
 		explorer.WithProjectLink("toolexec", "https://github.com/toolexec/toolexec"))
 	mux.Handle(restPrefix+"/", http.StripPrefix(restPrefix, rest))
 	mux.Handle(oxpPrefix+"/", http.StripPrefix(oxpPrefix, oxp.NewHandler(x)))
@@ -174,7 +177,7 @@ func printBanner(w io.Writer, addr net.Addr, token string) {
 	base := "http://localhost:" + port
 	fmt.Fprintf(w, "toolexec example server listening on %s (all interfaces)\n", base)
 	fmt.Fprintf(w, "  REST API:   %s%s/tools\n", base, restPrefix)
-	fmt.Fprintf(w, "  Explorer:   %s%s/ (open it in a browser)\n", base, restPrefix)
+	fmt.Fprintf(w, "  Explorer:   %s%s/ (open it in a browser; it calls over MCP: try countdown and greet)\n", base, restPrefix)
 	fmt.Fprintf(w, "  OXP 1.0:    %s%s/tools\n", base, oxpPrefix)
 	fmt.Fprintf(w, "  MCP:        %s%s (HandsAI routes: %s%s/tools/list, %s%s/tools/call)\n", base, mcpPath, base, mcpPath, base, mcpPath)
 	fmt.Fprintf(w, "  demo token: %s\n", token)

@@ -77,7 +77,7 @@ func TestListShowsEveryDemoToolWithoutAToken(t *testing.T) {
 	for _, tool := range list {
 		names = append(names, tool.Name)
 	}
-	assert.Equal(t, []string{"echo", "text/upper", "stats", "image/swatch", "divide", "fail", "sleep", "whoami", "math/add"}, names)
+	assert.Equal(t, []string{"echo", "text/upper", "stats", "image/swatch", "divide", "fail", "sleep", "whoami", "math/add", "countdown", "greet"}, names)
 }
 
 func TestCallWithTokenRunsTheToolAndReturnsTheTraceID(t *testing.T) {
@@ -298,4 +298,33 @@ func TestOXPSurfaceServesTheSameTools(t *testing.T) {
 	status, body = do(t, t.Context(), http.MethodPost, srv.URL+"/oxp/tools/call", "", `{"tool_id":"Tools.echo","input":{"text":"x"}}`)
 	assert.Equal(t, http.StatusBadRequest, status, "the same auth hook guards OXP calls; OXP answers a Server Error")
 	assert.Contains(t, string(body), `"message":"Authentication is required"`)
+}
+
+func TestARefusedCallSaysAStaticTokenIsExpected(t *testing.T) {
+	// MCP clients that get a bare "Bearer" challenge look for an OAuth
+	// server; the challenge says what this one wants instead.
+	srv := newTestServer(t)
+	for _, c := range []struct{ path, body, auth, wantError string }{
+		{"/api/tools/echo/call", `{"text":"hi"}`, "", ""},
+		{"/api/tools/echo/call", `{"text":"hi"}`, "Bearer wrong", `error="invalid_token"`},
+		{"/mcp", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"hi"}}}`, "", ""},
+	} {
+		req, err := http.NewRequest(http.MethodPost, srv.URL+c.path, strings.NewReader(c.body))
+		require.NoError(t, err)
+		req.Header.Set("Content-Type", "application/json")
+		if c.auth != "" {
+			req.Header.Set("Authorization", c.auth)
+		}
+		res, err := http.DefaultClient.Do(req)
+		require.NoError(t, err)
+		res.Body.Close()
+		require.Equal(t, http.StatusUnauthorized, res.StatusCode, c.path)
+		challenge := res.Header.Get("WWW-Authenticate")
+		assert.Contains(t, challenge, `error_description="this server takes a static bearer token (no OAuth)`, c.path)
+		if c.wantError != "" {
+			assert.Contains(t, challenge, c.wantError)
+		} else {
+			assert.NotContains(t, challenge, "error=", "no error code when no token was sent (RFC 6750)")
+		}
+	}
 }

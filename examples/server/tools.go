@@ -108,6 +108,7 @@ func newRegistry(swatch []byte) *toolexec.Registry {
 	}))
 
 	addTypedTools(reg)
+	addInteractiveTools(reg)
 	return reg
 }
 

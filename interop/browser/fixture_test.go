@@ -14,6 +14,7 @@ import (
 
 	"github.com/toolexec/toolexec"
 	"github.com/toolexec/toolexec/explorer"
+	"github.com/toolexec/toolexec/mcp"
 )
 
 // demoToken is the bearer token the fixture's auth hook accepts.
@@ -59,7 +60,8 @@ var toolNames = []string{"echo", "image/dot", "weather", "fail", "media", "xss"}
 //	/prefix/api/  execution on, the page's Call on, a bearer-token auth hook
 //	/off/         execution on, the page's Call off (the default)
 //	/closed/      the executor's gate closed, the page's Call on
-//	/docs/api/    as /prefix/api/ without the hostile tool, for the screenshot
+//	/docs/api/    as /prefix/api/ without the hostile tool, calling over MCP
+//	              (/docs/mcp), for the screenshot
 //	/chi          mounted by chi, which serves the page without a trailing slash
 func fixture() http.Handler {
 	reg := registry(true)
@@ -73,7 +75,8 @@ func fixture() http.Handler {
 	mux.Handle("/prefix/api/", http.StripPrefix("/prefix/api", explorer.Wrap(open, toolexec.NewHandler(open),
 		explorer.WithExecute(true), explorer.WithProjectLink("toolexec", "https://github.com/toolexec/toolexec"))))
 	mux.Handle("/docs/api/", http.StripPrefix("/docs/api", explorer.Wrap(docs, toolexec.NewHandler(docs),
-		explorer.WithExecute(true), explorer.WithProjectLink("toolexec", "https://github.com/toolexec/toolexec"))))
+		explorer.WithExecute(true), explorer.WithMCP("/docs/mcp"), explorer.WithProjectLink("toolexec", "https://github.com/toolexec/toolexec"))))
+	mux.Handle("/docs/mcp", mcp.NewHandler(docs))
 	r := chi.NewRouter()
 	r.Mount("/chi", explorer.Wrap(open, toolexec.NewHandler(open)))
 	mux.Handle("/chi", r)

@@ -7,6 +7,7 @@ package config
 
 import (
 	"fmt"
+	"strings"
 	"time"
 )
 
@@ -23,6 +24,27 @@ type Config struct {
 	Tools []*Tool
 	// Toolsets name groups of tools, by toolset name.
 	Toolsets map[string][]string
+
+	// redactor replaces the values substituted from the environment
+	// (those of redactMin bytes or more) with their ${NAME} references.
+	redactor *strings.Replacer
+}
+
+// redactMin is the length from which Redact looks for a value substituted
+// from the environment: shorter values (a port digit, "on") are not
+// secrets, and replacing them would garble the text.
+const redactMin = 4
+
+// Redact returns s with every value the file took from the environment
+// (4 bytes or longer) replaced by the ${NAME} reference that produced it.
+// Messages built from a loaded file (a driver's error naming a host, a
+// path, a user) pass through it before they are shown or logged, so a
+// secret misplaced in a variable is never printed.
+func (c *Config) Redact(s string) string {
+	if c == nil || c.redactor == nil {
+		return s
+	}
+	return c.redactor.Replace(s)
 }
 
 // Source kinds.
@@ -76,9 +98,17 @@ type Source struct {
 	// typically hold secrets from the environment: they are never listed
 	// or logged.
 	Headers map[string]string
-	// AllowedHosts (toolexec extension) are the host names requests and
-	// redirects may reach; empty means the host of BaseURL alone.
+	// AllowedHosts (toolexec extension) are the hosts requests and
+	// redirects may reach, each "HOST", "*.DOMAIN" or either with ":PORT";
+	// an entry without a port allows BaseURL's port only, and every
+	// request uses BaseURL's scheme. Empty means the host of BaseURL alone.
 	AllowedHosts []string
+	// AllowPrivateNetworks (toolexec extension) lets the http source's
+	// host names resolve to loopback, private, link-local and other local
+	// addresses. Without it such a name is refused when it is dialled; an
+	// IP address or localhost written in BaseURL or AllowedHosts is
+	// always allowed.
+	AllowPrivateNetworks bool
 }
 
 // Tool is one declared tool.

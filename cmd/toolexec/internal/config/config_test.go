@@ -285,3 +285,217 @@ tools:
 `, nil)
 	assert.Contains(t, ps.Error(), "2 ? placeholders but declares 0 parameters")
 }
+
+func TestParse_EnvValuesNeverInMessages(t *testing.T) {
+	const leaked = "pw-SECRET-9999"
+	src := strings.Join([]string{
+		/* 1 */ "sources:",
+		/* 2 */ "  pg:",
+		/* 3 */ "    kind: postgres",
+		/* 4 */ "    host: h",
+		/* 5 */ "    user: u",
+		/* 6 */ "    database: d",
+		/* 7 */ "    port: ${V}",
+		/* 8 */ "    maxOpenConns: ${V}",
+		/* 9 */ "    connMaxLifetime: ${V}",
+		/* 10 */ "  api:",
+		/* 11 */ "    kind: http",
+		/* 12 */ "    baseUrl: https://${V}.example.com",
+		/* 13 */ "    allowedHosts: [other.example.com]",
+		/* 14 */ "  db:",
+		/* 15 */ "    kind: ${V}",
+		/* 16 */ "  lite:",
+		/* 17 */ "    kind: sqlite",
+		/* 18 */ "    database: x.db",
+		/* 19 */ "    init: /tmp/${V}/init.sql",
+		/* 20 */ "tools:",
+		/* 21 */ "  t1:",
+		/* 22 */ "    kind: sqlite-sql",
+		/* 23 */ "    source: ${V}",
+		/* 24 */ "    description: d",
+		/* 25 */ "    statement: SELECT ?",
+		/* 26 */ "    readOnly: ${V}",
+		/* 27 */ "    parameters:",
+		/* 28 */ "      - {name: p, type: '${V}', description: p}",
+		/* 29 */ "  t2:",
+		/* 30 */ "    kind: sqlite-sql",
+		/* 31 */ "    source: lite",
+		/* 32 */ "    description: d",
+		/* 33 */ "    statement: SELECT ?",
+		/* 34 */ "    parameters:",
+		/* 35 */ "      - {name: q, type: integer, description: q, default: '${V}'}",
+		/* 36 */ "      - {name: f, type: float, description: f, minValue: '${V}'}",
+		/* 37 */ "  t3:",
+		/* 38 */ "    kind: '${V}'",
+		/* 39 */ "    source: lite",
+		/* 40 */ "    description: d",
+		/* 41 */ "    timeout: '${V}'",
+	}, "\n")
+	_, ps := parse(t, src, map[string]string{"V": leaked})
+	require.NotEmpty(t, ps)
+	assert.NotContains(t, ps.Error(), leaked)
+	assert.NotContains(t, ps.Error(), "SECRET")
+	lines := map[int]string{}
+	for _, p := range ps {
+		lines[p.Line] += p.Message + "; "
+	}
+	for _, line := range []int{2, 8, 9, 10, 14, 16, 21, 26, 28, 35, 36, 37, 41} {
+		assert.Contains(t, lines[line], "${V}", "line %d names the variable: %s", line, lines[line])
+	}
+	assert.Contains(t, lines[2], `port "${V}" (from the environment) is not a port number`)
+
+	// A value too short for Config.Redact's net (3 bytes) is named by
+	// every message too, never shown.
+	_, ps = parse(t, src, map[string]string{"V": "Zq9"})
+	require.Len(t, ps, len(lines), ps.Error())
+	assert.NotContains(t, ps.Error(), "Zq9")
+
+	// A short value is named too, never shown.
+	_, ps = parse(t, "sources:\n  pg: {kind: postgres, host: h, user: u, database: d, port: '${P}'}\n", map[string]string{"P": "x9"})
+	assert.NotContains(t, ps.Error(), "x9")
+	assert.Contains(t, ps.Error(), "${P}")
+}
+
+func TestConfig_RedactNamesTheVariable(t *testing.T) {
+	cfg, ps := parse(t, `
+sources:
+  pg: {kind: postgres, host: '${HOST}', user: '${USER}', database: d, password: '${PW}'}
+`, map[string]string{"HOST": "db.internal.example", "USER": "ab", "PW": "hunter2hunter2"})
+	require.Empty(t, ps)
+	assert.Equal(t, "failed to connect to ${HOST} as ab with ${PW}",
+		cfg.Redact("failed to connect to db.internal.example as ab with hunter2hunter2"),
+		"values of 4 bytes or more are replaced; shorter ones are left (not secrets, and replacing them garbles)")
+	var nilCfg *Config
+	assert.Equal(t, "x", nilCfg.Redact("x"))
+}
+
+func TestParse_HTTPPortsAndPrivateNetworks(t *testing.T) {
+	cfg, ps := parse(t, `
+sources:
+  api:
+    kind: http
+    baseUrl: "http://127.0.0.1:8080"
+    allowedHosts: [127.0.0.1, "127.0.0.1:9090", "*.example.com:8443", "[::1]:8080"]
+    allowPrivateNetworks: true
+tools: {}
+`, nil)
+	require.Empty(t, ps)
+	assert.True(t, cfg.Sources["api"].AllowPrivateNetworks)
+
+	src := strings.Join([]string{
+		/* 1 */ "sources:",
+		/* 2 */ "  api:",
+		/* 3 */ "    kind: http",
+		/* 4 */ "    baseUrl: https://api.example.com",
+		/* 5 */ "    allowedHosts:",
+		/* 6 */ "      - api.example.com:70000",
+		/* 7 */ "      - https://api.example.com",
+		/* 8 */ "  other:",
+		/* 9 */ "    kind: http",
+		/* 10 */ "    baseUrl: https://api.example.com",
+		/* 11 */ "    allowedHosts: [api.example.com:8443]",
+		/* 12 */ "  db:",
+		/* 13 */ "    kind: sqlite",
+		/* 14 */ "    database: x.db",
+		/* 15 */ "    allowPrivateNetworks: true",
+		/* 16 */ "  env:",
+		/* 17 */ "    kind: http",
+		/* 18 */ "    baseUrl: https://api.example.com",
+		/* 19 */ "    allowedHosts: [api.example.com, 'x:${PORT}']",
+	}, "\n")
+	_, ps = parse(t, src, map[string]string{"PORT": "pw-SECRET-9999"})
+	lines := map[int]string{}
+	for _, p := range ps {
+		lines[p.Line] += p.Message + "; "
+	}
+	assert.Contains(t, lines[6], "port must be a number from 1 to 65535")
+	assert.Contains(t, lines[7], "a host name, not a URL")
+	assert.Contains(t, lines[8], `host and port of baseUrl ("api.example.com") are not in allowedHosts`)
+	assert.Contains(t, lines[12], "allowPrivateNetworks is only for http sources")
+	assert.Contains(t, lines[19], `allowedHosts entry "x:${PORT}" (from the environment): the port must be`)
+	assert.NotContains(t, ps.Error(), "SECRET")
+}
+
+func TestParse_ParametersCannotShadowConfiguredValues(t *testing.T) {
+	src := strings.Join([]string{
+		/* 1 */ "sources:",
+		/* 2 */ "  api:",
+		/* 3 */ "    kind: http",
+		/* 4 */ "    baseUrl: https://api.example.com/v1?tenant=acme",
+		/* 5 */ "    queryParams: {key: '${KEY}'}",
+		/* 6 */ "    headers: {X-Api-Key: '${KEY}'}",
+		/* 7 */ "tools:",
+		/* 8 */ "  get:",
+		/* 9 */ "    kind: http",
+		/* 10 */ "    source: api",
+		/* 11 */ "    method: GET",
+		/* 12 */ "    path: /items?format=json",
+		/* 13 */ "    description: d",
+		/* 14 */ "    headers: {X-Trace: on}",
+		/* 15 */ "    queryParams:",
+		/* 16 */ "      - {name: key, type: string, description: k}",
+		/* 17 */ "      - {name: KEY, type: string, description: k}",
+		/* 18 */ "      - {name: tenant, type: string, description: t}",
+		/* 19 */ "      - {name: format, type: string, description: f}",
+		/* 20 */ "      - {name: q, type: string, description: fine}",
+		/* 21 */ "    headerParams:",
+		/* 22 */ "      - {name: x-api-key, type: string, description: k}",
+		/* 23 */ "      - {name: X-Trace, type: string, description: t}",
+		/* 24 */ "      - {name: Accept-Language, type: string, description: fine}",
+	}, "\n")
+	_, ps := parse(t, src, map[string]string{"KEY": "k-123456789"})
+	lines := map[int]string{}
+	for _, p := range ps {
+		lines[p.Line] += p.Message + "; "
+	}
+	assert.Contains(t, lines[16], `query parameter "key" has the name of a query parameter source "api" sets`)
+	assert.Contains(t, lines[17], `query parameter "KEY"`)
+	assert.Contains(t, lines[18], `the baseUrl of source "api"`)
+	assert.Contains(t, lines[19], "the tool's path")
+	assert.Contains(t, lines[22], `header parameter "x-api-key" has the name of a header source "api" sets`)
+	assert.Contains(t, lines[23], "the tool's headers")
+	assert.Empty(t, lines[20])
+	assert.Empty(t, lines[24])
+	assert.Len(t, ps, 6)
+}
+
+func TestParse_ReadOnlySQLiteStatementsThatTouchFiles(t *testing.T) {
+	src := strings.Join([]string{
+		/* 1 */ "sources:",
+		/* 2 */ "  db: {kind: sqlite, database: x.db}",
+		/* 3 */ "tools:",
+		/* 4 */ "  attach:",
+		/* 5 */ "    kind: sqlite-sql",
+		/* 6 */ "    source: db",
+		/* 7 */ "    description: d",
+		/* 8 */ "    parameters: [{name: p, type: string, description: p}]",
+		/* 9 */ "    statement: ATTACH DATABASE ? AS x",
+		/* 10 */ "  vacuum:",
+		/* 11 */ "    kind: sqlite-sql",
+		/* 12 */ "    source: db",
+		/* 13 */ "    description: d",
+		/* 14 */ "    parameters: [{name: p, type: string, description: p}]",
+		/* 15 */ "    statement: VACUUM INTO ?",
+		/* 16 */ "  writer:",
+		/* 17 */ "    kind: sqlite-sql",
+		/* 18 */ "    source: db",
+		/* 19 */ "    description: d",
+		/* 20 */ "    readOnly: false",
+		/* 21 */ "    parameters: [{name: p, type: string, description: p}]",
+		/* 22 */ "    statement: ATTACH DATABASE ? AS x",
+		/* 23 */ "  pragma:",
+		/* 24 */ "    kind: sqlite-sql",
+		/* 25 */ "    source: db",
+		/* 26 */ "    description: d",
+		/* 27 */ "    statement: PRAGMA query_only = 0",
+	}, "\n")
+	_, ps := parse(t, src, nil)
+	lines := map[int]string{}
+	for _, p := range ps {
+		lines[p.Line] += p.Message + "; "
+	}
+	assert.Contains(t, lines[9], `tool "attach": the statement is refused: ATTACH opens another database file`)
+	assert.Contains(t, lines[15], `tool "vacuum": the statement is refused: VACUUM`)
+	assert.Contains(t, lines[27], "PRAGMA")
+	assert.Len(t, ps, 3, "a tool that writes is its author's to write: %s", ps.Error())
+}

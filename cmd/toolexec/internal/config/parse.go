@@ -5,17 +5,17 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net/url"
 	"os"
 	"path/filepath"
 	"regexp"
-	"slices"
 	"sort"
 	"strconv"
 	"strings"
 	"time"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/toolexec/toolexec/cmd/toolexec/internal/sqlstmt"
 )
 
 // MaxFileBytes is the largest tools file Load reads.
@@ -54,14 +54,60 @@ func Parse(data []byte, name, dir string, getenv func(string) (string, bool)) (*
 		File: name, Dir: dir,
 		Sources:  map[string]*Source{},
 		Toolsets: map[string][]string{},
-	}}
+	}, envVars: map[string]string{}, envTexts: map[string]string{}}
 	p.parse(data)
 	p.check()
+	p.cfg.redactor = envReplacer(p.envVars, redactMin)
 	if len(p.problems) > 0 {
 		sort.SliceStable(p.problems, func(i, j int) bool { return p.problems[i].Line < p.problems[j].Line })
+		// Every message names values through show; this catches any
+		// that does not.
+		for i := range p.problems {
+			p.problems[i].Message = p.cfg.Redact(p.problems[i].Message)
+		}
 		return nil, p.problems
 	}
 	return p.cfg, nil
+}
+
+// envReplacer replaces each value of vars (value to ${NAME}) of min bytes
+// or more, longest first; nil when there is none.
+func envReplacer(vars map[string]string, min int) *strings.Replacer {
+	vals := make([]string, 0, len(vars))
+	for v := range vars {
+		if len(v) >= min {
+			vals = append(vals, v)
+		}
+	}
+	if len(vals) == 0 {
+		return nil
+	}
+	sort.Slice(vals, func(i, j int) bool {
+		if len(vals[i]) != len(vals[j]) {
+			return len(vals[i]) > len(vals[j])
+		}
+		return vals[i] < vals[j]
+	})
+	pairs := make([]string, 0, 2*len(vals))
+	for _, v := range vals {
+		pairs = append(pairs, v, vars[v])
+	}
+	return strings.NewReplacer(pairs...)
+}
+
+// show is how a message names a value: quoted, unless it came from the
+// environment, in whole or in part. Then the message shows the file's
+// text, with its ${NAME} references, never the value.
+func (p *parser) show(s string) string {
+	if raw, ok := p.envTexts[s]; ok {
+		return strconv.Quote(raw) + " (from the environment)"
+	}
+	if r := envReplacer(p.envVars, 1); r != nil {
+		if t := r.Replace(s); t != s {
+			return strconv.Quote(t) + " (from the environment)"
+		}
+	}
+	return strconv.Quote(s)
 }
 
 type parser struct {
@@ -74,6 +120,13 @@ type parser struct {
 	// pendingSets are checked once every document is read: a toolset may
 	// name tools defined after it.
 	pendingSets []pendingSet
+	// envVars maps each value substituted from the environment to its
+	// ${NAME}; envTexts maps each scalar that had a substitution, as
+	// expanded, to the file's text of it. Messages use them (show) so
+	// that they never print such a value.
+	envVars, envTexts map[string]string
+	// stmtLine is the line of each tool's statement.
+	stmtLine map[*Tool]int
 }
 
 type pendingSet struct {
@@ -249,9 +302,14 @@ func (p *parser) expand(what string, n *yaml.Node, s string) string {
 	if !strings.Contains(s, "${") {
 		return s
 	}
-	return envRef.ReplaceAllStringFunc(s, func(m string) string {
+	fromEnv := false
+	out := envRef.ReplaceAllStringFunc(s, func(m string) string {
 		parts := envRef.FindStringSubmatch(m)
 		if v, ok := p.getenv(parts[1]); ok {
+			fromEnv = true
+			if v != "" {
+				p.envVars[v] = "${" + parts[1] + "}"
+			}
 			return v
 		}
 		if parts[2] != "" {
@@ -260,13 +318,17 @@ func (p *parser) expand(what string, n *yaml.Node, s string) string {
 		p.errorf(n, "%s: environment variable %s is not set", what, parts[1])
 		return ""
 	})
+	if fromEnv {
+		p.envTexts[out] = s
+	}
+	return out
 }
 
 func (p *parser) integer(what string, n *yaml.Node) int {
 	s := p.str(what, n)
 	v, err := strconv.Atoi(s)
 	if err != nil || v < 0 {
-		p.errorf(n, "%s must be a non-negative integer, not %q", what, s)
+		p.errorf(n, "%s must be a non-negative integer, not %s", what, p.show(s))
 	}
 	return v
 }
@@ -275,7 +337,7 @@ func (p *parser) boolean(what string, n *yaml.Node) bool {
 	s := p.str(what, n)
 	v, err := strconv.ParseBool(s)
 	if err != nil {
-		p.errorf(n, "%s must be true or false, not %q", what, s)
+		p.errorf(n, "%s must be true or false, not %s", what, p.show(s))
 	}
 	return v
 }
@@ -284,7 +346,7 @@ func (p *parser) duration(what string, n *yaml.Node) time.Duration {
 	s := p.str(what, n)
 	d, err := time.ParseDuration(s)
 	if err != nil || d < 0 {
-		p.errorf(n, "%s must be a duration such as 5s or 1m, not %q", what, s)
+		p.errorf(n, "%s must be a duration such as 5s or 1m, not %s", what, p.show(s))
 	}
 	return d
 }
@@ -321,6 +383,8 @@ func (p *parser) source(nameNode, body *yaml.Node, kindKey string) {
 		p.errorf(nameNode, "%s is defined twice", what)
 		return
 	}
+	var allowedNode *yaml.Node
+	privateSet := false
 	p.fields(what, body, func(key string, k, v *yaml.Node) bool {
 		switch key {
 		case "kind", "type":
@@ -360,6 +424,10 @@ func (p *parser) source(nameNode, body *yaml.Node, kindKey string) {
 			s.Headers = p.strmap(what+" headers", v)
 		case "allowedHosts":
 			s.AllowedHosts = p.strlist(what+" allowedHosts", v)
+			allowedNode = v
+		case "allowPrivateNetworks":
+			s.AllowPrivateNetworks = p.boolean(what+" allowPrivateNetworks", v)
+			privateSet = true
 		default:
 			return false
 		}
@@ -379,23 +447,17 @@ func (p *parser) source(nameNode, body *yaml.Node, kindKey string) {
 		if s.Port == "" {
 			s.Port = "5432"
 		} else if n, err := strconv.Atoi(s.Port); err != nil || n <= 0 || n > 65535 {
-			p.errorf(nameNode, "%s: port %q is not a port number", what, s.Port)
+			p.errorf(nameNode, "%s: port %s is not a port number", what, p.show(s.Port))
 		}
 	case KindHTTP:
-		u, err := url.Parse(s.BaseURL)
-		if s.BaseURL == "" || err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			p.errorf(nameNode, "%s: http needs baseUrl, an absolute http or https URL", what)
-		} else if len(s.AllowedHosts) == 0 {
-			s.AllowedHosts = []string{u.Hostname()}
-		} else if !slices.ContainsFunc(s.AllowedHosts, func(h string) bool {
-			return strings.EqualFold(h, u.Hostname()) || (strings.HasPrefix(h, "*.") && strings.HasSuffix(strings.ToLower(u.Hostname()), strings.ToLower(h[1:])))
-		}) {
-			p.errorf(nameNode, "%s: the host of baseUrl (%s) is not in allowedHosts", what, u.Hostname())
-		}
+		p.httpSource(what, nameNode, allowedNode, s)
 	case "":
 		p.errorf(nameNode, "%s needs %s", what, kindKey)
 	default:
-		p.errorf(nameNode, "%s: %s %q is not supported (want sqlite, postgres or http)", what, kindKey, s.Kind)
+		p.errorf(nameNode, "%s: %s %s is not supported (want sqlite, postgres or http)", what, kindKey, p.show(s.Kind))
+	}
+	if privateSet && s.Kind != KindHTTP {
+		p.errorf(nameNode, "%s: allowPrivateNetworks is only for http sources", what)
 	}
 	if s.Init != "" && s.Kind != KindSQLite {
 		p.errorf(nameNode, "%s: init is only for sqlite sources", what)
@@ -437,6 +499,10 @@ func (p *parser) tool(nameNode, body *yaml.Node, kindKey string) {
 			t.Description = p.str(what+" description", v)
 		case "statement":
 			t.Statement = p.str(what+" statement", v)
+			if p.stmtLine == nil {
+				p.stmtLine = map[*Tool]int{}
+			}
+			p.stmtLine[t] = v.Line
 		case "parameters":
 			t.Parameters = p.params(what+" parameters", v)
 		case "readOnly":
@@ -504,7 +570,7 @@ func (p *parser) tool(nameNode, body *yaml.Node, kindKey string) {
 	case "":
 		p.errorf(nameNode, "%s needs %s", what, kindKey)
 	default:
-		p.errorf(nameNode, "%s: %s %q is not supported (want sqlite-sql, postgres-sql or http)", what, kindKey, t.Kind)
+		p.errorf(nameNode, "%s: %s %s is not supported (want sqlite-sql, postgres-sql or http)", what, kindKey, p.show(t.Kind))
 	}
 	if t.Source == "" {
 		p.errorf(nameNode, "%s needs a source", what)
@@ -515,7 +581,7 @@ func (p *parser) tool(nameNode, body *yaml.Node, kindKey string) {
 	seen := map[string]bool{}
 	for _, prm := range t.AllParams() {
 		if seen[prm.Name] {
-			p.problems = append(p.problems, Problem{File: p.file, Line: prm.Line, Message: fmt.Sprintf("%s: parameter %q is declared twice", what, prm.Name)})
+			p.problems = append(p.problems, Problem{File: p.file, Line: prm.Line, Message: fmt.Sprintf("%s: parameter %s is declared twice", what, p.show(prm.Name))})
 		}
 		seen[prm.Name] = true
 	}
@@ -575,7 +641,7 @@ func (p *parser) param(what string, n *yaml.Node, item bool) *Param {
 	}
 	label := what
 	if prm.Name != "" {
-		label = fmt.Sprintf("%s %q", what, prm.Name)
+		label = what + " " + p.show(prm.Name)
 	}
 	if prm.Name == "" && !item {
 		p.errorf(n, "%s: a parameter needs a name", what)
@@ -597,7 +663,7 @@ func (p *parser) param(what string, n *yaml.Node, item bool) *Param {
 	case "":
 		p.errorf(n, "%s needs a type", label)
 	default:
-		p.errorf(n, "%s: type %q is not one of string, integer, float, boolean, array, map", label, prm.Type)
+		p.errorf(n, "%s: type %s is not one of string, integer, float, boolean, array, map", label, p.show(prm.Type))
 	}
 	if prm.Type != TypeArray && prm.Items != nil {
 		p.errorf(n, "%s: items is only for array parameters", label)
@@ -636,7 +702,7 @@ func (p *parser) float(what string, n *yaml.Node) float64 {
 	s := p.str(what, n)
 	f, err := strconv.ParseFloat(s, 64)
 	if err != nil {
-		p.errorf(n, "%s must be a number, not %q", what, s)
+		p.errorf(n, "%s must be a number, not %s", what, p.show(s))
 	}
 	return f
 }
@@ -689,19 +755,19 @@ func (p *parser) value(n *yaml.Node, prm *Param) (any, error) {
 	case TypeInteger:
 		v, err := strconv.ParseInt(s, 10, 64)
 		if err != nil {
-			return nil, fmt.Errorf("%q is not an integer", s)
+			return nil, fmt.Errorf("%s is not an integer", p.show(s))
 		}
 		return float64(v), nil
 	case TypeFloat:
 		v, err := strconv.ParseFloat(s, 64)
 		if err != nil {
-			return nil, fmt.Errorf("%q is not a number", s)
+			return nil, fmt.Errorf("%s is not a number", p.show(s))
 		}
 		return v, nil
 	case TypeBoolean:
 		v, err := strconv.ParseBool(s)
 		if err != nil {
-			return nil, fmt.Errorf("%q is not true or false", s)
+			return nil, fmt.Errorf("%s is not true or false", p.show(s))
 		}
 		return v, nil
 	}
@@ -741,12 +807,31 @@ func (p *parser) check() {
 		what := "tool " + strconv.Quote(t.Name)
 		src, ok := p.cfg.Sources[t.Source]
 		if !ok {
-			p.problems = append(p.problems, Problem{File: p.file, Line: t.Line, Message: fmt.Sprintf("%s: source %q is not defined", what, t.Source)})
+			p.problems = append(p.problems, Problem{File: p.file, Line: t.Line, Message: fmt.Sprintf("%s: source %s is not defined", what, p.show(t.Source))})
 			continue
 		}
 		want := map[string]string{KindSQLiteSQL: KindSQLite, KindPostgresSQL: KindPostgres, KindHTTPTool: KindHTTP}[t.Kind]
+		if want == "" {
+			continue // an unknown kind, reported where it is declared
+		}
 		if src.Kind != want {
-			p.problems = append(p.problems, Problem{File: p.file, Line: t.Line, Message: fmt.Sprintf("%s: a %s tool needs a %s source, and %q is %s", what, t.Kind, want, t.Source, src.Kind)})
+			p.problems = append(p.problems, Problem{File: p.file, Line: t.Line, Message: fmt.Sprintf("%s: a %s tool needs a %s source, and %s is %s", what, t.Kind, want, p.show(t.Source), p.show(src.Kind))})
+			continue
+		}
+		switch t.Kind {
+		case KindHTTPTool:
+			p.checkHTTPParams(t, src)
+		case KindSQLiteSQL:
+			if !t.ReadOnly {
+				break
+			}
+			if err := sqlstmt.CheckReadOnly(t.Statement); err != nil {
+				line := p.stmtLine[t]
+				if line == 0 {
+					line = t.Line
+				}
+				p.problems = append(p.problems, Problem{File: p.file, Line: line, Message: fmt.Sprintf("%s: the statement is refused: %v", what, err)})
+			}
 		}
 	}
 	for _, t := range p.cfg.Tools {
@@ -783,7 +868,7 @@ func (p *parser) check() {
 			continue
 		}
 		if st, err := os.Stat(s.Init); err != nil || st.IsDir() {
-			p.problems = append(p.problems, Problem{File: p.file, Line: s.Line, Message: fmt.Sprintf("source %q: init script %s cannot be read", name, s.Init)})
+			p.problems = append(p.problems, Problem{File: p.file, Line: s.Line, Message: fmt.Sprintf("source %q: init script %s cannot be read", name, p.show(s.Init))})
 		}
 	}
 }

@@ -1,69 +1,64 @@
 // Package httptool runs declared HTTP-API tools (mcp-toolbox's http kind):
 // a request built from a source's base URL and a tool's method, path,
-// query, header and body parameters, with an allow-list of upstream hosts
-// enforced on the first request and on every redirect, a per-tool timeout
-// and a cap on the response read.
+// query, header and body parameters, sent only to the origins (scheme,
+// host and port) the source allows, on the first request, on every
+// redirect and at every dial, with a per-tool timeout and a cap on the
+// response read.
 package httptool
 
 import (
-	"context"
 	"errors"
 	"fmt"
-	"net"
 	"net/http"
-	"slices"
+	"net/url"
 	"strings"
 	"time"
+
+	"github.com/toolexec/toolexec/cmd/toolexec/internal/netguard"
 )
 
 // MaxRedirects is how many redirects a call follows, each checked against
 // the allow-list.
 const MaxRedirects = 5
 
-// errHostNotAllowed is returned (wrapped) when a request or a redirect
-// targets a host outside the source's allow-list.
-var errHostNotAllowed = errors.New("host not allowed")
+// errRedirectBody is returned (wrapped) when a redirect to another origin
+// would send the request body again.
+var errRedirectBody = errors.New("a redirect to another origin would resend the request body")
 
-// hostAllowed reports whether host (no port) is in allowed. Entries match
-// the whole host name, case-insensitively; an entry "*.example.com"
-// matches any subdomain of example.com (not example.com itself).
-func hostAllowed(host string, allowed []string) bool {
-	host = strings.ToLower(strings.TrimSuffix(host, "."))
-	for _, a := range allowed {
-		a = strings.ToLower(a)
-		if suffix, ok := strings.CutPrefix(a, "*."); ok {
-			if strings.HasSuffix(host, "."+suffix) {
-				return true
-			}
-			continue
-		}
-		if host == a {
-			return true
-		}
-	}
-	return false
+// SourceOption configures NewSource.
+type SourceOption func(*sourceOptions)
+
+type sourceOptions struct {
+	lookup netguard.LookupFunc
+	dial   netguard.DialFunc
+}
+
+// WithLookup makes the source resolve host names with lookup instead of
+// the system resolver. The addresses it returns are checked as the
+// system's would be.
+func WithLookup(lookup netguard.LookupFunc) SourceOption {
+	return func(o *sourceOptions) { o.lookup = lookup }
+}
+
+// WithDial makes the source open its connections with dial, which is
+// given the IP address and port the guard approved.
+func WithDial(dial netguard.DialFunc) SourceOption {
+	return func(o *sourceOptions) { o.dial = dial }
 }
 
 // newClient returns the client of one source: no proxy from the
-// environment (a proxy would be a host outside the list), redirects
-// followed only to allowed hosts, and a dialer that refuses any address
-// whose host name is not allowed, so no path through the transport (a
-// redirect, a retried connection) reaches another host.
-func newClient(allowed []string) *http.Client {
-	allowed = slices.Clone(allowed)
-	dialer := &net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}
+// environment (a proxy would be a host outside the list), a dialer that
+// connects only to allowed hosts and ports and only to addresses that
+// pass the guard, and redirects followed only within the allow-list. A
+// redirect that leaves the first request's origin (scheme, host or port)
+// drops every header but Accept and User-Agent and the source's query
+// parameters (the configured secrets), and is refused when it would send
+// the body again; the request stays stripped on every later hop, even
+// one back to the origin.
+func newClient(list *netguard.AllowList, guard *netguard.Guard, secretQuery []string) *http.Client {
 	transport := &http.Transport{
-		Proxy: nil,
-		DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
-			host, _, err := net.SplitHostPort(addr)
-			if err != nil {
-				return nil, err
-			}
-			if !hostAllowed(host, allowed) {
-				return nil, fmt.Errorf("dial %s: %w", host, errHostNotAllowed)
-			}
-			return dialer.DialContext(ctx, network, addr)
-		},
+		Proxy:                 nil,
+		DialContext:           guard.DialContext,
 		ForceAttemptHTTP2:     true,
 		MaxIdleConns:          100,
 		MaxIdleConnsPerHost:   10,
@@ -77,13 +72,68 @@ func newClient(allowed []string) *http.Client {
 			if len(via) > MaxRedirects {
 				return fmt.Errorf("more than %d redirects", MaxRedirects)
 			}
-			if req.URL.Scheme != "http" && req.URL.Scheme != "https" {
-				return fmt.Errorf("redirect to scheme %q: %w", req.URL.Scheme, errHostNotAllowed)
+			if !list.Allows(req.URL) {
+				return fmt.Errorf("redirect to %s://%s: %w", req.URL.Scheme, req.URL.Host, netguard.ErrNotAllowed)
 			}
-			if !hostAllowed(req.URL.Hostname(), allowed) {
-				return fmt.Errorf("redirect to %s: %w", req.URL.Hostname(), errHostNotAllowed)
+			// The Referer would carry the previous URL, query secrets
+			// included.
+			req.Header.Del("Referer")
+			if !leftOrigin(req, via) {
+				return nil
 			}
+			if req.GetBody != nil {
+				return errRedirectBody
+			}
+			for k := range req.Header {
+				switch http.CanonicalHeaderKey(k) {
+				case "Accept", "User-Agent":
+					// Set by the tool itself: never a secret.
+				default:
+					delete(req.Header, k)
+				}
+			}
+			req.URL.RawQuery = withoutParams(req.URL.RawQuery, secretQuery)
 			return nil
 		},
 	}
+}
+
+// leftOrigin reports whether req, or any hop before it, is on another
+// origin than the first request.
+func leftOrigin(req *http.Request, via []*http.Request) bool {
+	first := via[0].URL
+	if !netguard.SameOrigin(first, req.URL) {
+		return true
+	}
+	for _, r := range via[1:] {
+		if !netguard.SameOrigin(first, r.URL) {
+			return true
+		}
+	}
+	return false
+}
+
+// withoutParams is rawQuery without the parameters named in names
+// (compared case-insensitively); the others keep their order and
+// encoding.
+func withoutParams(rawQuery string, names []string) string {
+	if rawQuery == "" || len(names) == 0 {
+		return rawQuery
+	}
+	parts := strings.Split(rawQuery, "&")
+	kept := parts[:0]
+	for _, part := range parts {
+		key, _, _ := strings.Cut(part, "=")
+		if k, err := url.QueryUnescape(key); err == nil {
+			key = k
+		}
+		drop := false
+		for _, n := range names {
+			drop = drop || strings.EqualFold(key, n)
+		}
+		if !drop {
+			kept = append(kept, part)
+		}
+	}
+	return strings.Join(kept, "&")
 }

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/url"
 	"regexp"
@@ -18,6 +19,7 @@ import (
 
 	"github.com/toolexec/toolexec"
 	"github.com/toolexec/toolexec/cmd/toolexec/internal/config"
+	"github.com/toolexec/toolexec/cmd/toolexec/internal/netguard"
 	"github.com/toolexec/toolexec/cmd/toolexec/internal/params"
 )
 
@@ -29,6 +31,9 @@ const (
 	DefaultTimeout = 30 * time.Second
 	// maxErrorMessage bounds the upstream message of a failed call.
 	maxErrorMessage = 1024
+	// dialTimeout bounds one connection attempt (the call's timeout
+	// bounds them all).
+	dialTimeout = 10 * time.Second
 )
 
 // Source is an http source: its base URL, default headers and query
@@ -39,16 +44,35 @@ type Source struct {
 	client *http.Client
 }
 
-// NewSource prepares src for its tools.
-func NewSource(src *config.Source) (*Source, error) {
+// NewSource prepares src for its tools: its allow-list (see
+// netguard.AllowList), the address guard of its dials (private networks
+// only with src.AllowPrivateNetworks) and its client.
+func NewSource(src *config.Source, opts ...SourceOption) (*Source, error) {
+	var o sourceOptions
+	for _, opt := range opts {
+		opt(&o)
+	}
 	base, err := url.Parse(src.BaseURL)
 	if err != nil {
 		return nil, fmt.Errorf("source %q: baseUrl is not a URL", src.Name)
 	}
-	if !hostAllowed(base.Hostname(), src.AllowedHosts) {
-		return nil, fmt.Errorf("source %q: the host of baseUrl is not in allowedHosts", src.Name)
+	list, err := netguard.New(base, src.AllowedHosts, src.AllowPrivateNetworks)
+	if err != nil {
+		return nil, fmt.Errorf("source %q: %w", src.Name, err)
 	}
-	return &Source{cfg: src, base: base, client: newClient(src.AllowedHosts)}, nil
+	secretQuery := make([]string, 0, len(src.QueryParams))
+	for k := range src.QueryParams {
+		secretQuery = append(secretQuery, k)
+	}
+	for k := range base.Query() {
+		secretQuery = append(secretQuery, k)
+	}
+	if o.dial == nil {
+		d := &net.Dialer{Timeout: dialTimeout, KeepAlive: 30 * time.Second}
+		o.dial = d.DialContext
+	}
+	guard := netguard.NewGuard(list, o.lookup, o.dial)
+	return &Source{cfg: src, base: base, client: newClient(list, guard, secretQuery)}, nil
 }
 
 // Close releases the source's idle connections.
@@ -281,17 +305,25 @@ func (t *Tool) request(ctx context.Context, args map[string]any) (*http.Request,
 		}
 		u.Path, u.RawPath = unescaped, joined
 	}
-	q := u.Query()
+	// The arguments first, then what the file sets, which replaces any
+	// argument of the same name (compared case-insensitively: some
+	// servers read query names so): a caller never replaces the source's
+	// key. validate reports such a parameter.
+	configured := u.Query()
 	for k, v := range ref.Query() {
-		q[k] = v
+		configured[k] = v
 	}
 	for k, v := range t.src.cfg.QueryParams {
-		q.Set(k, v)
+		configured[k] = []string{v}
 	}
+	q := url.Values{}
 	for _, p := range t.cfg.QueryParams {
 		v, err := params.Value(p, args)
 		if err != nil {
 			return nil, err
+		}
+		if hasFold(configured, p.Name) {
+			continue
 		}
 		switch v := v.(type) {
 		case nil:
@@ -302,6 +334,9 @@ func (t *Tool) request(ctx context.Context, args map[string]any) (*http.Request,
 		default:
 			q.Set(p.Name, fmt.Sprint(v))
 		}
+	}
+	for k, v := range configured {
+		q[k] = v
 	}
 	u.RawQuery = q.Encode()
 
@@ -323,12 +358,8 @@ func (t *Tool) request(ctx context.Context, args map[string]any) (*http.Request,
 	}
 	req.Header.Set("Accept", "application/json, */*;q=0.5")
 	req.Header.Set("User-Agent", "toolexec")
-	for k, v := range t.src.cfg.Headers {
-		req.Header.Set(k, v)
-	}
-	for k, v := range t.cfg.Headers {
-		req.Header.Set(k, v)
-	}
+	// As for the query: the arguments, then the configured headers, which
+	// replace an argument of the same name.
 	for _, p := range t.cfg.HeaderParams {
 		v, err := params.Value(p, args)
 		if err != nil {
@@ -342,7 +373,24 @@ func (t *Tool) request(ctx context.Context, args map[string]any) (*http.Request,
 			req.Header.Set(p.Name, s)
 		}
 	}
+	for k, v := range t.src.cfg.Headers {
+		req.Header.Set(k, v)
+	}
+	for k, v := range t.cfg.Headers {
+		req.Header.Set(k, v)
+	}
 	return req, nil
+}
+
+// hasFold reports whether vals has a key equal to name under Unicode case
+// folding.
+func hasFold(vals url.Values, name string) bool {
+	for k := range vals {
+		if strings.EqualFold(k, name) {
+			return true
+		}
+	}
+	return false
 }
 
 // buildBody is the JSON request body: the body parameters as one object,
@@ -427,9 +475,17 @@ func (t *Tool) fail(ctx context.Context, err error) error {
 	if errors.As(err, &ue) {
 		cause = ue.Err
 	}
-	if errors.Is(err, errHostNotAllowed) {
+	switch {
+	case errors.Is(err, netguard.ErrLocalAddress):
+		t.logger.Warn("http tool: upstream host name resolves to a private or local address; set allowPrivateNetworks: true on the source if that is intended",
+			"tool", t.cfg.Name, "source", t.src.cfg.Name, "error", cause.Error())
+		return &toolexec.ToolError{Message: "the upstream request was refused: the upstream host resolves to a private or local network address"}
+	case errors.Is(err, netguard.ErrNotAllowed):
 		t.logger.Warn("http tool: upstream host not allowed", "tool", t.cfg.Name, "error", cause.Error())
 		return &toolexec.ToolError{Message: "the upstream request was refused: it targets a host that is not allowed"}
+	case errors.Is(err, errRedirectBody):
+		t.logger.Warn("http tool: redirect refused", "tool", t.cfg.Name, "error", cause.Error())
+		return &toolexec.ToolError{Message: "the upstream request was refused: it redirects to another origin and would resend the request body"}
 	}
 	t.logger.Warn("http tool: upstream request failed", "tool", t.cfg.Name, "error", cause.Error())
 	return &toolexec.ToolError{Message: "the upstream request failed", CanRetry: true}

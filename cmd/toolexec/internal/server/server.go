@@ -182,7 +182,9 @@ func (t *toolsets) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // BearerAuth is the auth hook of a static token: a call passes when it
 // carries "Authorization: Bearer TOKEN" or "X-HandsAI-Token: TOKEN"
 // (compared in constant time). A refusal is answered by the library as
-// 401 {"error":"Unauthorized"}.
+// 401 {"error":"Unauthorized"} with a WWW-Authenticate challenge whose
+// error_description says a static token is expected, so that an MCP client
+// does not go looking for an OAuth server the command does not have.
 func BearerAuth(token string) toolexec.AuthHook {
 	want := []byte(token)
 	return func(next http.Handler) http.Handler {
@@ -195,7 +197,12 @@ func BearerAuth(token string) toolexec.AuthHook {
 				}
 			}
 			if got == "" || subtle.ConstantTimeCompare([]byte(strings.TrimSpace(got)), want) != 1 {
-				http.Error(w, "missing or wrong bearer token", http.StatusUnauthorized)
+				challenge := `Bearer realm="toolexec", `
+				if got != "" {
+					challenge += `error="invalid_token", `
+				}
+				toolexec.WriteChallenge(w, http.StatusUnauthorized, challenge+
+					`error_description="this server takes a static bearer token (no OAuth): send Authorization: Bearer <token>"`)
 				return
 			}
 			next.ServeHTTP(w, r)

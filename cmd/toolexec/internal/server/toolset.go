@@ -35,8 +35,21 @@ type Set struct {
 }
 
 // Build opens every source of cfg and builds its tools. On failure it
-// closes what it opened.
+// closes what it opened. Its error, and what the tools log, name the
+// values the file took from the environment by their ${NAME} (see
+// config.Config.Redact), never print them.
 func Build(ctx context.Context, cfg *config.Config, logger *slog.Logger) (*Set, error) {
+	return buildWith(ctx, cfg, logger)
+}
+
+// buildWith is Build with options for the http sources (tests point host
+// names at addresses with them).
+func buildWith(ctx context.Context, cfg *config.Config, logger *slog.Logger, httpOpts ...httptool.SourceOption) (*Set, error) {
+	set, err := buildSet(ctx, cfg, redactLogger(logger, cfg.Redact), httpOpts)
+	return set, redactError(err, cfg.Redact)
+}
+
+func buildSet(ctx context.Context, cfg *config.Config, logger *slog.Logger, httpOpts []httptool.SourceOption) (*Set, error) {
 	s := &Set{byName: map[string]int{}, toolsets: map[string]map[string]bool{}}
 	writes := map[string]bool{}
 	for _, t := range cfg.Tools {
@@ -68,13 +81,16 @@ func Build(ctx context.Context, cfg *config.Config, logger *slog.Logger) (*Set, 
 				sqlSources[src.Name] = db
 				s.closers = append(s.closers, db)
 			}
-			tl := sqltool.New(t, db, logger)
+			tl, err := sqltool.New(t, db, logger)
+			if err != nil {
+				return fail(err)
+			}
 			def, h = tl.Definition(), tl.Handle
 		case config.KindHTTP:
 			hs, ok := httpSources[src.Name]
 			if !ok {
 				var err error
-				hs, err = httptool.NewSource(src)
+				hs, err = httptool.NewSource(src, httpOpts...)
 				if err != nil {
 					return fail(err)
 				}

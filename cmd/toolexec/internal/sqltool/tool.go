@@ -20,6 +20,7 @@ import (
 	"github.com/toolexec/toolexec"
 	"github.com/toolexec/toolexec/cmd/toolexec/internal/config"
 	"github.com/toolexec/toolexec/cmd/toolexec/internal/params"
+	"github.com/toolexec/toolexec/cmd/toolexec/internal/sqlstmt"
 )
 
 // Result caps, used when a tool does not set its own.
@@ -56,7 +57,17 @@ type Tool struct {
 
 // New binds the tool t to the open source src. logger receives what
 // callers are not shown (driver errors that are not the query's fault).
-func New(t *config.Tool, src *Source, logger *slog.Logger) *Tool {
+// It refuses a read-only SQLite tool whose statement attaches a database,
+// vacuums, runs a PRAGMA, loads an extension or controls transactions
+// (sqlstmt.CheckReadOnly): SQLite's read-only mode does not stop ATTACH
+// or VACUUM INTO from creating files at the paths the call's arguments
+// name.
+func New(t *config.Tool, src *Source, logger *slog.Logger) (*Tool, error) {
+	if t.ReadOnly && src.Kind == config.KindSQLite {
+		if err := sqlstmt.CheckReadOnly(t.Statement); err != nil {
+			return nil, fmt.Errorf("tool %q: the statement is refused: %w", t.Name, err)
+		}
+	}
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
@@ -67,7 +78,7 @@ func New(t *config.Tool, src *Source, logger *slog.Logger) *Tool {
 	if tl.maxBytes == 0 {
 		tl.maxBytes = DefaultMaxBytes
 	}
-	return tl
+	return tl, nil
 }
 
 // Definition returns the toolexec.Tool clients see: the input schema made

@@ -21,6 +21,9 @@ type pipelineConfig struct {
 	store    Store
 	local    *MemoryStore  // the process's own store: local rates, and Store() without WithStore
 	leaseTTL time.Duration // WithLeaseTTL; <= 0 is DefaultLeaseTTL
+
+	taskSettings TaskSettings // WithTasks
+	tasks        *taskStore   // where tasks live: built from store (or local) and taskSettings
 	// storeDown: the last store operation failed (noteStore logs changes);
 	// cacheDown, likewise, for the cache (noteCache).
 	storeDown, cacheDown atomic.Bool
@@ -68,6 +71,7 @@ func (x *Executor) buildPipeline() {
 	if x.cacheTTL <= 0 {
 		x.cacheTTL = DefaultCacheTTL
 	}
+	x.tasks = x.newTaskStore()
 	x.limiter = newLimiter(x.limit)
 	x.schemas.Live = x.schemaIDs
 	x.run = chain(x.runTool, x.builtinInterceptors(), x.interceptors)

@@ -26,6 +26,9 @@ type capabilities struct {
 	} `json:"tools"`
 	// Logging: tools send notifications/message (toolexec.Log).
 	Logging struct{} `json:"logging"`
+	// Extensions are the extensions the server supports (2026-07-28:
+	// the tasks extension).
+	Extensions map[string]any `json:"extensions,omitempty"`
 }
 
 type implementation struct {
@@ -101,9 +104,20 @@ func (h *handler) runCall(ex *exchange, m *message, name string, args json.RawMe
 	if s != nil {
 		req.Peer = s
 	}
-	if res, err := h.x.Call(ctx, req); err == nil {
-		out.data, out.pastAuth = h.encodeToolResult(ex.r, m.id, res, meta != nil), true
+	var res *toolexec.CallToolResult
+	var task *toolexec.Task
+	var err error
+	if tc := h.taskCall(name, meta, s); tc != nil {
+		res, task, err = h.x.SurfaceKit().CallTask(ctx, req, *tc)
 	} else {
+		res, err = h.x.Call(ctx, req)
+	}
+	switch {
+	case task != nil:
+		out.data, out.pastAuth = h.createTaskResult(ex.r, m.id, task), true
+	case err == nil:
+		out.data, out.pastAuth = h.encodeToolResult(ex.r, m.id, res, meta != nil), true
+	default:
 		h.callFailed(ex, m, name, err, meta != nil, out)
 	}
 	if s != nil {
@@ -131,6 +145,9 @@ func (h *handler) callFailed(ex *exchange, m *message, name string, err error, m
 		return
 	case toolexec.CodeExecutionDisabled:
 		out.data = encodeError(m.id, newError(CodeExecutionDisabled, "%s", e.Message))
+		return
+	case toolexec.CodeTaskRequired:
+		taskRequired(m, name, modern, out)
 		return
 	case toolexec.CodeNotFound:
 		out.data = encodeError(m.id, newError(CodeInvalidParams, "Unknown tool: %s", name))

@@ -34,6 +34,8 @@ func main() {
 	// for input mid-call (logging, progress, sampling, elicitation,
 	// input_required, tool-set changes).
 	addStreamingTools(reg)
+	// The tools of the tasks extension's scenarios (MCP 2026-07-28).
+	addTaskTools(reg)
 
 	x := toolexec.New(reg, reg, toolexec.WithAllowExecute(true))
 	h := mcp.NewHandler(x,

@@ -33,7 +33,7 @@ type taskEntry struct {
 // taskEntryOverhead is what an entry costs beyond its key and value, as
 // counted against maxBytes: the LRU's list element and map slot, the
 // entry's expiry and slice header.
-const taskEntryOverhead = 160
+const taskEntryOverhead = 256
 
 func newTaskMemory(maxEntries, maxBytes int) *taskMemory {
 	m := &taskMemory{maxBytes: maxBytes}

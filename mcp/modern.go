@@ -247,7 +247,7 @@ func (h *handler) dispatchModern(ex *exchange, m *message, meta *requestMeta) ou
 		}
 		return outcome{data: append(data, '}')}
 	default: // "subscriptions/listen"
-		return h.listen(ex, m)
+		return h.listen(ex, m, meta)
 	}
 }
 

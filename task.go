@@ -138,8 +138,11 @@ type Task struct {
 	// ID identifies the task: 128 random bits, hex-encoded. It is a
 	// handle, not a secret: only the task's owner may use it.
 	ID string
-	// Tool is the name of the tool the task runs.
-	Tool string
+	// Tool and Version name the tool version the task runs.
+	Tool, Version string
+	// Label is what the surface that created the task keeps with it
+	// (TaskCall.Label): the OXP surface keeps the call's call_id.
+	Label string
 	// Status is where the task is; StatusMessage says more, in words fit
 	// for the caller ("" when there is nothing to say): the last progress
 	// message of a working task, why a task failed or was cancelled.

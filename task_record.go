@@ -31,6 +31,8 @@ func taskChannel(id string) string { return "task:" + id }
 type taskRecord struct {
 	ID       string                     `json:"id"`
 	Tool     string                     `json:"tool"`
+	Version  string                     `json:"v,omitempty"`
+	Label    string                     `json:"l,omitempty"`
 	Owner    string                     `json:"owner,omitempty"`
 	Status   TaskStatus                 `json:"status"`
 	Message  string                     `json:"msg,omitempty"`
@@ -97,7 +99,7 @@ func unixMilli(ms int64) time.Time { return time.UnixMilli(ms).UTC() }
 // snapshot is the Task r describes.
 func (r *taskRecord) snapshot() (*Task, error) {
 	t := &Task{
-		ID: r.ID, Tool: r.Tool, Status: r.Status, StatusMessage: r.Message,
+		ID: r.ID, Tool: r.Tool, Version: r.Version, Label: r.Label, Status: r.Status, StatusMessage: r.Message,
 		Progress:  Progress{Progress: r.Progress, Total: r.Total},
 		CreatedAt: unixMilli(r.Created), UpdatedAt: unixMilli(r.Updated), ExpiresAt: unixMilli(r.Expires),
 		PollInterval: time.Duration(r.PollMs) * time.Millisecond,

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 )
@@ -36,7 +37,13 @@ type TaskCall struct {
 	// Input is how the task asks its caller for input; nil when the
 	// surface has no way to.
 	Input TaskInput
+	// Label is kept with the task, for the surface to read back
+	// (Task.Label); at most MaxTaskLabelBytes.
+	Label string
 }
+
+// MaxTaskLabelBytes bounds TaskCall.Label: a longer label is cut.
+const MaxTaskLabelBytes = 256
 
 // CallTask runs req as SurfaceKit.Call does, for a caller that can take a
 // task: when the call's tool allows tasks (ToolOptions.TaskSupport) and
@@ -130,6 +137,7 @@ type taskRun struct {
 	now     chan struct{} // the handler asks to become a task at once (BecomeTask)
 	allowed bool          // the call's tool allows tasks; set before started closes
 	tool    string        // set before started closes
+	version string        // set before started closes
 	owner   string        // set before started closes
 
 	done     chan struct{} // closed when the call has ended
@@ -160,7 +168,7 @@ type taskRun struct {
 func (run *taskRun) intercept(next CallFunc) CallFunc {
 	return func(ctx context.Context, call *Call) (*CallToolResult, error) {
 		run.allowed = call.Tool.Options.TaskSupport.allowsTasks()
-		run.tool = call.Tool.Name
+		run.tool, run.version = call.Tool.Name, call.Tool.Version
 		run.owner = taskOwner(ctx, call.Request)
 		close(run.started)
 		return next(ctx, call)
@@ -221,7 +229,8 @@ func (run *taskRun) escalate(ctx context.Context) (task *Task, retry bool) {
 	s := run.s
 	now := time.Now()
 	rec := &taskRecord{
-		ID: newTaskID(), Tool: run.tool, Owner: run.owner, Status: TaskWorking, Message: run.message,
+		ID: newTaskID(), Tool: run.tool, Version: run.version, Label: cutLabel(run.tc.Label), Owner: run.owner,
+		Status: TaskWorking, Message: run.message,
 		Progress: run.progress.Progress, Total: run.progress.Total,
 		Created: now.UnixMilli(), Updated: now.UnixMilli(), Expires: now.Add(s.settings.TTL).UnixMilli(),
 		PollMs: s.settings.PollInterval.Milliseconds(),
@@ -237,6 +246,14 @@ func (run *taskRun) escalate(ctx context.Context) (task *Task, retry bool) {
 	go run.supervise()
 	t, _ := rec.snapshot() // holds no result: cannot fail
 	return t, false
+}
+
+// cutLabel is l within MaxTaskLabelBytes, cut at a rune boundary.
+func cutLabel(l string) string {
+	if len(l) <= MaxTaskLabelBytes {
+		return l
+	}
+	return strings.ToValidUTF8(l[:MaxTaskLabelBytes], "") // a rune cut in two is dropped
 }
 
 // setState moves a pending call to st, once; run.mu is held.

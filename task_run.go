@@ -40,6 +40,11 @@ type TaskCall struct {
 	// Label is kept with the task, for the surface to read back
 	// (Task.Label); at most MaxTaskLabelBytes.
 	Label string
+	// Always makes the call a task even when it ends before it could
+	// become one, as long as its handler ran: it is then recorded as a task
+	// that has ended. It is for protocols whose callers expect a task
+	// whenever they ask for one (MCP 2025-11-25's task-augmented calls).
+	Always bool
 }
 
 // MaxTaskLabelBytes bounds TaskCall.Label: a longer label is cut.
@@ -82,7 +87,7 @@ func (k SurfaceKit) CallTask(ctx context.Context, req CallRequest, tc TaskCall) 
 
 	select {
 	case <-run.done:
-		return run.res, nil, run.err
+		return run.answerEnded(ctx)
 	case <-run.started:
 	case <-ctx.Done():
 		return run.abandon()
@@ -95,7 +100,7 @@ func (k SurfaceKit) CallTask(ctx context.Context, req CallRequest, tc TaskCall) 
 	for {
 		select {
 		case <-run.done:
-			return run.res, nil, run.err
+			return run.answerEnded(ctx)
 		case <-ctx.Done():
 			return run.abandon()
 		case <-timer.C:
@@ -184,6 +189,47 @@ func (run *taskRun) call(ctx context.Context, req CallRequest) {
 	run.setState(runOrdinary) // a call that ended as it was never becomes a task
 	run.mu.Unlock()
 	close(run.done)
+}
+
+// answerEnded answers a call that ended before it became a task: its outcome,
+// or, with TaskCall.Always and a handler that ran, a task that has ended
+// with it.
+func (run *taskRun) answerEnded(ctx context.Context) (*CallToolResult, *Task, error) {
+	started := false
+	select {
+	case <-run.started:
+		started = run.allowed
+	default:
+	}
+	if !run.tc.Always || !started {
+		return run.res, nil, run.err
+	}
+	status, msg, result, rerr := run.outcome()
+	run.mu.Lock()
+	progress := run.progress
+	run.mu.Unlock()
+	now := time.Now()
+	s := run.s
+	rec := &taskRecord{ID: newTaskID(), Tool: run.tool, Version: run.version, Label: cutLabel(run.tc.Label), Owner: run.owner,
+		Status: status, Message: msg, Result: result, Err: rerr, Progress: progress.Progress, Total: progress.Total,
+		Created: now.UnixMilli(), Updated: now.UnixMilli(), Expires: now.Add(s.settings.TTL).UnixMilli(),
+		PollMs: s.settings.PollInterval.Milliseconds()}
+	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), storeOpTimeout)
+	defer cancel()
+	data, err := json.Marshal(rec)
+	if err == nil {
+		_, err = s.records.Add(sctx, taskKey(rec.ID), data, s.settings.TTL)
+	}
+	if err != nil {
+		run.x.logger.WarnContext(ctx, "toolexec: an ended call could not be recorded as a task; it is answered as an ordinary call",
+			"tool", run.tool, "error", err)
+		return run.res, nil, run.err
+	}
+	t, err := rec.snapshot()
+	if err != nil {
+		return run.res, nil, run.err
+	}
+	return nil, t, nil
 }
 
 // abandon cancels a call whose caller went away before it became a task,

@@ -6,6 +6,7 @@ import (
 	"net/http"
 
 	"github.com/toolexec/toolexec"
+	"github.com/toolexec/toolexec/internal/toolenc"
 )
 
 // initializeResult is the answer to initialize.
@@ -29,6 +30,9 @@ type capabilities struct {
 	// Extensions are the extensions the server supports (2026-07-28:
 	// the tasks extension).
 	Extensions map[string]any `json:"extensions,omitempty"`
+	// Tasks are 2025-11-25's tasks (tasks_legacy.go), declared to a client
+	// that negotiates that version.
+	Tasks *legacyTasksCapability `json:"tasks,omitempty"`
 }
 
 type implementation struct {
@@ -43,11 +47,15 @@ func (h *handler) initialize(params json.RawMessage) (any, *wireError) {
 	if err != nil {
 		return nil, err
 	}
-	return initializeResult{
+	res := initializeResult{
 		ProtocolVersion: negotiate(requested),
 		ServerInfo:      implementation{Name: h.name, Version: h.version},
 		Instructions:    h.instructions,
-	}, nil
+	}
+	if res.ProtocolVersion == LatestProtocolVersion {
+		res.Capabilities.Tasks = &legacyTasksCapability{}
+	}
+	return res, nil
 }
 
 // listToolsResult is the answer to tools/list.
@@ -61,6 +69,11 @@ type listToolsResult struct {
 // nextCursor when a page follows, appended to dst (the response's start, so
 // the list is written once).
 func (h *handler) listTools(r *http.Request, params json.RawMessage, dst []byte) ([]byte, *wireError) {
+	return h.listToolsWith(r, params, dst, h.tools)
+}
+
+// listToolsWith is listTools with the encodings of cache.
+func (h *handler) listToolsWith(r *http.Request, params json.RawMessage, dst []byte, cache *toolenc.Cache[toolexec.Tool]) ([]byte, *wireError) {
 	cursor, err := paramString(params, "cursor")
 	if err != nil {
 		return nil, err
@@ -75,7 +88,7 @@ func (h *handler) listTools(r *http.Request, params json.RawMessage, dst []byte)
 		end = start + h.pageSize
 	}
 	out := append(dst, `{"tools":`...)
-	out = h.appendTools(out, r, tools[start:end], 64)
+	out = h.appendToolsWith(cache, out, r, tools[start:end], 64)
 	out = appendNextCursor(out, end, len(tools))
 	return append(out, '}'), nil
 }
@@ -107,12 +120,19 @@ func (h *handler) runCall(ex *exchange, m *message, name string, args json.RawMe
 	var res *toolexec.CallToolResult
 	var task *toolexec.Task
 	var err error
-	if tc := h.taskCall(name, meta, s); tc != nil {
+	tc, werr := h.taskCall(ex, m, name, meta, s)
+	switch {
+	case werr != nil:
+		out.data = encodeError(m.id, werr)
+	case tc != nil:
 		res, task, err = h.x.SurfaceKit().CallTask(ctx, req, *tc)
-	} else {
+	default:
 		res, err = h.x.Call(ctx, req)
 	}
 	switch {
+	case werr != nil:
+	case task != nil && meta == nil:
+		out.data, out.pastAuth = h.legacyCreateTaskResult(ex.r, m.id, task), true
 	case task != nil:
 		out.data, out.pastAuth = h.createTaskResult(ex.r, m.id, task), true
 	case err == nil:

@@ -68,22 +68,29 @@ func taskRequired(m *message, name string, modern bool, out *outcome) {
 	out.data = encodeError(m.id, newError(CodeMethodNotFound, "Method not found: tool %s runs only as a task, which this request cannot create", name))
 }
 
-// taskCall is how a 2026-07-28 tools/call may run as a task: nil when its
-// client did not declare the extension or its tool does not allow tasks,
-// so that the call runs as any other, at no cost.
-func (h *handler) taskCall(name string, meta *requestMeta, s *callStream) *toolexec.TaskCall {
-	if meta == nil || !declaresExtension(meta.clientCapabilities, extTasks) {
-		return nil
+// taskCall is how a tools/call may run as a task: nil when its client
+// cannot take one (on 2026-07-28, it did not declare the extension; on
+// 2025-11-25, it sent no task parameter: see legacyTaskCall) or its tool
+// does not allow tasks, so that the call runs as any other, at no cost.
+func (h *handler) taskCall(ex *exchange, m *message, name string, meta *requestMeta, s *callStream) (*toolexec.TaskCall, *wireError) {
+	if meta == nil {
+		if ex.version == LatestProtocolVersion && !ex.batch && legacyTaskParam(m.params) {
+			return h.legacyTaskCall(name)
+		}
+		return nil, nil
+	}
+	if !declaresExtension(meta.clientCapabilities, extTasks) {
+		return nil, nil
 	}
 	t, ok := h.x.Lookup(name, "")
-	if !ok || (t.Options.TaskSupport != toolexec.TaskOptional && t.Options.TaskSupport != toolexec.TaskRequired) {
-		return nil
+	if !ok || !allowsTasks(t.Options.TaskSupport) {
+		return nil, nil
 	}
 	var caps clientCaps
 	if s != nil {
 		caps = s.meta.caps
 	}
-	return &toolexec.TaskCall{Input: taskInput{caps}}
+	return &toolexec.TaskCall{Input: taskInput{caps}}, nil
 }
 
 // taskInput asks a task's questions as MCP's input requests ({method,

@@ -332,3 +332,136 @@ func TestTasksStatusNotificationsOnListenStreams(t *testing.T) {
 		}
 	}
 }
+
+// legacyRequest is a 2025-11-25 request of method with params (members).
+func legacyRequest(method, params string) string {
+	return fmt.Sprintf(`{"jsonrpc":"2.0","id":5,"method":%q,"params":{%s}}`, method, params)
+}
+
+func (f *taskFixture) legacy(t *testing.T, method, params string, version ...string) rpcReply {
+	t.Helper()
+	v := "2025-11-25"
+	if len(version) > 0 {
+		v = version[0]
+	}
+	rec := post(t, f.h, legacyRequest(method, params), "MCP-Protocol-Version", v)
+	require.Equal(t, http.StatusOK, rec.Code, rec.Body.String())
+	return decodeReply(t, rec)
+}
+
+func TestLegacyTasksAreDeclaredAt20251125Only(t *testing.T) {
+	f := newTaskFixture(t)
+	r := f.legacy(t, "initialize", `"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"c","version":"1"}`)
+	var init struct {
+		Capabilities map[string]json.RawMessage `json:"capabilities"`
+	}
+	require.NoError(t, json.Unmarshal(r.Result, &init))
+	assert.JSONEq(t, `{"cancel":{},"requests":{"tools":{"call":{}}}}`, string(init.Capabilities["tasks"]))
+
+	r = f.legacy(t, "initialize", `"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"c","version":"1"}`, "2025-06-18")
+	init.Capabilities = nil
+	require.NoError(t, json.Unmarshal(r.Result, &init))
+	assert.NotContains(t, init.Capabilities, "tasks", "2025-06-18 has no tasks")
+
+	var list struct {
+		Tools []map[string]any `json:"tools"`
+	}
+	require.NoError(t, json.Unmarshal(f.legacy(t, "tools/list", "").Result, &list))
+	byName := map[string]map[string]any{}
+	for _, tool := range list.Tools {
+		byName[tool["name"].(string)] = tool
+	}
+	assert.Equal(t, map[string]any{"taskSupport": "optional"}, byName["slow"]["execution"])
+	assert.Equal(t, map[string]any{"taskSupport": "required"}, byName["must"]["execution"])
+	list.Tools = nil
+	require.NoError(t, json.Unmarshal(f.legacy(t, "tools/list", "", "2025-06-18").Result, &list))
+	require.NotEmpty(t, list.Tools)
+	for _, tool := range list.Tools {
+		assert.NotContains(t, tool, "execution", "2025-06-18 lists no execution hints")
+	}
+	rec := post(t, f.h, modernBody("tools/list", ""), headers2026("tools/list", "")...)
+	assert.NotContains(t, rec.Body.String(), `"execution"`, "2026-07-28's tools carry no execution hints")
+}
+
+func TestLegacyTaskLifecycle(t *testing.T) {
+	f := newTaskFixture(t)
+	r := f.legacy(t, "tools/call", `"name":"slow","arguments":{},"task":{"ttl":60000}`)
+	require.Nil(t, r.Error)
+	var created struct {
+		Task map[string]any `json:"task"`
+	}
+	require.NoError(t, json.Unmarshal(r.Result, &created))
+	id, _ := created.Task["taskId"].(string)
+	require.NotEmpty(t, id, string(r.Result))
+	assert.Equal(t, "working", created.Task["status"])
+	assert.Contains(t, created.Task, "ttl")
+	assert.Contains(t, created.Task, "pollInterval")
+
+	r = f.legacy(t, "tasks/get", fmt.Sprintf(`"taskId":%q`, id))
+	var got map[string]any
+	require.NoError(t, json.Unmarshal(r.Result, &got))
+	assert.Equal(t, "working", got["status"])
+	assert.NotContains(t, got, "resultType")
+
+	// tasks/result waits for the outcome.
+	result := make(chan rpcReply, 1)
+	go func() { result <- f.legacy(t, "tasks/result", fmt.Sprintf(`"taskId":%q`, id)) }()
+	select {
+	case <-result:
+		t.Fatal("tasks/result answered before the task ended")
+	case <-time.After(50 * time.Millisecond):
+	}
+	close(f.release)
+	r = <-result
+	require.Nil(t, r.Error)
+	var res struct {
+		Content []map[string]any `json:"content"`
+		Meta    map[string]any   `json:"_meta"`
+	}
+	require.NoError(t, json.Unmarshal(r.Result, &res))
+	assert.Equal(t, "slow done", res.Content[0]["text"])
+	assert.Equal(t, map[string]any{"taskId": id}, res.Meta["io.modelcontextprotocol/related-task"])
+
+	r = f.legacy(t, "tasks/cancel", fmt.Sprintf(`"taskId":%q`, id))
+	require.NotNil(t, r.Error, "an ended task cannot be cancelled")
+	assert.Equal(t, mcp.CodeInvalidParams, r.Error.Code)
+
+	r = f.legacy(t, "tasks/list", "")
+	assert.Equal(t, mcp.CodeMethodNotFound, r.Error.Code, "tasks/list is not served")
+	r = f.legacy(t, "tasks/get", fmt.Sprintf(`"taskId":%q`, id), "2025-06-18")
+	assert.Equal(t, mcp.CodeMethodNotFound, r.Error.Code, "tasks are 2025-11-25's")
+}
+
+func TestLegacyTaskRules(t *testing.T) {
+	f := newTaskFixture(t)
+	// A quick call asked as a task is a task all the same.
+	r := f.legacy(t, "tools/call", `"name":"quick","arguments":{},"task":{}`)
+	var created struct {
+		Task map[string]any `json:"task"`
+	}
+	require.NoError(t, json.Unmarshal(r.Result, &created))
+	require.NotEmpty(t, created.Task["taskId"], string(r.Result))
+
+	// A tool that does not run as a task, asked as one, is not found.
+	f2 := newExecutor()
+	rec := post(t, mcp.NewHandler(f2), legacyRequest("tools/call", `"name":"weather_get","arguments":{"location":"x"},"task":{}`), "MCP-Protocol-Version", "2025-11-25")
+	assert.Equal(t, mcp.CodeMethodNotFound, decodeReply(t, rec).Error.Code)
+
+	// A tool that must be a task, called without the task parameter, is not found either.
+	r = f.legacy(t, "tools/call", `"name":"must","arguments":{}`)
+	require.NotNil(t, r.Error)
+	assert.Equal(t, mcp.CodeMethodNotFound, r.Error.Code)
+
+	// Cancelling a running task answers it cancelled.
+	r = f.legacy(t, "tools/call", `"name":"slow","arguments":{},"task":{}`)
+	require.NoError(t, json.Unmarshal(r.Result, &created))
+	id := created.Task["taskId"].(string)
+	r = f.legacy(t, "tasks/cancel", fmt.Sprintf(`"taskId":%q`, id))
+	require.Nil(t, r.Error)
+	var cancelled map[string]any
+	require.NoError(t, json.Unmarshal(r.Result, &cancelled))
+	assert.Equal(t, "cancelled", cancelled["status"])
+	r = f.legacy(t, "tasks/result", fmt.Sprintf(`"taskId":%q`, id))
+	require.NotNil(t, r.Error)
+	assert.Equal(t, mcp.CodeInternalError, r.Error.Code)
+}

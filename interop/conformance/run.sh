@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Runs the official MCP conformance suite (@modelcontextprotocol/conformance)
 # against cmd/conformance-server: version 0.1.16 at protocol 2025-11-25 and
-# 0.2.0-alpha.12 at 2026-07-28 (both --suite all), side by side. Each run's
+# 0.2.0-alpha.12 at 2026-07-28 (both --suite all), side by side, and the
+# ten scenarios of 2026-07-28's tasks extension, which --suite all leaves
+# out, each by name. Each run's
 # failed checks are compared with its expected-failures file here by
 # cmd/conformance-compare, which fails on a new failure or on an entry that
 # now passes. The example server (examples/server, as shipped) must pass the
@@ -88,9 +90,21 @@ run example-2025-11-25 conformance-2025 "$example_url" --scenario dns-rebinding-
 p3=$!
 run example-2026-07-28 conformance-2026 "$example_url" --scenario dns-rebinding-protection --spec-version 2026-07-28 &
 p4=$!
-wait "$p1" "$p2" "$p3" "$p4"
+# The tasks extension's scenarios (io.modelcontextprotocol/tasks, at
+# 2026-07-28): --suite all leaves extension scenarios out, so each runs by
+# name, forced, one after the other, into one results directory.
+tasks_scenarios="tasks-lifecycle tasks-capability-negotiation tasks-wire-fields tasks-request-state-removal tasks-mrtr-input
+	tasks-request-headers tasks-dispatch-and-envelope tasks-status-notifications tasks-required-task-error tasks-mrtr-composition"
+(
+	for scenario in $tasks_scenarios; do
+		(cd "$work" && "$node" "$suites/node_modules/conformance-2026/dist/index.js" server --url "$url" -o "$work/tasks-2026-07-28" \
+			--scenario "$scenario" --spec-version 2026-07-28 --force) >>"$work/tasks-2026-07-28.log" 2>&1 || true
+	done
+) &
+p5=$!
+wait "$p1" "$p2" "$p3" "$p4" "$p5"
 status=0
-for name in 2025-11-25 2026-07-28 example-2025-11-25 example-2026-07-28; do
+for name in 2025-11-25 2026-07-28 tasks-2026-07-28 example-2025-11-25 example-2026-07-28; do
 	expected="$here/expected-failures-$name.yml"
 	case $name in example-*) expected=/dev/null ;; esac # nothing may fail
 	echo "== conformance at $name"

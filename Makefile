@@ -27,8 +27,14 @@ conformance:
 vet:
 	@set -e; for m in $(MODULES); do (cd $$m && $(GO) vet ./...); done
 
+# The one Go version every go.mod states, and the README names.
+GOVERSION := 1.26
+
 lint: vet
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+	@bad=$$(grep -H '^go ' $$(git ls-files '*go.mod') | grep -v 'go $(GOVERSION)\.0$$' || true); \
+		if [ -n "$$bad" ]; then echo "every go.mod must state go $(GOVERSION).0:"; echo "$$bad"; exit 1; fi
+	@grep -q 'Go $(GOVERSION) or newer' README.md || { echo "README.md must say: Go $(GOVERSION) or newer"; exit 1; }
 
 tidy:
 	@set -e; for m in $(MODULES); do (cd $$m && $(GO) mod tidy); done

@@ -28,8 +28,9 @@ const (
 	RoleAssistant Role = "assistant"
 )
 
-// Annotations are optional hints a client may use to decide how to show or
-// use a content block. Priority is a pointer because 0 is a meaningful value
+// Annotations are optional hints about one content block of a result (who
+// it is for, how important it is), which a client may use to decide how to
+// show or use it; ToolAnnotations, not these, describe a tool. Priority is a pointer because 0 is a meaningful value
 // distinct from "not set".
 type Annotations struct {
 	// Audience says who the block is for: the user, the model, or both.

@@ -49,8 +49,11 @@ const (
 	CodeInternal          Code = "internal"           // anything else: a transform, interceptor or encoding failure
 )
 
-// Error is a failed call. Message is safe to show the caller; Err, when set,
-// is the underlying cause (for a handler error it is the handler's own error,
+// Error is a failed call, as Executor.Call returns it: the pipeline stage
+// that failed and a Code each surface maps to its wire form. A handler
+// never builds one; it returns an error (a ToolError to say more), and the
+// pipeline wraps it. Message is safe to show the caller; Err, when set, is
+// the underlying cause (for a handler error it is the handler's own error,
 // so errors.As finds a *ToolError through it).
 type Error struct {
 	// Stage is the pipeline stage that failed.
@@ -91,7 +94,8 @@ func AsError(err error) (*Error, bool) {
 	return e, ok
 }
 
-// ToolError is an error a handler returns to say more than a message: a
+// ToolError is an error a handler returns (unlike Error, which the pipeline
+// returns for a failed call) to say more than a message: a
 // user-facing Message, a DeveloperMessage for logs, whether and when the
 // caller may retry, and extra content to prompt a model with on retry.
 // Surfaces that can carry these (OXP) do; the others send Message.

@@ -55,16 +55,16 @@ func Example() {
 // list and the handler a plain function.
 func ExampleNew() {
 	tools := toolexec.StaticTools{
-		{Name: "math/add", Description: "Adds a and b."},
-		{Name: "math/mul", Description: "Multiplies a and b."},
+		{Name: "math_add", Description: "Adds a and b."},
+		{Name: "math_mul", Description: "Multiplies a and b."},
 	}
 	handler := func(ctx context.Context, name string, args map[string]any) ([]toolexec.Content, bool, string, error) {
 		a, _ := args["a"].(float64)
 		b, _ := args["b"].(float64)
 		switch name {
-		case "math/add":
+		case "math_add":
 			return []toolexec.Content{toolexec.Text(fmt.Sprint(a + b))}, false, "", nil
-		case "math/mul":
+		case "math_mul":
 			return []toolexec.Content{toolexec.Text(fmt.Sprint(a * b))}, false, "", nil
 		}
 		return nil, false, "", fmt.Errorf("no tool %q", name)
@@ -72,7 +72,7 @@ func ExampleNew() {
 
 	x := toolexec.New(tools, handler, toolexec.WithAllowExecute(true))
 
-	for _, name := range []string{"math/add", "math/mul"} {
+	for _, name := range []string{"math_add", "math_mul"} {
 		res, err := x.Call(context.Background(), toolexec.CallRequest{Name: name, Arguments: json.RawMessage(`{"a":6,"b":7}`)})
 		if err != nil {
 			panic(err)
@@ -80,8 +80,8 @@ func ExampleNew() {
 		fmt.Println(name, "=", res.Text())
 	}
 	// Output:
-	// math/add = 13
-	// math/mul = 42
+	// math_add = 13
+	// math_mul = 42
 }
 
 // A Registry gives each tool its own handler, in either form: the context
@@ -90,7 +90,7 @@ func ExampleNew() {
 func ExampleRegistry() {
 	reg := toolexec.NewRegistry()
 	reg.MustAdd(toolexec.Tool{
-		Name:        "text/upper",
+		Name:        "text_upper",
 		Description: "Upper-cases text.",
 		Annotations: &toolexec.ToolAnnotations{ReadOnlyHint: toolexec.Bool(true)},
 	}, toolexec.BasicToolCallHandlerFunc(func(_ string, args map[string]any) ([]toolexec.Content, bool, string, error) {
@@ -98,7 +98,7 @@ func ExampleRegistry() {
 		return []toolexec.Content{toolexec.Text(strings.ToUpper(s))}, false, "", nil
 	}))
 	reg.MustAdd(toolexec.Tool{
-		Name:        "report/build",
+		Name:        "report_build",
 		Description: "Builds a report; stops if the caller goes away.",
 	}, toolexec.ToolCallHandlerFunc(func(ctx context.Context, _ string, _ map[string]any) ([]toolexec.Content, bool, string, error) {
 		select {
@@ -115,7 +115,7 @@ func ExampleRegistry() {
 	toolexec.NewHandler(x).ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/tools", nil))
 	fmt.Print(rec.Body.String())
 	// Output:
-	// [{"name":"text/upper","description":"Upper-cases text.","annotations":{"readOnlyHint":true}},{"name":"report/build","description":"Builds a report; stops if the caller goes away."}]
+	// [{"name":"text_upper","description":"Upper-cases text.","annotations":{"readOnlyHint":true}},{"name":"report_build","description":"Builds a report; stops if the caller goes away."}]
 }
 
 // The context form of a handler gets the call's context: it ends when the
@@ -249,11 +249,10 @@ func ExampleExecutor_Call() {
 }
 
 // The REST handler mounts under any prefix of a chi router, beside the
-// service's own routes and middleware. Tool names with a '/' work with the
-// slash written plainly or percent-encoded.
+// service's own routes and middleware.
 func ExampleNewHandler() {
 	reg := toolexec.NewRegistry()
-	reg.MustAdd(toolexec.Tool{Name: "image/size", Description: "Reports an image's size."},
+	reg.MustAdd(toolexec.Tool{Name: "image_size", Description: "Reports an image's size."},
 		func(string, map[string]any) ([]toolexec.Content, bool, string, error) {
 			return []toolexec.Content{toolexec.Text("640x480")}, false, "", nil
 		})
@@ -263,12 +262,15 @@ func ExampleNewHandler() {
 	r.Get("/healthz", func(w http.ResponseWriter, _ *http.Request) { fmt.Fprint(w, "ok") })
 	r.Mount("/api", toolexec.NewHandler(x))
 
-	for _, path := range []string{"/api/tools/image/size/call", "/api/tools/image%2Fsize/call"} {
+	for _, req := range []*http.Request{
+		httptest.NewRequest(http.MethodGet, "/api/tools", nil),
+		httptest.NewRequest(http.MethodPost, "/api/tools/image_size/call", strings.NewReader(`{}`)),
+	} {
 		rec := httptest.NewRecorder()
-		r.ServeHTTP(rec, httptest.NewRequest(http.MethodPost, path, strings.NewReader(`{}`)))
+		r.ServeHTTP(rec, req)
 		fmt.Print(rec.Code, " ", rec.Body.String())
 	}
 	// Output:
-	// 200 {"content":[{"type":"text","text":"640x480"}],"isError":false}
+	// 200 [{"name":"image_size","description":"Reports an image's size."}]
 	// 200 {"content":[{"type":"text","text":"640x480"}],"isError":false}
 }

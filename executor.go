@@ -30,9 +30,12 @@ type Executor struct {
 	// uncachedWarned: the tools warned about for calls not cached for
 	// want of an identity (cache_uncached.go).
 	uncachedWarned uncachedWarnings
-	logger         *slog.Logger
-	maxBodyBytes   int64
-	interceptors   []Interceptor
+	// nameWarned: the names of a provider other than a Registry warned
+	// about for not being of the form MCP recommends (toolname.go).
+	nameWarned   nameWarnings
+	logger       *slog.Logger
+	maxBodyBytes int64
+	interceptors []Interceptor
 
 	pipelineConfig // timeout, limit, transforms, cache, telemetry (pipeline_config.go)
 

@@ -37,6 +37,9 @@ func NewHandler(x *Executor) http.Handler {
 	h := &restHandler{x: x, headers: httpjson.NewHeaders(), guard: x.rebindingGuard()}
 	h.details = toolenc.Cache[Tool]{Key: func(t *Tool) string { return t.Name }, Same: sameDetail, Encode: encodeDetail, Clone: cloneListed}
 	h.summaries = toolenc.Cache[Tool]{Key: func(t *Tool) string { return t.Name }, Same: sameSummary, Encode: encodeSummary, Clone: cloneListed}
+	if x.NotifiesToolsChanged() {
+		h.lists = toolenc.NewLists(toolenc.Watch(x.OnToolsChanged), func(t *Tool) string { return t.Name })
+	}
 	return httpjson.Recoverer(x.logger, "toolexec: REST handler", func(w http.ResponseWriter) {
 		writeError(w, http.StatusInternalServerError, "Internal server error")
 	})(h)
@@ -93,6 +96,9 @@ type restHandler struct {
 	// summaries and details cache each tool's encoding in GET /tools and
 	// GET /tools/{name} (see rest_tools.go).
 	summaries, details toolenc.Cache[Tool]
+	// lists keeps GET /tools between the changes the provider reports;
+	// nil when it reports none (see rest_tools.go).
+	lists *toolenc.Lists[Tool, string]
 	// headers are the JSON headers every response carries (rest_headers.go).
 	headers httpjson.Headers
 	// guard is the rebinding protection (rebinding.go); nil when it is off.

@@ -171,9 +171,11 @@ var ErrInputUnsupported = errors.New("toolexec: this tool needs input from its c
 // do nothing it cannot repeat before its last RequestInput.
 var ErrInputRequired = errors.New("toolexec: input required from the caller")
 
-// InputError is the caller's refusal of an input request: a JSON-RPC error
-// it answered with (Code and Message are its own), or one the surface
-// stands in for (CodeInputTimeout).
+// InputError is the caller's refusal of an input request (RequestInput,
+// Elicit), as the handler receives it: a JSON-RPC error the caller answered
+// with (Code and Message are its own), or one the surface stands in for
+// (CodeInputTimeout). Unlike Error and ToolError, it is about the caller's
+// answer, not the call.
 type InputError struct {
 	Code    int
 	Message string

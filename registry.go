@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"sync"
 
 	semver "github.com/toolexec/toolexec/internal/version"
@@ -17,13 +18,22 @@ import (
 // resolved, and discovery shows the latest.
 //
 // The zero value is an empty registry ready to use. A Registry is safe for
-// concurrent use, and tools may be added or removed while it serves.
+// concurrent use, and tools may be added or removed while it serves; every
+// Add and Remove is reported to OnToolsChanged subscribers. A registered
+// Tool is kept as given: to change one, Remove it and Add the new one, as
+// modifying its schema bytes or annotations in place is no change the
+// Registry can report (surfaces keep their tool lists between reported
+// changes).
 type Registry struct {
 	mu      sync.RWMutex
 	entries []registryEntry  // registration order, for Tools
 	byName  map[string][]int // name -> indexes into entries, for lookups
 
 	listeners changeListeners // OnToolsChanged subscribers
+
+	strictNames bool         // StrictToolNames
+	logger      *slog.Logger // RegistryLogger; nil is slog.Default()
+	nameWarned  nameWarnings // names warned about (toolname.go)
 }
 
 type registryEntry struct {
@@ -31,18 +41,66 @@ type registryEntry struct {
 	handler ToolCallHandler
 }
 
-// NewRegistry returns an empty Registry.
-func NewRegistry() *Registry { return &Registry{} }
+// RegistryOption configures a Registry made by NewRegistry.
+type RegistryOption func(*Registry)
+
+// NewRegistry returns an empty Registry configured by opts.
+func NewRegistry(opts ...RegistryOption) *Registry {
+	r := &Registry{}
+	for _, opt := range opts {
+		opt(r)
+	}
+	return r
+}
+
+// StrictToolNames makes Add (and AddTool) refuse a tool whose name is not
+// of the form MCP recommends (see CheckToolName) instead of warning about
+// it: for a host whose tools must reach models through any MCP client
+// unchanged.
+func StrictToolNames() RegistryOption {
+	return func(r *Registry) { r.strictNames = true }
+}
+
+// RegistryLogger sets where the Registry logs its warnings (a tool name not
+// of the form MCP recommends). The default is slog.Default() at the time of
+// the warning; pass the logger the Executor gets (WithLogger) to keep every
+// line in one place.
+func RegistryLogger(l *slog.Logger) RegistryOption {
+	return func(r *Registry) { r.logger = l }
+}
 
 // Add registers tool, executed by handler: a ToolCallHandler, a
-// BasicToolCallHandler, or a plain function of either signature. It fails on an empty name, a Version that is neither
-// "" nor a semantic version (MAJOR.MINOR.PATCH with an
-// optional pre-release and build metadata, no "v" prefix), a name and version already
-// registered (versions equal by precedence, such as "1.0.0" and
-// "1.0.0+build.2", count as the same), or a handler of another type.
+// BasicToolCallHandler, or a plain function of either signature. It fails
+// on an empty name, a Version that is neither "" nor a semantic version
+// (MAJOR.MINOR.PATCH with an optional pre-release and build metadata, no
+// "v" prefix), a name and version already registered (versions equal by
+// precedence, such as "1.0.0" and "1.0.0+build.2", count as the same), or a
+// handler of another type.
+//
+// A name that is not of the form MCP recommends (CheckToolName: 1 to 128
+// of A-Z a-z 0-9 _ - .), such as the namespaced "text/upper", is
+// registered and served on every surface, and logged at warning level once
+// per name, naming the tool and the rule (see RegistryLogger); with
+// StrictToolNames, Add fails instead.
 func (r *Registry) Add(tool Tool, handler any) error {
+	var nameErr error
+	if tool.Name != "" {
+		nameErr = CheckToolName(tool.Name)
+	}
+	if nameErr != nil && r.strictNames {
+		return fmt.Errorf("toolexec: Registry.Add: %w (StrictToolNames)", nameErr)
+	}
 	if err := r.add(tool, handler); err != nil {
 		return err
+	}
+	if nameErr != nil {
+		logger := r.logger
+		if logger == nil {
+			logger = slog.Default()
+		}
+		r.nameWarned.warn(context.Background(), logger,
+			"toolexec: Registry.Add: the tool's name is not of the form MCP recommends; MCP clients and LLM APIs may rewrite or refuse it",
+			tool.Name)
 	}
 	r.listeners.notify()
 	return nil

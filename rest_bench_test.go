@@ -18,13 +18,33 @@ type benchSumOut struct {
 	Sum int `json:"sum"`
 }
 
-func benchREST(b *testing.B, n int, method, target, body string) {
+// benchRegistry holds n typed tools, tool_0 to tool_{n-1}.
+func benchRegistry(n int) *Registry {
 	reg := NewRegistry()
 	for i := range n {
 		MustAddTool(reg, Tool{Name: fmt.Sprintf("tool_%d", i), Description: "Adds two integers."},
 			func(_ context.Context, in benchAddIn) (benchSumOut, error) { return benchSumOut{Sum: in.A + in.B}, nil })
 	}
-	h := NewHandler(New(reg, reg, WithAllowExecute(true), WithLogger(discardLogger())))
+	return reg
+}
+
+// unreported hides a provider's change notifications, so that surfaces
+// cannot tell when its tools change.
+type unreported struct{ p ToolProvider }
+
+func (u unreported) Tools() []Tool { return u.p.Tools() }
+
+// everyOther is a ToolFilter that shows every other tool, in a new slice.
+func everyOther(_ *http.Request, tools []Tool) []Tool {
+	out := make([]Tool, 0, (len(tools)+1)/2)
+	for i := 0; i < len(tools); i += 2 {
+		out = append(out, tools[i])
+	}
+	return out
+}
+
+func benchREST(b *testing.B, x *Executor, method, target, body string) {
+	h := NewHandler(x)
 	b.ReportAllocs()
 	for b.Loop() {
 		w := httptest.NewRecorder()
@@ -38,8 +58,27 @@ func benchREST(b *testing.B, n int, method, target, body string) {
 // BenchmarkRESTCall is POST /tools/{name}/call of a typed tool; the
 // request and recorder are part of each iteration.
 func BenchmarkRESTCall(b *testing.B) {
-	benchREST(b, 1, http.MethodPost, "/tools/tool_0/call", `{"a":2,"b":40}`)
+	reg := benchRegistry(1)
+	benchREST(b, New(reg, reg, WithAllowExecute(true), WithLogger(discardLogger())), http.MethodPost, "/tools/tool_0/call", `{"a":2,"b":40}`)
 }
 
-// BenchmarkRESTList1000 is GET /tools of 1,000 tools.
-func BenchmarkRESTList1000(b *testing.B) { benchREST(b, 1000, http.MethodGet, "/tools", "") }
+// BenchmarkRESTList1000 is GET /tools of 1,000 tools from a Registry,
+// which reports its changes.
+func BenchmarkRESTList1000(b *testing.B) {
+	reg := benchRegistry(1000)
+	benchREST(b, New(reg, reg, WithLogger(discardLogger())), http.MethodGet, "/tools", "")
+}
+
+// BenchmarkRESTList1000Filtered is BenchmarkRESTList1000 with a ToolFilter
+// that shows every other tool.
+func BenchmarkRESTList1000Filtered(b *testing.B) {
+	reg := benchRegistry(1000)
+	benchREST(b, New(reg, reg, WithToolFilter(everyOther), WithLogger(discardLogger())), http.MethodGet, "/tools", "")
+}
+
+// BenchmarkRESTList1000Unreported is BenchmarkRESTList1000 from a provider
+// that does not report changes.
+func BenchmarkRESTList1000Unreported(b *testing.B) {
+	reg := benchRegistry(1000)
+	benchREST(b, New(unreported{reg}, reg, WithLogger(discardLogger())), http.MethodGet, "/tools", "")
+}

@@ -4,27 +4,71 @@ import (
 	"bytes"
 	"encoding/json"
 	"net/http"
+	"slices"
 
 	"github.com/toolexec/toolexec/internal/httpjson"
+	"github.com/toolexec/toolexec/internal/toolenc"
 )
 
 // The REST tool list and tool descriptions are assembled from each tool's
 // encoding, made once and reused while the provider describes the tool as
 // before (internal/toolenc compares the tool it gets with the one it
-// encoded), so no change notification is needed and per-caller lists come
-// from the same encodings. A tool with _meta is compared as any other: REST
-// does not show _meta.
+// encoded), so per-caller lists come from the same encodings. A tool with
+// _meta is compared as any other: REST does not show _meta.
+//
+// When the provider reports its changes (ToolsChangedNotifier, as Registry
+// does), GET /tools goes further: the latest tools and the encoded list are
+// kept until the next change (internal/toolenc.Lists), so a request neither
+// lists the provider's tools nor encodes anything; a filtered list is kept
+// by the exact tools the filter kept.
 
 // list is GET /tools: [{name, description, annotations?}].
 func (h *restHandler) list(w http.ResponseWriter, r *http.Request) {
-	latest := h.x.LatestTools()
-	h.summaries.Trim(len(latest))
-	tools := h.x.VisibleTools(r, latest)
-	out := append(make([]byte, 0, 64), '[')
-	out = h.summaries.AppendList(out, tools, 2, func(*Tool, error) {}) // a summary always encodes
-	out = append(httpjson.ValidUTF8(append(out, ']')), '\n')
+	var out []byte
+	if s := h.lists.Snapshot(h.latestTools); s != nil {
+		out = h.listOf(r, s)
+	} else {
+		out = h.encodeList(h.x.VisibleTools(r, h.latestTools()))
+	}
 	w.WriteHeader(http.StatusOK)
 	_, _ = w.Write(out)
+}
+
+// latestTools lists the provider's latest tools, bounding the summary
+// cache by their number.
+func (h *restHandler) latestTools() []Tool {
+	latest := h.x.LatestTools()
+	h.summaries.Trim(len(latest))
+	return latest
+}
+
+// listOf answers GET /tools from s, the tools of the current generation:
+// the list every caller sees, encoded once, or without a filter. With one,
+// the filter gets its own copy of the tools (it may keep or change what it
+// returns), and the list it keeps is encoded once per exact list of
+// unchanged tools; a list in which the filter changed a tool is encoded
+// from the per-tool encodings.
+func (h *restHandler) listOf(r *http.Request, s *toolenc.Snapshot[Tool, string]) []byte {
+	if h.x.toolFilter == nil {
+		return s.Full(h.encodeList)
+	}
+	kept := h.x.toolFilter(r, slices.Clone(s.Items))
+	pos := make([]int32, len(kept))
+	for i := range kept {
+		p, ok := s.Position(kept[i].Name)
+		if !ok || !sameSummary(&s.Items[p], &kept[i]) {
+			return h.encodeList(kept)
+		}
+		pos[i] = p
+	}
+	return s.Subset(pos, func() []byte { return h.encodeList(kept) })
+}
+
+// encodeList encodes tools as GET /tools answers them, newline included.
+func (h *restHandler) encodeList(tools []Tool) []byte {
+	out := append(make([]byte, 0, 64), '[')
+	out = h.summaries.AppendList(out, tools, 2, func(*Tool, error) {}) // a summary always encodes
+	return append(httpjson.ValidUTF8(append(out, ']')), '\n')
 }
 
 // writeDetail answers GET /tools/{name} for t.

@@ -33,6 +33,11 @@ func (k SurfaceKit) ReadBody(w http.ResponseWriter, r *http.Request) ([]byte, er
 	return readBody(w, r, k.x.maxBodyBytes)
 }
 
+// MaxBodyBytes returns the largest request body the Executor's surfaces
+// read (WithMaxBodyBytes), for a surface that frames messages itself, as
+// the MCP stdio transport does with its lines.
+func (k SurfaceKit) MaxBodyBytes() int64 { return k.x.maxBodyBytes }
+
 // ExecutionAllowed reports whether the execution gate is open
 // (WithAllowExecute), for a surface that says so before any call is made.
 func (k SurfaceKit) ExecutionAllowed() bool { return k.x.allowExecute }
@@ -44,8 +49,18 @@ func (k SurfaceKit) ExecutionAllowed() bool { return k.x.allowExecute }
 func (k SurfaceKit) AuthConfigured() bool { return k.x.authHook != nil }
 
 // AllTools lists every tool in every version, as the provider gives them
-// (Executor.LatestTools lists the latest version of each).
-func (k SurfaceKit) AllTools() []Tool { return k.x.tools.Tools() }
+// (Executor.LatestTools lists the latest version of each), warning about
+// names as LatestTools does.
+func (k SurfaceKit) AllTools() []Tool {
+	tools := k.x.tools.Tools()
+	k.x.checkListedNames(tools)
+	return tools
+}
+
+// FiltersTools reports whether lists are per caller (WithToolFilter), so
+// that a surface which keeps a list it shows every caller knows when it
+// must pass the list through Executor.VisibleTools first.
+func (k SurfaceKit) FiltersTools() bool { return k.x.toolFilter != nil }
 
 // IndexedLookup reports whether the provider finds a tool without listing
 // them all (it implements ToolLookup, as Registry does), so that a surface

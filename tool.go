@@ -13,8 +13,12 @@ import (
 // so what the host wrote is exactly what clients get back. A tool with no
 // InputSchema accepts any JSON object.
 type Tool struct {
-	// Name identifies the tool. It may contain '/' and '.', as namespaced
-	// tools such as "image/resize" do.
+	// Name identifies the tool. MCP recommends 1 to 128 characters of
+	// A-Z a-z 0-9 _ - . (see CheckToolName), and models' function-calling
+	// APIs accept only A-Z a-z 0-9 _ -: prefer "image_resize". Other names,
+	// such as the namespaced "image/resize", are served on every surface,
+	// but a Registry warns about them (or refuses them, with
+	// StrictToolNames).
 	Name string `json:"name"`
 	// Title is an optional human-readable name for display.
 	Title string `json:"title,omitempty"`
@@ -47,7 +51,9 @@ type Tool struct {
 	Options ToolOptions `json:"-"`
 }
 
-// ToolAnnotations are MCP's hints about a tool's behaviour. The hints are
+// ToolAnnotations are MCP's hints about a tool's behaviour (read-only,
+// destructive, idempotent, open-world) and its title, set on Tool;
+// Annotations, not these, describe one content block of a result. The hints are
 // pointers because MCP gives each a default that differs from false when
 // absent (destructiveHint and openWorldHint default to true).
 type ToolAnnotations struct {

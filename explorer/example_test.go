@@ -19,7 +19,7 @@ import (
 func Example() {
 	reg := toolexec.NewRegistry()
 	reg.MustAdd(toolexec.Tool{
-		Name:        "text/upper",
+		Name:        "text_upper",
 		Description: "Returns the text in upper case.",
 		InputSchema: json.RawMessage(`{"type":"object","properties":{"text":{"type":"string"}},"required":["text"]}`),
 	}, func(_ string, args map[string]any) ([]toolexec.Content, bool, string, error) {

@@ -1,6 +1,6 @@
 module github.com/toolexec/toolexec/interop
 
-go 1.25.5
+go 1.26.0
 
 replace github.com/toolexec/toolexec => ../
 

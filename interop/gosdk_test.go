@@ -108,6 +108,11 @@ func TestGoSDKClientWorksAtEveryProtocolVersionItCanAskFor(t *testing.T) {
 			require.NoError(t, err)
 			t.Cleanup(func() { _ = session.Close() })
 			assert.Equal(t, v, session.InitializeResult().ProtocolVersion)
+			if v == "2025-03-26" {
+				// Clients of that revision may require a session id; the
+				// server hands one out (and keeps nothing).
+				assert.NotEmpty(t, session.ID())
+			}
 			res, err := session.CallTool(sdkCtx(t), &sdk.CallToolParams{Name: "forecast", Arguments: map[string]any{"city": "Quito"}})
 			require.NoError(t, err)
 			assert.False(t, res.IsError)

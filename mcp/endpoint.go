@@ -325,10 +325,12 @@ func (h *handler) dispatch(ex *exchange, m *message, out *outcome) {
 			err = newError(CodeInvalidRequest, "Invalid Request: initialize must not be part of a batch")
 			break
 		}
-		result, err = h.initialize(m.params)
+		var ir initializeResult
+		ir, err = h.initialize(m.params)
 		if err == nil {
-			h.rememberCapabilities(ex, m.params)
+			h.rememberCapabilities(ex, m.params, ir.ProtocolVersion)
 		}
+		result = ir
 	case "ping":
 		result = struct{}{}
 	case "tools/list":

@@ -269,7 +269,7 @@ func (h *handler) writeAnswer(w http.ResponseWriter, format responseFormat, data
 		w.Header().Set("Cache-Control", "no-cache")
 		w.WriteHeader(http.StatusOK)
 		sw := sseWriter{w: w, timeout: h.writeTimeout}
-		_ = sw.event(data, sw.deadline(nil))
+		_ = sw.event(data, sw.ceiling())
 		sw.end()
 		return
 	}

@@ -27,10 +27,6 @@ const listenRetryAfter = 5 * time.Second
 // as sent: every notification of its stream repeats it.
 const maxSubscriptionIDBytes = 256
 
-// metaSubscriptionID is the _meta key that ties a notification to the
-// subscriptions/listen request that opened its stream.
-const metaSubscriptionID = "io.modelcontextprotocol/subscriptionId"
-
 // listen answers subscriptions/listen (2026-07-28): an SSE stream that
 // opens with notifications/subscriptions/acknowledged, naming the
 // notifications the server agreed to send, then carries
@@ -175,7 +171,7 @@ func (h *handler) serveListener(ex *exchange, m *message, caller *http.Request, 
 		Meta          subMeta `json:"_meta"`
 		Notifications filter  `json:"notifications"`
 	}{subMeta{m.id}, filter{ToolsListChanged: honoured, TaskIDs: tasks.ids}})
-	if err := sw.event(ack, sw.deadline(nil)); err != nil {
+	if err := sw.event(ack, sw.ceiling()); err != nil {
 		h.streamDropped(ex.r, err)
 		return
 	}
@@ -193,13 +189,13 @@ func (h *handler) serveListener(ex *exchange, m *message, caller *http.Request, 
 		case <-changed:
 			if now := h.visibleDigest(caller); now != seen {
 				seen = now
-				err = sw.event(listChanged, sw.deadline(nil))
+				err = sw.event(listChanged, sw.ceiling())
 			}
 		case <-ticker.C:
-			err = sw.write(keepAliveComment, sw.deadline(nil))
+			err = sw.write(keepAliveComment, sw.ceiling())
 		case <-tasks.signal:
 			for _, n := range tasks.notifications(m.id) {
-				if err = sw.event(n, sw.deadline(nil)); err != nil {
+				if err = sw.event(n, sw.ceiling()); err != nil {
 					break
 				}
 			}

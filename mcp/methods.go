@@ -42,10 +42,10 @@ type implementation struct {
 
 // initialize negotiates the protocol version and describes the server. It
 // keeps nothing: the client may as well skip it and call tools directly.
-func (h *handler) initialize(params json.RawMessage) (any, *wireError) {
+func (h *handler) initialize(params json.RawMessage) (initializeResult, *wireError) {
 	requested, err := paramString(params, "protocolVersion")
 	if err != nil {
-		return nil, err
+		return initializeResult{}, err
 	}
 	res := initializeResult{
 		ProtocolVersion: negotiate(requested),

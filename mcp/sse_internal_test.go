@@ -19,7 +19,7 @@ func TestAnEventKeepsOneMessagePerEvent(t *testing.T) {
 	msg := []byte("{\"jsonrpc\":\"2.0\",\r\n \"id\":1,\n\"result\":{\"text\":\"a\xffb\"}}")
 	rec := httptest.NewRecorder()
 	sw := sseWriter{w: rec, timeout: time.Minute}
-	require.NoError(t, sw.event(msg, sw.deadline(nil)))
+	require.NoError(t, sw.event(msg, sw.ceiling()))
 	out := rec.Body.String()
 	require.True(t, utf8.ValidString(out))
 	require.True(t, strings.HasSuffix(out, "\n\n"))

@@ -42,17 +42,20 @@ type sseWriter struct {
 // with, on a writer that cannot take deadlines.
 var errWriteStalled = errors.New("mcp: the client did not read the stream in time")
 
-// deadline is when a write starting now must be done: the ceiling from now,
-// or ctx's deadline when that comes first. ctx is nil for writes that
-// belong to no call.
+// deadline is when a write of a call starting now must be done: the
+// ceiling from now, or the call's deadline (ctx's) when that comes first.
 func (sw *sseWriter) deadline(ctx context.Context) time.Time {
-	d := time.Now().Add(sw.timeout)
-	if ctx != nil {
-		if cd, ok := ctx.Deadline(); ok && cd.Before(d) {
-			d = cd
-		}
+	d := sw.ceiling()
+	if cd, ok := ctx.Deadline(); ok && cd.Before(d) {
+		d = cd
 	}
 	return d
+}
+
+// ceiling is when a write starting now that belongs to no call must be
+// done.
+func (sw *sseWriter) ceiling() time.Time {
+	return time.Now().Add(sw.timeout)
 }
 
 // event writes data, a JSON-RPC message, as one event (see encodeEvent),

@@ -62,7 +62,7 @@ func (d deadlineWriter) SetWriteDeadline(t time.Time) error {
 
 func TestAWriteToAStalledClientEndsAtItsDeadline(t *testing.T) {
 	sw := sseWriter{w: deadlineWriter{newStalledWriter()}, timeout: 50 * time.Millisecond}
-	err := sw.event([]byte(`{}`), sw.deadline(nil))
+	err := sw.event([]byte(`{}`), sw.ceiling())
 	assert.ErrorIs(t, err, os.ErrDeadlineExceeded)
 	sw.end() // returns at once: nothing is left running
 }
@@ -71,8 +71,8 @@ func TestADeadlineIsClearedAfterEachWrite(t *testing.T) {
 	w := deadlineWriter{newStalledWriter()}
 	close(w.release) // a client that reads
 	sw := sseWriter{w: w, timeout: time.Minute}
-	require.NoError(t, sw.event([]byte(`{}`), sw.deadline(nil)))
-	require.NoError(t, sw.write(keepAliveComment, sw.deadline(nil)))
+	require.NoError(t, sw.event([]byte(`{}`), sw.ceiling()))
+	require.NoError(t, sw.write(keepAliveComment, sw.ceiling()))
 	require.Len(t, w.set, 4)
 	assert.False(t, w.set[0].IsZero())
 	assert.True(t, w.set[1].IsZero(), "a quiet stream is not cut by a past write's deadline")
@@ -98,10 +98,10 @@ func TestAWriteIsBoundedByItsCallsDeadline(t *testing.T) {
 func TestAWriterWithoutDeadlinesIsGivenUpOnAtTheDeadline(t *testing.T) {
 	w := newStalledWriter()
 	sw := sseWriter{w: w, timeout: 50 * time.Millisecond}
-	assert.ErrorIs(t, sw.event([]byte(`{}`), sw.deadline(nil)), errWriteStalled)
+	assert.ErrorIs(t, sw.event([]byte(`{}`), sw.ceiling()), errWriteStalled)
 	<-w.writing // the write left running
 	assert.True(t, sw.unbounded)
-	assert.ErrorIs(t, sw.event([]byte(`{}`), sw.deadline(nil)), errWriteStalled, "nothing more is written")
+	assert.ErrorIs(t, sw.event([]byte(`{}`), sw.ceiling()), errWriteStalled, "nothing more is written")
 	ended := make(chan struct{})
 	go func() {
 		sw.end()

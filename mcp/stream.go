@@ -391,8 +391,8 @@ var errStreamClosed = &toolexec.InputError{Code: CodeInternalError, Message: "th
 
 // send writes data as one SSE event, starting the stream first if needed.
 // ctx is the context of the call the message comes from, whose deadline
-// bounds the write's (see sseWriter.deadline); nil for the call's
-// response, which is sent once the call has ended. last marks the
+// bounds the write's (see sseWriter.deadline); context.Background for the
+// call's response, which is sent once the call has ended. last marks the
 // response, after which nothing more is sent.
 //
 // A write that fails (the client went away, or did not read it by its
@@ -405,7 +405,7 @@ func (s *callStream) send(ctx context.Context, data []byte, last bool) error {
 	if s.closed || s.failed {
 		return errStreamClosed
 	}
-	if ctx != nil && ctx.Err() != nil {
+	if ctx.Err() != nil {
 		return ctx.Err()
 	}
 	if last {
@@ -440,7 +440,7 @@ func (s *callStream) finish(data []byte) bool {
 	if !started {
 		return false
 	}
-	_ = s.send(nil, data, true)
+	_ = s.send(context.Background(), data, true) // the response: sent whatever became of the call
 	// The stream is closed (or failed): no later send touches s.out, so
 	// end may wait for a write left running without holding the lock.
 	s.out.end()

@@ -164,15 +164,17 @@ func (h *handler) closeStream(ex *exchange, m *message, name string, args json.R
 // session; it uses the header to hand a client that declared input
 // capabilities in initialize a self-describing token of them, which the
 // client repeats on every request, so a later tools/call knows what the
-// client may be asked without the server keeping anything.
+// client may be asked without the server keeping anything. At 2025-03-26
+// every initialize gets one (see rememberCapabilities).
 const (
 	sessionHeaderKey = "Mcp-Session-Id" // as the specification writes it, and canonical
 	sessionPrefix    = "toolexec-caps-"
 )
 
 // rememberCapabilities sets the session token of an initialize request
-// whose client declared elicitation or sampling (roots ride along).
-func (h *handler) rememberCapabilities(ex *exchange, params []byte) {
+// whose client declared elicitation or sampling (roots ride along), and of
+// every initialize that negotiated version 2025-03-26.
+func (h *handler) rememberCapabilities(ex *exchange, params []byte, version string) {
 	var caps clientCaps
 	for it := jsonwalk.Members(params); it.Next(); {
 		if it.Is("capabilities") {
@@ -188,11 +190,14 @@ func (h *handler) rememberCapabilities(ex *exchange, params []byte) {
 			flags += f.c
 		}
 	}
-	if !caps.elicitForm && !caps.elicitURL && !caps.sampling {
+	if !caps.elicitForm && !caps.elicitURL && !caps.sampling && version != version20250326 {
 		// Roots alone earn no token: most clients declare roots whether or
 		// not they are ever asked (the official Go SDK always does), and a
 		// session id changes how a client behaves (it opens a GET stream,
 		// it sends DELETE on close), so it is issued only when it serves.
+		// At 2025-03-26, the revision that introduced the header, it
+		// serves always: clients of that revision may refuse to go on
+		// without one (mcp-toolbox's SDKs do).
 		return
 	}
 	var nonce [16]byte

@@ -109,6 +109,17 @@ func (in taskInput) DecodeInputResponse(kind toolexec.InputKind, answer json.Raw
 	return decodeAnswer(kind, answer)
 }
 
+// taskNameOf is the Mcp-Name a request of the tasks extension carries:
+// params.taskId of tasks/get, tasks/update and tasks/cancel; "" for any
+// other request.
+func taskNameOf(method string, params []byte) string {
+	if method != "tasks/get" && method != "tasks/update" && method != "tasks/cancel" {
+		return ""
+	}
+	id, _ := paramString(params, "taskId")
+	return id
+}
+
 // taskWire is MCP's Task: the members every shape of a task carries.
 type taskWire struct {
 	TaskID         string `json:"taskId"`

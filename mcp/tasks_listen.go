@@ -9,6 +9,10 @@ import (
 	"github.com/toolexec/toolexec/internal/jsonwalk"
 )
 
+// metaSubscriptionKey is the _meta key that ties a notification to the
+// subscriptions/listen request that opened its stream.
+const metaSubscriptionKey = "io.modelcontextprotocol/subscriptionId"
+
 // maxListenTasks bounds the tasks one subscriptions/listen stream watches:
 // each costs a subscription to the store. The acknowledgement names those
 // the server agreed to.
@@ -124,7 +128,7 @@ func (w *taskWatch) notifications(subscription json.RawMessage) [][]byte {
 			continue
 		}
 		w.sent[id] = now
-		d.Meta = map[string]any{metaSubscriptionID: subscription}
+		d.Meta = map[string]any{metaSubscriptionKey: subscription}
 		data, err := encodeNotification("notifications/tasks", d)
 		if err == nil {
 			out = append(out, data)

@@ -40,15 +40,31 @@ func quote(s string) string {
 }
 
 // stepUpScopes is the scope parameter of an insufficient_scope challenge:
-// the scopes the tool needs, then those the token already holds that the
-// resource advertises, so that a client asking for exactly these keeps
-// what it had (the MCP specification's recommended approach).
-func stepUpScopes(needed, granted, supported []string) []string {
-	out := slices.Clone(needed)
-	for _, s := range granted {
-		if slices.Contains(supported, s) && !slices.Contains(out, s) {
+// the scopes the tool needs (as requested: see requested), then those the
+// token already holds that the resource advertises, in the advertised
+// form, so that a client asking for exactly these keeps what it had (the
+// MCP specification's recommended approach).
+func stepUpScopes(needed, granted, supported []string, prefix string) []string {
+	out := requested(needed, prefix)
+	for _, s := range supported {
+		held := slices.Contains(granted, s) ||
+			(prefix != "" && strings.HasPrefix(s, prefix) && slices.Contains(granted, s[len(prefix):]))
+		if held && !slices.Contains(out, s) {
 			out = append(out, s)
 		}
+	}
+	return out
+}
+
+// requested returns scopes as a client asks the authorization server for
+// them: each with prefix (Config.ScopePrefix) before it.
+func requested(scopes []string, prefix string) []string {
+	if prefix == "" {
+		return slices.Clone(scopes)
+	}
+	out := make([]string, len(scopes))
+	for i, s := range scopes {
+		out[i] = prefix + s
 	}
 	return out
 }

@@ -33,20 +33,56 @@ type Config struct {
 	// accepted only when its audience names the request's resource.
 	Resources []string
 
-	// Audiences are further "aud" values accepted on every resource, for
-	// authorization servers that cannot put the resource URI in the
-	// audience: Entra ID's v2 tokens carry the API's application id, Dex's
-	// the client id. Leave it empty when the server honours the resource
-	// URI (RFC 8707), so that a token names the endpoint it is for.
+	// Audiences are further "aud" values accepted on every resource, the
+	// last resort for authorization servers that cannot put the resource
+	// URI in a token's audience (Entra ID's v2 tokens name the API's
+	// application id); fix it on the server's side first where it can be
+	// (docs/auth.md says how for each server). A token accepted through
+	// one of them, rather than through the request's resource URI, must
+	// also be issued to one of AuthorizedParties, and must not carry
+	// "nonce" (a claim of OpenID Connect ID tokens). So an ID token whose
+	// audience is a listed client id, or a token minted for an application
+	// that is not listed, is refused. NewVerifier refuses Audiences without
+	// AuthorizedParties.
 	Audiences []string
 
+	// AuthorizedParties are the clients whose tokens are accepted through
+	// Audiences: the client a token was issued to ("client_id", else
+	// "azp", else Okta's "cid") must be one of them. They do not restrict tokens whose audience is the
+	// request's resource URI.
+	AuthorizedParties []string
+
+	// ScopeClaims name the claims a token's scopes are read from, each a
+	// claim name ("scope", "scp", "groups", "roles", "permissions") or a
+	// dotted path into nested objects ("realm_access.roles",
+	// "resource_access.tools-api.roles"). A name that is itself a claim
+	// wins over a path, so namespaced claims such as
+	// "https://tools.example.com/roles" work as they are. Each claim may be
+	// a string of scopes delimited by spaces or an array of strings; the
+	// token's scopes are those of every listed claim, in order, without
+	// repeats. The default is "scope", then "scp".
+	ScopeClaims []string
+
 	// ScopesSupported are the scopes the metadata advertises
-	// ("scopes_supported"), and those a 401 challenge asks for when the
-	// request needs no particular scope. MCP clients read them as the
-	// minimal set for basic use and ask for all of them when a challenge
-	// names none; further scopes a tool declares are then obtained by
-	// step-up, on the 403 insufficient_scope that names them. Optional.
+	// ("scopes_supported"), and those every 401 challenge asks for. MCP
+	// clients read them as the minimal set for basic use; further scopes a
+	// tool declares are then obtained by step-up, on the 403
+	// insufficient_scope that names them. List only scopes the
+	// authorization server knows: some (Dex, Keycloak) refuse a request
+	// naming one they do not. An entry
+	// holding "{resource}" names, for each resource, that resource's URI in
+	// its place: Dex's "audience:server:client_id:{resource}" makes a
+	// client ask Dex for a token whose audience is the resource it
+	// addresses. Optional.
 	ScopesSupported []string
+
+	// ScopePrefix is put before each scope of a tool when a 403 challenge
+	// names it, for authorization servers that know a scope by a longer
+	// name than the one they write in tokens: Entra ID is asked for
+	// "api://tools-api/tools.call" and writes "tools.call" in "scp" (set
+	// "api://tools-api/"). A scope in a token that starts with the prefix
+	// counts without it. Optional.
+	ScopePrefix string
 
 	// ResourceName is a human-readable name for the metadata
 	// ("resource_name"). Optional.
@@ -62,8 +98,13 @@ type Config struct {
 	// RequireAccessTokenType refuses JWTs whose "typ" header is not
 	// "at+jwt" (RFC 9068 section 4), so that no other kind of JWT the
 	// issuer signs (an ID token, say) can pass for an access token. Off by
-	// default: many servers (Keycloak, Entra ID, Okta) send "JWT"; the
-	// audience check already refuses ID tokens, whose audience is a client.
+	// default: many servers (Keycloak, Entra ID, Okta, Dex) send "JWT" or
+	// no "typ". Whatever it says, a JWT is refused whose "typ" header is
+	// present and none of "JWT", "application/jwt", "at+jwt" and
+	// "application/at+jwt", or whose "typ" claim is present and not
+	// "Bearer" (Keycloak marks its ID tokens "ID" and its refresh tokens
+	// "Refresh"), or that carries "c_hash" (only OpenID Connect ID tokens
+	// do).
 	RequireAccessTokenType bool
 
 	// Leeway is the clock skew tolerated on exp, nbf and iat. The default
@@ -101,6 +142,14 @@ type Config struct {
 }
 
 // Introspection configures RFC 7662 token introspection for opaque tokens.
+//
+// Anyone can send an opaque token, so what introspection costs the
+// authorization server is bounded: identical tokens in flight at once are
+// introspected once, with every request waiting for that answer; an answer
+// "inactive" is remembered for a while; requests to the endpoint are
+// limited in number at once and per second; and a request is cancelled
+// when every client waiting for its answer has gone away. A token beyond a
+// limit is refused as not checked (401 invalid_token), never sent.
 type Introspection struct {
 	// Endpoint is the introspection endpoint; "" uses the metadata's
 	// introspection_endpoint.
@@ -109,7 +158,47 @@ type Introspection struct {
 	// endpoint with HTTP Basic authentication (RFC 6749 section 2.3.1).
 	ClientID     string
 	ClientSecret string
+
+	// MaxConcurrent bounds the introspection requests in flight at once;
+	// a further token waits for a slot until its client goes away. The
+	// default (0) is 16; a negative value sets no bound.
+	MaxConcurrent int
+
+	// MaxPerSecond bounds how many introspection requests start per
+	// second, on average, with bursts of up to MaxPerSecond (at least 1);
+	// a token that would start one beyond it is refused unchecked. Tokens
+	// answered from a request in flight or from the memory of inactive
+	// tokens do not count. The default (0) is 100; a negative value sets
+	// no bound.
+	MaxPerSecond float64
+
+	// InactiveTTL is how long an answer "inactive" is remembered, so that
+	// the same token sent again is refused without asking. The default (0)
+	// is 10 seconds; a negative value remembers nothing. Only "inactive" is
+	// remembered: an active token is introspected on every use, so a
+	// revocation takes effect at once.
+	InactiveTTL time.Duration
+
+	// InactiveEntries bounds how many inactive tokens are remembered (as
+	// SHA-256 digests, about 100 bytes each), the least recently seen
+	// forgotten first. The default (0) is 4096.
+	InactiveEntries int
 }
+
+// The defaults of Introspection's bounds.
+const (
+	defaultIntrospectionConcurrency = 16
+	defaultIntrospectionRate        = 100
+	defaultInactiveTTL              = 10 * time.Second
+	defaultInactiveEntries          = 4096
+)
+
+// defaultScopeClaims are the claims scopes are read from by default.
+var defaultScopeClaims = []string{"scope", "scp"}
+
+// resourcePlaceholder, in an entry of ScopesSupported, stands for the
+// resource's URI.
+const resourcePlaceholder = "{resource}"
 
 // defaultAlgorithms are the asymmetric JWS algorithms accepted by default.
 var defaultAlgorithms = []string{"RS256", "RS384", "RS512", "PS256", "PS384", "PS512", "ES256", "ES384", "ES512", "EdDSA"}
@@ -117,22 +206,24 @@ var defaultAlgorithms = []string{"RS256", "RS384", "RS512", "PS256", "PS384", "P
 // settings is a Config checked and completed with its defaults.
 type settings struct {
 	Config
+	given     Config // as given to NewVerifier, for ForResources
 	resources []resource
 	algs      []jose.SignatureAlgorithm
 }
 
 // resource is one protected resource: its URI and where its metadata lives.
 type resource struct {
-	uri         string // the canonical URI, as configured
-	path        string // its path, "" for an origin
-	metadataURL string // RFC 9728 section 3.1
+	uri         string   // the canonical URI, as configured
+	path        string   // its path, "" for an origin
+	metadataURL string   // RFC 9728 section 3.1
+	scopes      []string // ScopesSupported, "{resource}" replaced by uri
 }
 
 // wellKnownPath is the RFC 9728 well-known path segment.
 const wellKnownPath = "/.well-known/oauth-protected-resource"
 
 func (c Config) settle() (*settings, error) {
-	s := &settings{Config: c}
+	s := &settings{Config: c, given: c}
 	if _, err := absoluteURL(c.Issuer); err != nil {
 		return nil, fmt.Errorf("oauth: Config.Issuer: %w", err)
 	}
@@ -148,12 +239,44 @@ func (c Config) settle() (*settings, error) {
 			return nil, fmt.Errorf("oauth: Config.Resources: %q has a query", r)
 		}
 		p := strings.TrimSuffix(u.EscapedPath(), "/")
-		s.resources = append(s.resources, resource{uri: r, path: p,
-			metadataURL: u.Scheme + "://" + u.Host + wellKnownPath + p})
+		res := resource{uri: r, path: p, metadataURL: u.Scheme + "://" + u.Host + wellKnownPath + p}
+		for _, sc := range c.ScopesSupported {
+			res.scopes = append(res.scopes, strings.ReplaceAll(sc, resourcePlaceholder, r))
+		}
+		s.resources = append(s.resources, res)
 	}
 	algs := c.Algorithms
 	if len(algs) == 0 {
 		algs = defaultAlgorithms
+	}
+	if len(c.Audiences) > 0 && len(c.AuthorizedParties) == 0 {
+		return nil, errors.New("oauth: Config.Audiences needs Config.AuthorizedParties: the clients whose tokens are accepted through those audiences")
+	}
+	for _, a := range c.Audiences {
+		if a == "" {
+			return nil, errors.New("oauth: Config.Audiences: an empty audience")
+		}
+	}
+	for _, p := range c.AuthorizedParties {
+		if p == "" {
+			return nil, errors.New("oauth: Config.AuthorizedParties: an empty client id")
+		}
+	}
+	if len(s.ScopeClaims) == 0 {
+		s.ScopeClaims = defaultScopeClaims
+	}
+	for _, name := range s.ScopeClaims {
+		if err := checkClaimPath(name); err != nil {
+			return nil, fmt.Errorf("oauth: Config.ScopeClaims: %w", err)
+		}
+	}
+	for _, sc := range c.ScopesSupported {
+		if !isScopeToken(strings.ReplaceAll(sc, resourcePlaceholder, "x")) {
+			return nil, fmt.Errorf("oauth: Config.ScopesSupported: %q is not a scope (empty, or holding whitespace or a control character)", sc)
+		}
+	}
+	if c.ScopePrefix != "" && !isScopeToken(c.ScopePrefix) {
+		return nil, fmt.Errorf("oauth: Config.ScopePrefix: %q holds whitespace or a control character", c.ScopePrefix)
 	}
 	for _, a := range algs {
 		if a == "none" || strings.HasPrefix(strings.ToUpper(a), "HS") {
@@ -184,6 +307,27 @@ func (c Config) settle() (*settings, error) {
 	}
 	if c.Logger == nil {
 		s.Logger = slog.Default()
+	}
+	if c.Introspection != nil {
+		in := *c.Introspection
+		if in.Endpoint != "" {
+			if _, err := absoluteURL(in.Endpoint); err != nil {
+				return nil, fmt.Errorf("oauth: Config.Introspection.Endpoint: %w", err)
+			}
+		}
+		if in.MaxConcurrent == 0 {
+			in.MaxConcurrent = defaultIntrospectionConcurrency
+		}
+		if in.MaxPerSecond == 0 {
+			in.MaxPerSecond = defaultIntrospectionRate
+		}
+		if in.InactiveTTL == 0 {
+			in.InactiveTTL = defaultInactiveTTL
+		}
+		if in.InactiveEntries <= 0 {
+			in.InactiveEntries = defaultInactiveEntries
+		}
+		s.Introspection = &in
 	}
 	if c.JWKSURL != "" {
 		if _, err := absoluteURL(c.JWKSURL); err != nil {

@@ -4,9 +4,16 @@
 //   - a Verifier checks bearer access tokens: JWTs against the
 //     authorization server's keys (found through its OAuth or OpenID
 //     metadata, cached, fetched again when a token names an unknown key),
-//     with its issuer, an audience naming this resource (RFC 8707), expiry
+//     with its issuer, an audience naming this resource (RFC 8707) or, as a
+//     last resort, a further audience from an authorized client, expiry
 //     and not-before with a small leeway, and an allow-list of asymmetric
-//     algorithms; opaque tokens optionally through RFC 7662 introspection;
+//     algorithms, refusing JWTs that are plainly not access tokens (ID
+//     tokens, refresh tokens); opaque tokens optionally through RFC 7662
+//     introspection, bounded so that junk tokens cannot flood the
+//     authorization server;
+//   - scopes are read from the claims the authorization server really
+//     uses: "scope" and "scp" by default, or groups and roles, nested
+//     ones included ("realm_access.roles");
 //   - Verifier.AuthHook is a toolexec.AuthHook: it refuses a call without a
 //     valid token with 401 and a challenge naming the protected resource
 //     metadata (RFC 9728, RFC 6750), and a call whose token lacks a scope

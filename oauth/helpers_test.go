@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -34,10 +35,11 @@ func newTestIssuer(t *testing.T) *testIssuer {
 	is := &testIssuer{active: map[string]map[string]any{}}
 	mux := http.NewServeMux()
 	mux.HandleFunc("/.well-known/openid-configuration", func(w http.ResponseWriter, _ *http.Request) {
-		_ = json.NewEncoder(w).Encode(map[string]string{
+		_ = json.NewEncoder(w).Encode(map[string]any{
 			"issuer":                 is.srv.URL,
 			"jwks_uri":               is.srv.URL + "/keys",
 			"introspection_endpoint": is.srv.URL + "/introspect",
+			"scopes_supported":       []string{"openid", "groups", "tools.call", "bad scope"},
 		})
 	})
 	mux.HandleFunc("/keys", func(w http.ResponseWriter, _ *http.Request) {
@@ -121,4 +123,23 @@ func (s *signer) sign(t *testing.T, claims map[string]any) string {
 	tok, err := jwt.Signed(sig).Claims(claims).Serialize()
 	require.NoError(t, err)
 	return tok
+}
+
+// newRequest is a request to url whose path, as the handler sees it, is
+// path (a prefix stripped), with a bearer token when token is set.
+func newRequest(method, url, path, token string) *http.Request {
+	r := httptest.NewRequest(method, url, strings.NewReader(`{}`))
+	r.URL.Path = path
+	r.Header.Set("Content-Type", "application/json")
+	if token != "" {
+		r.Header.Set("Authorization", "Bearer "+token)
+	}
+	return r
+}
+
+// serve runs r through h.
+func serve(h http.Handler, r *http.Request) *httptest.ResponseRecorder {
+	w := httptest.NewRecorder()
+	h.ServeHTTP(w, r)
+	return w
 }

@@ -18,10 +18,10 @@ import (
 // toolexec.WriteChallenge, so every surface answers with its documented
 // body and:
 //
-//   - no token: 401, WWW-Authenticate: Bearer scope="<Config.ScopesSupported>",
-//     resource_metadata="<this resource's metadata URL>" (never the tool's
-//     own scopes, which would tell an anonymous caller of a tool hidden
-//     from it, see FilterTools);
+//   - no token: 401, WWW-Authenticate: Bearer scope="<this resource's
+//     Config.ScopesSupported>", resource_metadata="<this resource's
+//     metadata URL>" (never the tool's own scopes, which would tell an
+//     anonymous caller of a tool hidden from it, see FilterTools);
 //   - a token that is not accepted: 401, Bearer error="invalid_token", with
 //     the same scope and resource_metadata;
 //   - a token without a scope the tool needs: 403, Bearer
@@ -57,17 +57,22 @@ func (v *Verifier) AuthHook(next http.Handler) http.Handler {
 		// hides it), and must not learn of it, nor tell it apart from one
 		// that does not exist, by the challenge. The 403 of an
 		// authenticated caller names them.
-		hint := v.s.ScopesSupported
+		hint := res.scopes
 		id, err := v.identify(r, res)
 		if errors.Is(err, errNoToken) {
 			toolexec.WriteChallenge(w, http.StatusUnauthorized, challenge("", hint, res.metadataURL))
 			return
 		}
 		if err != nil {
-			if !errors.Is(err, ErrInvalidToken) {
-				v.s.Logger.WarnContext(r.Context(), "oauth: token could not be checked", "error", err)
-			} else {
+			switch {
+			case errors.Is(err, ErrInvalidToken):
 				v.s.Logger.DebugContext(r.Context(), "oauth: token refused", "resource", res.uri, "reason", err)
+			case errors.Is(err, errIntrospectionLimited), r.Context().Err() != nil:
+				// Logged once per interval by the introspector; or the
+				// client has gone.
+				v.s.Logger.DebugContext(r.Context(), "oauth: token not checked", "resource", res.uri, "reason", err)
+			default:
+				v.s.Logger.WarnContext(r.Context(), "oauth: token could not be checked", "error", err)
 			}
 			toolexec.WriteChallenge(w, http.StatusUnauthorized, challenge("invalid_token", hint, res.metadataURL))
 			return
@@ -75,7 +80,7 @@ func (v *Verifier) AuthHook(next http.Handler) http.Handler {
 		if missing := id.missing(needed); len(missing) > 0 {
 			v.s.Logger.DebugContext(r.Context(), "oauth: token lacks scopes", "subject", id.Subject, "missing", missing)
 			toolexec.WriteChallenge(w, http.StatusForbidden,
-				challenge("insufficient_scope", stepUpScopes(needed, id.Scopes, v.s.ScopesSupported), res.metadataURL))
+				challenge("insufficient_scope", stepUpScopes(needed, id.Scopes, res.scopes, v.s.ScopePrefix), res.metadataURL))
 			return
 		}
 		next.ServeHTTP(w, r.WithContext(callerContext(r.Context(), id)))
@@ -84,11 +89,14 @@ func (v *Verifier) AuthHook(next http.Handler) http.Handler {
 
 // callerContext is ctx carrying id for handlers (FromContext) and naming
 // the caller for the pipeline: the read-through cache keys a result on the
-// token's issuer and subject, and on the scopes it granted, so a result is
-// only ever served to the same caller holding the same scopes.
+// token's issuer, subject and client (see cacheIdentity), and on the
+// scopes it granted, so a result is only ever served to the same caller,
+// through the same client, holding the same scopes. A token that does not
+// name its caller completely leaves the call without an identity (any
+// identity set before is cleared), so its result is not cached.
 func callerContext(ctx context.Context, id *Identity) context.Context {
 	ctx = NewContext(ctx, id)
-	ctx = toolexec.WithIdentity(ctx, id.Issuer+" "+id.Subject)
+	ctx = toolexec.WithIdentity(ctx, cacheIdentity(id))
 	ctx = toolexec.WithEndUser(ctx, id.Subject) // an observer's enduser.id
 	scopes := slices.Clone(id.Scopes)
 	slices.Sort(scopes)
@@ -102,7 +110,7 @@ var errNoToken = errors.New("oauth: no bearer token")
 // middleware in front of the surface, say) is used as it is, so a token is
 // verified once per request.
 func (v *Verifier) identify(r *http.Request, res *resource) (*Identity, error) {
-	if id, ok := FromContext(r.Context()); ok && v.accepts(id.Audience, res.uri) {
+	if id, ok := FromContext(r.Context()); ok && id.Issuer == v.s.Issuer && v.accepts(id.Audience, res.uri) {
 		return id, nil
 	}
 	token, ok := bearerToken(r)

@@ -12,16 +12,19 @@ type Identity struct {
 	// Subject is the token's "sub": the user or, for a client_credentials
 	// token, the client.
 	Subject string
-	// ClientID is the OAuth client the token was issued to ("client_id", or
-	// "azp" when there is none), when the token says.
+	// ClientID is the OAuth client the token was issued to ("client_id",
+	// else "azp", else Okta's "cid"), when the token says.
 	ClientID string
-	// Issuer is the authorization server that issued the token.
+	// Issuer is the authorization server that issued the token
+	// (Config.Issuer: a JWT names it, an introspected token was checked
+	// by it).
 	Issuer string
 	// Audience lists the resources the token is meant for; it includes the
 	// one it was accepted for.
 	Audience []string
-	// Scopes are the scopes granted ("scope", or "scp" as Okta and Entra ID
-	// name it), in the token's order.
+	// Scopes are the scopes granted, read from the claims
+	// Config.ScopeClaims names ("scope", then "scp", by default), in the
+	// token's order, each once.
 	Scopes []string
 	// ExpiresAt is when the token expires; zero when an introspected token
 	// did not say.

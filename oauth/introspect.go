@@ -13,11 +13,13 @@ import (
 	"github.com/go-jose/go-jose/v4/jwt"
 )
 
+// introspectionTimeout is the ceiling on one introspection request,
+// whatever the HTTP client's own timeout.
+const introspectionTimeout = 30 * time.Second
+
 // introspection is what the Verifier reads of an RFC 7662 answer.
 type introspection struct {
 	Active   bool             `json:"active"`
-	Scope    json.RawMessage  `json:"scope"`
-	ClientID string           `json:"client_id"`
 	Subject  string           `json:"sub"`
 	Audience jwt.Audience     `json:"aud"`
 	Issuer   string           `json:"iss"`
@@ -25,11 +27,53 @@ type introspection struct {
 	NotBef   *jwt.NumericDate `json:"nbf"`
 }
 
-// introspect asks the authorization server about an opaque token (RFC
-// 7662). The token must be active, from the issuer (when the answer names
-// one), for resource, and within its times. Every opaque token is
-// introspected on every use: nothing is cached.
+// answer is an introspection answer: the members the Verifier reads, and
+// all of them as decoded JSON. It is shared by every request that waited
+// for it, and never modified.
+type answer struct {
+	introspection
+	all map[string]any
+}
+
+// introspect checks an opaque token with the authorization server (RFC
+// 7662), through the bounds of the Verifier's introspector. The token must
+// be active, from the issuer (when the answer names one), within its
+// times, and admitted for resource as a JWT would be (see admit); its
+// scopes and client are read from the answer's members as a JWT's are
+// from its claims. An active token is introspected on every use.
 func (v *Verifier) introspect(ctx context.Context, token, resource string) (*Identity, error) {
+	got, err := v.introspector.answer(ctx, token)
+	if err != nil {
+		return nil, err
+	}
+	if !got.Active {
+		return nil, fmt.Errorf("%w: inactive", ErrInvalidToken)
+	}
+	if got.Issuer != "" && got.Issuer != v.s.Issuer {
+		return nil, fmt.Errorf("%w: issued by %q", ErrInvalidToken, got.Issuer)
+	}
+	now := time.Now()
+	if got.Expiry != nil && now.Add(-v.s.Leeway).After(got.Expiry.Time()) {
+		return nil, fmt.Errorf("%w: expired", ErrInvalidToken)
+	}
+	if got.NotBef != nil && now.Add(v.s.Leeway).Before(got.NotBef.Time()) {
+		return nil, fmt.Errorf("%w: not valid yet", ErrInvalidToken)
+	}
+	// The answer comes from the configured issuer's server, whether or not
+	// it says so.
+	id := &Identity{Subject: got.Subject, ClientID: clientOf(got.all), Issuer: v.s.Issuer,
+		Audience: got.Audience, Scopes: scopesIn(got.all, v.s.ScopeClaims, v.s.ScopePrefix), Claims: got.all}
+	if got.Expiry != nil {
+		id.ExpiresAt = got.Expiry.Time()
+	}
+	if err := v.admit(id, resource); err != nil {
+		return nil, err
+	}
+	return id, nil
+}
+
+// ask sends one introspection request for token and decodes the answer.
+func (v *Verifier) ask(ctx context.Context, token string) (*answer, error) {
 	cfg := v.s.Introspection
 	endpoint := cfg.Endpoint
 	if endpoint == "" {
@@ -42,8 +86,6 @@ func (v *Verifier) introspect(ctx context.Context, token, resource string) (*Ide
 		}
 	}
 	form := url.Values{"token": {token}, "token_type_hint": {"access_token"}}
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
-	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, endpoint, strings.NewReader(form.Encode()))
 	if err != nil {
 		return nil, err
@@ -51,35 +93,13 @@ func (v *Verifier) introspect(ctx context.Context, token, resource string) (*Ide
 	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 	req.Header.Set("Accept", "application/json")
 	req.SetBasicAuth(url.QueryEscape(cfg.ClientID), url.QueryEscape(cfg.ClientSecret))
-	var got introspection
-	var all map[string]any
-	if err := v.remote.do(req, &all); err != nil {
+	got := &answer{}
+	if err := v.remote.do(req, &got.all); err != nil {
 		return nil, fmt.Errorf("oauth: introspection: %w", err)
 	}
-	raw, _ := json.Marshal(all)
-	if err := json.Unmarshal(raw, &got); err != nil {
+	raw, _ := json.Marshal(got.all)
+	if err := json.Unmarshal(raw, &got.introspection); err != nil {
 		return nil, fmt.Errorf("%w: introspection answer: %v", ErrInvalidToken, err)
 	}
-	if !got.Active {
-		return nil, fmt.Errorf("%w: inactive", ErrInvalidToken)
-	}
-	if got.Issuer != "" && got.Issuer != v.s.Issuer {
-		return nil, fmt.Errorf("%w: issued by %q", ErrInvalidToken, got.Issuer)
-	}
-	if !v.accepts(got.Audience, resource) {
-		return nil, fmt.Errorf("%w: audience %q does not name %q", ErrInvalidToken, []string(got.Audience), resource)
-	}
-	now := time.Now()
-	if got.Expiry != nil && now.Add(-v.s.Leeway).After(got.Expiry.Time()) {
-		return nil, fmt.Errorf("%w: expired", ErrInvalidToken)
-	}
-	if got.NotBef != nil && now.Add(v.s.Leeway).Before(got.NotBef.Time()) {
-		return nil, fmt.Errorf("%w: not valid yet", ErrInvalidToken)
-	}
-	id := &Identity{Subject: got.Subject, ClientID: got.ClientID, Issuer: got.Issuer,
-		Audience: got.Audience, Scopes: scopeList(got.Scope), Claims: all}
-	if got.Expiry != nil {
-		id.ExpiresAt = got.Expiry.Time()
-	}
-	return id, nil
+	return got, nil
 }

@@ -1,6 +1,7 @@
 package oauth
 
 import (
+	"context"
 	"encoding/json"
 	"net/http"
 	"strings"
@@ -13,7 +14,8 @@ type ProtectedResourceMetadata struct {
 	Resource string `json:"resource"`
 	// AuthorizationServers lists the issuer that grants its tokens.
 	AuthorizationServers []string `json:"authorization_servers"`
-	// ScopesSupported are Config.ScopesSupported, when set.
+	// ScopesSupported are Config.ScopesSupported, when set, each
+	// "{resource}" in them replaced by Resource.
 	ScopesSupported []string `json:"scopes_supported,omitempty"`
 	// BearerMethodsSupported is ["header"]: tokens travel in the
 	// Authorization header only.
@@ -37,7 +39,7 @@ func (v *Verifier) metadataOf(r *resource) ProtectedResourceMetadata {
 	return ProtectedResourceMetadata{
 		Resource:               r.uri,
 		AuthorizationServers:   []string{v.s.Issuer},
-		ScopesSupported:        v.s.ScopesSupported,
+		ScopesSupported:        r.scopes,
 		BearerMethodsSupported: []string{"header"},
 		ResourceName:           v.s.ResourceName,
 	}
@@ -96,4 +98,22 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
 	_, _ = w.Write(append(data, '\n'))
+}
+
+// IssuerScopes returns the scopes the authorization server's own metadata
+// lists ("scopes_supported", RFC 8414 and OpenID Connect Discovery), read
+// and cached as Verify reads it; nil when it lists none. A host uses it to
+// choose Config.ScopesSupported among scopes the server knows.
+func (v *Verifier) IssuerScopes(ctx context.Context) ([]string, error) {
+	m, err := v.remote.metadata(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, s := range m.ScopesSupported {
+		if isScopeToken(s) {
+			out = append(out, s)
+		}
+	}
+	return out, nil
 }

@@ -22,9 +22,10 @@ const maxDocumentBytes = 1 << 20
 // serverMetadata is what the Verifier reads of the authorization server's
 // metadata (RFC 8414, OpenID Connect Discovery).
 type serverMetadata struct {
-	Issuer                string `json:"issuer"`
-	JWKSURI               string `json:"jwks_uri"`
-	IntrospectionEndpoint string `json:"introspection_endpoint"`
+	Issuer                string   `json:"issuer"`
+	JWKSURI               string   `json:"jwks_uri"`
+	IntrospectionEndpoint string   `json:"introspection_endpoint"`
+	ScopesSupported       []string `json:"scopes_supported"`
 }
 
 // remote is what the Verifier knows of the authorization server: its

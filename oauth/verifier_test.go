@@ -189,18 +189,6 @@ func TestNewVerifierRefusesUnsafeConfigs(t *testing.T) {
 	}
 }
 
-func TestVerifyAcceptsConfiguredAudiences(t *testing.T) {
-	is := newTestIssuer(t)
-	s := newRSASigner(t, "k1")
-	is.publish(s)
-	c := is.claimsFor("5f1c0e2a-api-app-id", "")
-	_, err := newVerifier(t, is).Verify(context.Background(), s.sign(t, c), testResource)
-	require.ErrorIs(t, err, oauth.ErrInvalidToken)
-	v := newVerifier(t, is, func(c *oauth.Config) { c.Audiences = []string{"5f1c0e2a-api-app-id"} })
-	_, err = v.Verify(context.Background(), s.sign(t, c), testResource)
-	require.NoError(t, err)
-}
-
 func TestVerifyUsesKeysWithoutAnID(t *testing.T) {
 	is := newTestIssuer(t)
 	s := newRSASigner(t, "") // published without a kid, tokens without one

@@ -6,13 +6,16 @@ import (
 	"github.com/toolexec/toolexec"
 )
 
-// visibleEntries tells which entries of c may be listed to the caller of
-// r: with per-caller lists on (toolexec.WithToolFilter), only the tool
+// visibleEntries tells which of entries may be listed to the caller of r:
+// with per-caller lists on (toolexec.WithToolFilter), only the tool
 // versions the Executor's filter keeps for r.
-func (h *handler) visibleEntries(r *http.Request, c *catalog) visibility {
-	tools := make([]toolexec.Tool, len(c.entries))
-	for i := range c.entries {
-		tools[i] = c.entries[i].tool
+func (h *handler) visibleEntries(r *http.Request, entries []entry) visibility {
+	if !h.x.SurfaceKit().FiltersTools() {
+		return visibility{all: true}
+	}
+	tools := make([]toolexec.Tool, len(entries))
+	for i := range entries {
+		tools[i] = entries[i].tool
 	}
 	kept := h.x.VisibleTools(r, tools)
 	if len(kept) == len(tools) {

@@ -88,6 +88,9 @@ func NewHandler(x *toolexec.Executor, opts ...Option) http.Handler {
 		panic("oxp: NewHandler: nil Executor")
 	}
 	h := &handler{x: x, toolkit: DefaultToolkit, entries: newEntryCache(x.SurfaceKit()), names: newNameCache(x), guard: rebindingGuard(x)}
+	if x.NotifiesToolsChanged() {
+		h.lists = toolenc.NewLists(toolenc.Watch(x.OnToolsChanged), func(e *entry) toolVersion { return toolVersion{e.tool.Name, e.tool.Version} })
+	}
 	for _, opt := range opts {
 		opt(h)
 	}
@@ -141,6 +144,9 @@ type handler struct {
 	names *nameCache
 	// entries caches each tool version's encoding in GET /tools.
 	entries *toolenc.Cache[entry]
+	// lists keeps GET /tools between the changes the provider reports;
+	// nil when it reports none (see list).
+	lists *toolenc.Lists[entry, toolVersion]
 	// logged remembers which tools GET /tools has already warned about.
 	logged onceLog
 	// guard is the Executor's rebinding protection

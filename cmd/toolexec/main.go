@@ -7,7 +7,13 @@
 // Usage:
 //
 //	toolexec serve --config tools.yaml [--addr 127.0.0.1:5000] [flags]
+//	toolexec serve --config tools.yaml --stdio [flags]
 //	toolexec validate --config tools.yaml
+//
+// With --stdio, serve speaks MCP over its standard input and output (one
+// JSON-RPC message a line) instead of HTTP, for clients that start it as a
+// subprocess; it logs on standard error only and exits when its input
+// ends.
 //
 // serve reloads the file when it changes: a valid new file replaces the
 // tools without dropping calls in flight, an invalid one is logged and
@@ -40,7 +46,6 @@ import (
 
 	"github.com/toolexec/toolexec/cmd/toolexec/internal/config"
 	"github.com/toolexec/toolexec/cmd/toolexec/internal/server"
-	"github.com/toolexec/toolexec/oauth"
 )
 
 // version is the command's version, reported as the MCP server version.
@@ -49,27 +54,28 @@ const version = "0.1.0"
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	os.Exit(run(ctx, os.Args[1:], os.LookupEnv, os.Stdout, os.Stderr))
+	os.Exit(run(ctx, os.Args[1:], os.LookupEnv, os.Stdin, os.Stdout, os.Stderr))
 }
 
 const usage = `toolexec serves SQL and HTTP-API tools declared in a tools.yaml file.
 
 Usage:
   toolexec serve --config FILE [--addr HOST:PORT] [flags]
+  toolexec serve --config FILE --stdio [flags]
   toolexec validate --config FILE
 
 Run "toolexec serve -h" for the serve flags.
 `
 
 // run is the command with its inputs passed in; it returns the exit code.
-func run(ctx context.Context, args []string, getenv func(string) (string, bool), stdout, stderr io.Writer) int {
+func run(ctx context.Context, args []string, getenv func(string) (string, bool), stdin io.Reader, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
 		fmt.Fprint(stderr, usage)
 		return 2
 	}
 	switch args[0] {
 	case "serve":
-		return serve(ctx, args[1:], getenv, stdout, stderr, nil)
+		return serve(ctx, args[1:], getenv, stdin, stdout, stderr, nil)
 	case "validate":
 		return validate(args[1:], getenv, stdout, stderr)
 	case "help", "-h", "--help":
@@ -107,9 +113,9 @@ func validate(args []string, getenv func(string) (string, bool), stdout, stderr 
 	return 0
 }
 
-// serve runs the server until ctx is done. ready, when set, receives the
-// listening address (tests use it).
-func serve(ctx context.Context, args []string, getenv func(string) (string, bool), stdout, stderr io.Writer, ready chan<- net.Addr) int {
+// serve runs the server until ctx is done (with --stdio: until stdin ends).
+// ready, when set, receives the listening address (tests use it).
+func serve(ctx context.Context, args []string, getenv func(string) (string, bool), stdin io.Reader, stdout, stderr io.Writer, ready chan<- net.Addr) int {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var (
@@ -123,13 +129,13 @@ func serve(ctx context.Context, args []string, getenv func(string) (string, bool
 		reload      = fs.Duration("reload-interval", time.Second, "how often the tools file is checked for changes (0: never)")
 		logLevel    = fs.String("log-level", "info", "debug, info, warn or error")
 		noExplorer  = fs.Bool("no-explorer", false, "leave out the explorer page at /api/")
-		oauthIssuer = fs.String("oauth-issuer", "", "verify OAuth 2.1 access tokens from this authorization server (its issuer URL) instead of a static token")
-		oauthURL    = fs.String("oauth-resource", "", "with --oauth-issuer: this server's public base URL (such as https://tools.example.com); tokens must name BASE/api, BASE/mcp or BASE/oxp as their audience")
-		oauthScopes = fs.String("oauth-scopes", "", "with --oauth-issuer: the comma-separated scopes clients may ask for (scopes_supported)")
 		readTimeout = fs.Duration("read-timeout", 30*time.Second, "how long a request's body may take to arrive (0: no limit); headers have 10s")
+		stdio       = fs.Bool("stdio", false, "serve MCP over standard input and output instead of HTTP, for clients that start the server as a subprocess (no token: the client owns the process)")
 		allowHosts  listFlag
 		allowOrigin listFlag
+		oauthOpts   oauthFlags
 	)
+	oauthOpts.register(fs)
 	fs.Var(&allowHosts, "allow-host", "a Host header to serve besides loopback names, such as a reverse proxy's public name (repeatable, or comma-separated)")
 	fs.Var(&allowOrigin, "allow-origin", "a browser origin that may call the server besides its own, such as http://localhost:3000 (repeatable, or comma-separated)")
 	if err := fs.Parse(args); err != nil {
@@ -141,6 +147,24 @@ func serve(ctx context.Context, args []string, getenv func(string) (string, bool
 		return 2
 	}
 	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
+	if *stdio {
+		if set := oauthOpts.setFlags(); len(set) > 0 {
+			fmt.Fprintf(stderr, "toolexec: --stdio and %s are exclusive: a stdio server is its client's own subprocess\n", strings.Join(set, ", "))
+			return 2
+		}
+		return serveStdio(ctx, stdioConfig{
+			file: *file, getenv: getenv, stdin: stdin, stdout: stdout, stderr: stderr, logger: logger,
+			reload: *reload,
+			options: server.Options{
+				Timeout:        *timeout,
+				MaxConcurrency: *concurrency,
+				MaxBodyBytes:   *maxBody,
+				Logger:         logger,
+				ServerName:     "toolexec",
+				ServerVersion:  version,
+			},
+		})
+	}
 
 	token, _ := getenv(*tokenEnv)
 	host, _, err := net.SplitHostPort(*addr)
@@ -148,12 +172,11 @@ func serve(ctx context.Context, args []string, getenv func(string) (string, bool
 		fmt.Fprintf(stderr, "toolexec: --addr: %v\n", err)
 		return 2
 	}
-	verifier, err := oauthVerifier(*oauthIssuer, *oauthURL, *oauthScopes, token, logger)
-	if err != nil {
+	if err := oauthOpts.check(token); err != nil {
 		fmt.Fprintln(stderr, "toolexec:", err)
 		return 2
 	}
-	if token == "" && verifier == nil && !*insecure && !isLoopback(host) {
+	if token == "" && !oauthOpts.enabled() && !*insecure && !isLoopback(host) {
 		fmt.Fprintf(stderr, "toolexec: refusing to serve on %s without a token: set %s, listen on 127.0.0.1, or pass --insecure-no-auth\n", *addr, *tokenEnv)
 		return 2
 	}
@@ -187,20 +210,27 @@ func serve(ctx context.Context, args []string, getenv func(string) (string, bool
 	}
 	p := server.NewProvider(set)
 	defer func() { _ = p.Current().Close() }()
+	verifier, scopes, err := oauthOpts.verifier(ctx, getenv, p.Tools(), logger)
+	if err != nil {
+		fmt.Fprintln(stderr, "toolexec:", err)
+		return 2
+	}
 
 	h, _ := server.Handler(p, server.Options{
-		Token:          token,
-		Timeout:        *timeout,
-		MaxConcurrency: *concurrency,
-		MaxBodyBytes:   *maxBody,
-		Logger:         logger,
-		ServerName:     "toolexec",
-		ServerVersion:  version,
-		Extra:          otelOpts,
-		OAuth:          verifier,
-		NoExplorer:     *noExplorer,
-		AllowedHosts:   allowHosts,
-		AllowedOrigins: allowOrigin,
+		Token:           token,
+		Timeout:         *timeout,
+		MaxConcurrency:  *concurrency,
+		MaxBodyBytes:    *maxBody,
+		Logger:          logger,
+		ServerName:      "toolexec",
+		ServerVersion:   version,
+		Extra:           otelOpts,
+		OAuth:           verifier,
+		OAuthBase:       oauthOpts.base,
+		OAuthPublicList: oauthOpts.publicList,
+		NoExplorer:      *noExplorer,
+		AllowedHosts:    allowHosts,
+		AllowedOrigins:  allowOrigin,
 	})
 	// ReadTimeout bounds how long a request's body may take to arrive
 	// (net/http lifts it once the body is read, so long calls and SSE
@@ -228,12 +258,18 @@ func serve(ctx context.Context, args []string, getenv func(string) (string, bool
 	base := "http://" + ln.Addr().String()
 	fmt.Fprintf(stdout, "toolexec %s serving %d tools from %s\n", version, len(p.Tools()), *file)
 	fmt.Fprintf(stdout, "  REST: %s%s/tools\n  MCP:  %s%s\n  OXP:  %s%s/tools\n", base, server.RESTPrefix, base, server.MCPPath, base, server.OXPPrefix)
+	if names := p.Current().ToolsetNames(); len(names) > 0 {
+		fmt.Fprintf(stdout, "  MCP toolsets: %s%s/{%s}\n", base, server.MCPPath, strings.Join(names, ","))
+	}
 	if !*noExplorer {
 		fmt.Fprintf(stdout, "  Explorer: %s%s/ (open it in a browser)\n", base, server.RESTPrefix)
 	}
-	if token == "" {
+	switch {
+	case verifier != nil:
+		fmt.Fprintln(stdout, oauthOpts.banner(scopes))
+	case token == "":
 		fmt.Fprintf(stdout, "  calls need no token (set %s to require one)\n", *tokenEnv)
-	} else {
+	default:
 		fmt.Fprintf(stdout, "  calls need \"Authorization: Bearer $%s\"\n", *tokenEnv)
 	}
 	if otelDesc != "" {
@@ -280,35 +316,4 @@ func isLoopback(host string) bool {
 	}
 	ip := net.ParseIP(host)
 	return ip != nil && ip.IsLoopback()
-}
-
-// oauthVerifier builds the OAuth token verifier of --oauth-issuer, or nil
-// when the flag is unset. The server's three endpoints are the protected
-// resources; a token is accepted for the one its request addresses.
-func oauthVerifier(issuer, base, scopes, token string, logger *slog.Logger) (*oauth.Verifier, error) {
-	if issuer == "" {
-		if base != "" || scopes != "" {
-			return nil, errors.New("--oauth-resource and --oauth-scopes need --oauth-issuer")
-		}
-		return nil, nil
-	}
-	if token != "" {
-		return nil, errors.New("--oauth-issuer and a static token are exclusive: unset the token's environment variable")
-	}
-	if base == "" {
-		return nil, errors.New("--oauth-issuer needs --oauth-resource, this server's public base URL")
-	}
-	base = strings.TrimSuffix(base, "/")
-	var supported []string
-	for _, s := range strings.Split(scopes, ",") {
-		if s = strings.TrimSpace(s); s != "" {
-			supported = append(supported, s)
-		}
-	}
-	return oauth.NewVerifier(oauth.Config{
-		Issuer:          issuer,
-		Resources:       []string{base + server.RESTPrefix, base + server.MCPPath, base + server.OXPPrefix},
-		ScopesSupported: supported,
-		Logger:          logger,
-	})
 }

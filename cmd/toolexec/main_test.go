@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"flag"
 	"io"
 	"net"
 	"net/http"
@@ -68,7 +69,7 @@ func startServerWith(t *testing.T, dir, tools string, env map[string]string, fla
 	var out, errOut bytes.Buffer
 	args := append([]string{"--config", filepath.Join(dir, "tools.yaml"), "--addr", "127.0.0.1:0", "--reload-interval", "20ms"}, flags...)
 	go func() {
-		done <- serve(ctx, args, getenv, &out, &errOut, ready)
+		done <- serve(ctx, args, getenv, nil, &out, &errOut, ready)
 	}()
 	var addr net.Addr
 	select {
@@ -153,7 +154,7 @@ func TestServe_EndToEndOverEverySurface(t *testing.T) {
 
 func TestServe_RefusesPublicAddressWithoutToken(t *testing.T) {
 	var out, errOut bytes.Buffer
-	code := serve(context.Background(), []string{"--config", "x.yaml", "--addr", "0.0.0.0:0"}, func(string) (string, bool) { return "", false }, &out, &errOut, nil)
+	code := serve(context.Background(), []string{"--config", "x.yaml", "--addr", "0.0.0.0:0"}, func(string) (string, bool) { return "", false }, nil, &out, &errOut, nil)
 	assert.Equal(t, 2, code)
 	assert.Contains(t, errOut.String(), "without a token")
 }
@@ -163,7 +164,7 @@ func TestValidate_ReportsLinesAndExitCode(t *testing.T) {
 	path := filepath.Join(dir, "tools.yaml")
 	require.NoError(t, os.WriteFile(path, []byte("sources:\n  db:\n    kind: sqlite\n    database: x.db\ntools:\n  t:\n    kind: sqlite-sql\n    source: db\n    statement: SELECT 1\n    maxRows: lots\n"), 0o600))
 	var out, errOut bytes.Buffer
-	code := run(context.Background(), []string{"validate", "--config", path}, func(string) (string, bool) { return "", false }, &out, &errOut)
+	code := run(context.Background(), []string{"validate", "--config", path}, func(string) (string, bool) { return "", false }, nil, &out, &errOut)
 	assert.Equal(t, 1, code)
 	assert.Contains(t, errOut.String(), path+":6:3: tool \"t\" needs a description")
 	assert.Contains(t, errOut.String(), path+":10:14: tool \"t\" maxRows must be a non-negative integer")
@@ -172,14 +173,14 @@ func TestValidate_ReportsLinesAndExitCode(t *testing.T) {
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "schema.sql"), []byte(e2eSchema), 0o600))
 	out.Reset()
 	errOut.Reset()
-	code = run(context.Background(), []string{"validate", "--config", path}, nil, &out, &errOut)
+	code = run(context.Background(), []string{"validate", "--config", path}, nil, nil, &out, &errOut)
 	assert.Equal(t, 0, code, errOut.String())
 	assert.Contains(t, out.String(), "ok (1 sources, 1 tools, 1 toolsets)")
 }
 
 func TestServe_ExampleFileIsValid(t *testing.T) {
 	var out, errOut bytes.Buffer
-	code := run(context.Background(), []string{"validate", "--config", "../../examples/declarative/tools.yaml"}, func(string) (string, bool) { return "", false }, &out, &errOut)
+	code := run(context.Background(), []string{"validate", "--config", "../../examples/declarative/tools.yaml"}, func(string) (string, bool) { return "", false }, nil, &out, &errOut)
 	assert.Equal(t, 0, code, errOut.String())
 }
 
@@ -268,15 +269,17 @@ var oauthTools = strings.Replace(e2eTools, "toolsets:", `  admin:
     scopes: [tools.admin]
 toolsets:`, 1)
 
-// TestServe_OAuthProtectsEveryEndpoint: with --oauth-issuer, a call without
-// a token is challenged with where to get one, the protected resource
-// metadata names the issuer for each endpoint, and an anonymous caller's
-// lists hold only the tools that need no scope. (Token verification itself
-// is tested against real tokens in package oauth and examples/oauth.)
+// TestServe_OAuthProtectsEveryEndpoint: with --oauth-issuer and
+// --oauth-public-list, a call without a token is challenged with where to
+// get one, the protected resource metadata names the issuer for each
+// endpoint, and an anonymous caller's lists hold only the tools that need
+// no scope. (Tokens are tested in oauth_test.go, and against real tokens in
+// package oauth and examples/oauth.)
 func TestServe_OAuthProtectsEveryEndpoint(t *testing.T) {
 	const issuer = "http://127.0.0.1:1/issuer" // never asked: no token reaches the verifier
 	base, _ := startServerWith(t, t.TempDir(), oauthTools, nil,
-		"--oauth-issuer", issuer, "--oauth-resource", "https://tools.example.com/", "--oauth-scopes", "tools.call, tools.admin")
+		"--oauth-issuer", issuer, "--oauth-resource", "https://tools.example.com/", "--oauth-scopes", "tools.call, tools.admin",
+		"--oauth-public-list")
 
 	code, body := post(t, base+"/api/tools/find/call", `{"id":1}`)
 	assert.Equal(t, http.StatusUnauthorized, code, body)
@@ -307,28 +310,35 @@ func TestServe_OAuthProtectsEveryEndpoint(t *testing.T) {
 	assert.NotContains(t, list, `"admin"`, "an anonymous caller does not see a tool that needs a scope")
 }
 
-func TestOAuthVerifierFlags(t *testing.T) {
+func TestOAuthFlagsCheck(t *testing.T) {
 	cases := []struct {
-		name                          string
-		issuer, resource, scopes, tok string
-		err                           string
+		name  string
+		args  []string
+		token string
+		err   string
 	}{
-		{"off", "", "", "", "", ""},
-		{"on", "https://id.example.com", "https://tools.example.com", "a,b", "", ""},
-		{"resource without issuer", "", "https://tools.example.com", "", "", "need --oauth-issuer"},
-		{"issuer without resource", "https://id.example.com", "", "", "", "needs --oauth-resource"},
-		{"issuer and a static token", "https://id.example.com", "https://tools.example.com", "", "tok", "exclusive"},
+		{"off", nil, "", ""},
+		{"on", []string{"--oauth-issuer", "https://id.example.com", "--oauth-resource", "https://tools.example.com"}, "", ""},
+		{"resource without issuer", []string{"--oauth-resource", "https://tools.example.com"}, "", "--oauth-resource: need --oauth-issuer"},
+		{"scope claim without issuer", []string{"--oauth-scope-claim", "groups"}, "", "--oauth-scope-claim: need --oauth-issuer"},
+		{"issuer without resource", []string{"--oauth-issuer", "https://id.example.com"}, "", "needs --oauth-resource"},
+		{"issuer and a static token", []string{"--oauth-issuer", "https://id.example.com", "--oauth-resource", "https://tools.example.com"}, "tok", "exclusive"},
+		{"audience without client", []string{"--oauth-issuer", "https://id.example.com", "--oauth-resource", "https://tools.example.com",
+			"--oauth-audience", "api-app"}, "", "--oauth-audience needs --oauth-client"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			v, err := oauthVerifier(c.issuer, c.resource, c.scopes, c.tok, nil)
+			fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+			var o oauthFlags
+			o.register(fs)
+			require.NoError(t, fs.Parse(c.args))
+			err := o.check(c.token)
 			if c.err != "" {
 				require.Error(t, err)
 				assert.Contains(t, err.Error(), c.err)
 				return
 			}
 			require.NoError(t, err)
-			assert.Equal(t, c.issuer != "", v != nil)
 		})
 	}
 }

@@ -70,7 +70,7 @@ func TestValidate_ReportsSecurityProblemsWithoutPrintingSecrets(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "tools.yaml")
 	require.NoError(t, os.WriteFile(path, []byte(riskyTools), 0o600))
 	var out, errOut bytes.Buffer
-	code := run(context.Background(), []string{"validate", "--config", path}, riskyEnv, &out, &errOut)
+	code := run(context.Background(), []string{"validate", "--config", path}, riskyEnv, nil, &out, &errOut)
 	assert.Equal(t, 1, code)
 	msgs := errOut.String()
 	assert.NotContains(t, msgs, leakedValue)
@@ -93,7 +93,7 @@ func TestServe_ErrorLogNamesVariablesNotValues(t *testing.T) {
 	path := filepath.Join(dir, "tools.yaml")
 	require.NoError(t, os.WriteFile(path, []byte(riskyTools), 0o600))
 	var out, errOut bytes.Buffer
-	code := serve(context.Background(), []string{"--config", path, "--addr", "127.0.0.1:0"}, riskyEnv, &out, &errOut, nil)
+	code := serve(context.Background(), []string{"--config", path, "--addr", "127.0.0.1:0"}, riskyEnv, nil, &out, &errOut, nil)
 	assert.Equal(t, 1, code)
 	assert.NotContains(t, errOut.String(), leakedValue)
 	assert.Contains(t, errOut.String(), "${PGPORT_T}")
@@ -111,7 +111,7 @@ tools:
   q: {kind: postgres-sql, source: pg, description: d, statement: SELECT 1}
 `, port)), 0o600))
 	errOut.Reset()
-	code = serve(context.Background(), []string{"--config", path, "--addr", "127.0.0.1:0"}, riskyEnv, &out, &errOut, nil)
+	code = serve(context.Background(), []string{"--config", path, "--addr", "127.0.0.1:0"}, riskyEnv, nil, &out, &errOut, nil)
 	assert.Equal(t, 1, code)
 	assert.NotContains(t, errOut.String(), leakedValue)
 	assert.Contains(t, errOut.String(), "user=${PGPORT_T}", errOut.String())

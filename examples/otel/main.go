@@ -4,7 +4,7 @@
 //
 // It shows the pipeline's built-ins at work on three tools:
 //
-//   - weather/get: an input transform tidies the city, and results are
+//   - weather_get: an input transform tidies the city, and results are
 //     cached for 30 seconds (call it twice: the second trace has
 //     toolexec.cache.hit=true and no execute span);
 //   - slow: sleeps for "ms" milliseconds, with a one-second timeout of its
@@ -15,7 +15,7 @@
 // Run it, then call a tool:
 //
 //	go run ./examples/otel
-//	curl -s -X POST localhost:8080/tools/weather%2Fget/call -d '{"city":" Oslo "}'
+//	curl -s -X POST localhost:8080/tools/weather_get/call -d '{"city":" Oslo "}'
 //	curl -s -X POST localhost:8080/tools/slow/call -d '{"ms":2000}'
 //
 // Spans appear as each call ends; metrics every -metrics-interval and on
@@ -150,7 +150,7 @@ func tools() toolexec.StaticTools {
 	}
 	return toolexec.StaticTools{
 		{
-			Name: "weather/get", Version: "1.0.0", Description: "Current weather for a city.",
+			Name: "weather_get", Version: "1.0.0", Description: "Current weather for a city.",
 			InputSchema: []byte(`{"type":"object","properties":{"city":{"type":"string"}},"required":["city"]}`),
 			Options: toolexec.ToolOptions{
 				InputTransforms: []toolexec.InputTransform{tidyCity},
@@ -172,7 +172,7 @@ func tools() toolexec.StaticTools {
 // toolHandler runs the example's tools.
 func toolHandler(ctx context.Context, name string, args map[string]any) ([]toolexec.Content, bool, string, error) {
 	switch name {
-	case "weather/get":
+	case "weather_get":
 		return []toolexec.Content{toolexec.Text(fmt.Sprintf("%s: 12°C, light rain", args["city"]))}, false, "", nil
 	case "slow":
 		ms, _ := args["ms"].(float64)
@@ -224,10 +224,10 @@ func serve(ctx context.Context, addr string, h http.Handler, logger *slog.Logger
 // a failed transform.
 func demo(ctx context.Context, x *toolexec.Executor, logger *slog.Logger) error {
 	calls := []toolexec.CallRequest{
-		{Name: "weather/get", Arguments: []byte(`{"city":" oslo "}`)},
-		{Name: "weather/get", Arguments: []byte(`{"city":"OSLO"}`)},
+		{Name: "weather_get", Arguments: []byte(`{"city":" oslo "}`)},
+		{Name: "weather_get", Arguments: []byte(`{"city":"OSLO"}`)},
 		{Name: "slow", Arguments: []byte(`{"ms":3000}`)},
-		{Name: "weather/get", Arguments: []byte(`{"city":""}`)},
+		{Name: "weather_get", Arguments: []byte(`{"city":""}`)},
 	}
 	for _, req := range calls {
 		res, err := x.Call(ctx, req)

@@ -69,7 +69,7 @@ func TestDemoExportsSpansAndMetricsToStdout(t *testing.T) {
 		}
 	}
 	require.Len(t, calls, 4, "one call span per demo call")
-	assert.Equal(t, "execute_tool weather/get", calls[0].Name)
+	assert.Equal(t, "execute_tool weather_get", calls[0].Name)
 	assert.Equal(t, false, calls[0].attr("toolexec.cache.hit"))
 	assert.Equal(t, true, calls[1].attr("toolexec.cache.hit"))
 	assert.Equal(t, "timeout", calls[2].attr("toolexec.stage"))

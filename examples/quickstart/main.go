@@ -1,9 +1,11 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"log"
 	"net/http"
+	"os"
 	"strings"
 	"time"
 
@@ -24,7 +26,7 @@ type UpperOut struct {
 func main() {
 	reg := toolexec.NewRegistry()
 	toolexec.MustAddTool(reg, toolexec.Tool{
-		Name:        "text/upper",
+		Name:        "text_upper",
 		Description: "Returns the text in upper case.",
 	}, func(_ context.Context, in UpperIn) (UpperOut, error) {
 		return UpperOut{Upper: strings.ToUpper(in.Text)}, nil
@@ -36,6 +38,8 @@ func main() {
 	mux := http.NewServeMux()
 	mux.Handle("/api/", http.StripPrefix("/api", toolexec.NewHandler(x)))
 
-	srv := &http.Server{Addr: ":8080", Handler: mux, ReadHeaderTimeout: 5 * time.Second}
+	addr := "localhost:" + cmp.Or(os.Getenv("PORT"), "8080")
+	srv := &http.Server{Addr: addr, Handler: mux, ReadHeaderTimeout: 5 * time.Second}
+	log.Printf("listening on http://%s/api/tools", addr)
 	log.Fatal(srv.ListenAndServe())
 }

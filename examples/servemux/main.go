@@ -5,7 +5,7 @@
 //
 //	go run ./examples/servemux
 //	curl -sS localhost:8080/api/tools
-//	curl -sS -X POST -d '{"a":2,"b":3}' localhost:8080/api/tools/math%2Fadd/call
+//	curl -sS -X POST -d '{"a":2,"b":3}' localhost:8080/api/tools/math_add/call
 //
 // PORT sets the port (default 8080).
 package main
@@ -40,12 +40,12 @@ func main() {
 	log.Fatal(srv.ListenAndServe())
 }
 
-// newExecutor serves one namespaced tool, math/add, with execution enabled.
+// newExecutor serves one tool, math_add, with execution enabled.
 // Its handler is the basic form: it needs neither context nor request.
 func newExecutor() *toolexec.Executor {
 	reg := toolexec.NewRegistry()
 	reg.MustAdd(toolexec.Tool{
-		Name:        "math/add",
+		Name:        "math_add",
 		Description: "Adds two numbers.",
 		InputSchema: json.RawMessage(`{"type":"object","properties":{"a":{"type":"number"},"b":{"type":"number"}},"required":["a","b"]}`),
 	}, toolexec.BasicToolCallHandlerFunc(func(_ string, args map[string]any) ([]toolexec.Content, bool, string, error) {

@@ -29,24 +29,24 @@ func TestToolsAreListedUnderThePrefix(t *testing.T) {
 
 	status, body := send(t, http.MethodGet, srv.URL+"/api/tools", "")
 	require.Equal(t, http.StatusOK, status)
-	assert.JSONEq(t, `[{"name":"math/add","description":"Adds two numbers."}]`, body)
+	assert.JSONEq(t, `[{"name":"math_add","description":"Adds two numbers."}]`, body)
 }
 
-func TestNamespacedToolIsCalledThroughThePrefix(t *testing.T) {
+func TestToolIsCalledThroughThePrefix(t *testing.T) {
 	srv := httptest.NewServer(newMux(newExecutor()))
 	defer srv.Close()
 
-	// StripPrefix strips the escaped path too, so both spellings of the
-	// name reach the tool.
-	for _, name := range []string{"math/add", "math%2Fadd"} {
+	// StripPrefix strips the escaped path too, so a percent-encoded name
+	// reaches the tool as well.
+	for _, name := range []string{"math_add", "math%5Fadd"} {
 		status, body := send(t, http.MethodPost, srv.URL+"/api/tools/"+name+"/call", `{"a":2,"b":3}`)
 		assert.Equal(t, http.StatusOK, status, name)
 		assert.JSONEq(t, `{"content":[{"type":"text","text":"5"}],"isError":false}`, body, name)
 	}
 
-	status, body := send(t, http.MethodGet, srv.URL+"/api/tools/math%2Fadd", "")
+	status, body := send(t, http.MethodGet, srv.URL+"/api/tools/math_add", "")
 	assert.Equal(t, http.StatusOK, status)
-	assert.Contains(t, body, `"name":"math/add"`)
+	assert.Contains(t, body, `"name":"math_add"`)
 }
 
 func TestOwnRoutesLiveBesideTheTools(t *testing.T) {

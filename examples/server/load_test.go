@@ -131,7 +131,7 @@ func newLoadServer(t *testing.T) *loadServer {
 	swatch, err := makeSwatch()
 	require.NoError(t, err)
 	reg := newRegistry(swatch)
-	reg.MustAdd(toolexec.Tool{Name: "load/panic", Description: "Panics.", InputSchema: json.RawMessage(`{"type":"object"}`)},
+	reg.MustAdd(toolexec.Tool{Name: "load_panic", Description: "Panics.", InputSchema: json.RawMessage(`{"type":"object"}`)},
 		func(string, map[string]any) ([]toolexec.Content, bool, string, error) { panic(loadPanicMessage) })
 
 	ls := &loadServer{observer: &callObserver{}, panics: &panicLogs{}}
@@ -270,7 +270,7 @@ func (c *loadClient) do(ctx context.Context, kind, id string, n int) error {
 		}
 		return expectResult(status, body, http.StatusInternalServerError, true, "fail always fails: this is how a handler error is answered")
 	case "rest panicking":
-		status, body, err := c.post(ctx, "/api/tools/load/panic/call", `{}`, testToken)
+		status, body, err := c.post(ctx, "/api/tools/load_panic/call", `{}`, testToken)
 		if err != nil {
 			return err
 		}
@@ -282,7 +282,7 @@ func (c *loadClient) do(ctx context.Context, kind, id string, n int) error {
 		}
 		return expectOXP(status, body, id, true, id)
 	case "oxp panicking":
-		status, body, err := c.post(ctx, "/oxp/tools/call", `{"tool_id":"load.panic","call_id":"`+id+`"}`, testToken)
+		status, body, err := c.post(ctx, "/oxp/tools/call", `{"tool_id":"Tools.load_panic","call_id":"`+id+`"}`, testToken)
 		if err != nil {
 			return err
 		}
@@ -293,7 +293,7 @@ func (c *loadClient) do(ctx context.Context, kind, id string, n int) error {
 		case "mcp failing":
 			name, args, isError, text = "fail", `{}`, true, "fail always fails: this is how a handler error is answered"
 		case "mcp panicking":
-			name, args, isError, text = "load/panic", `{}`, true, toolexec.PanicMessage
+			name, args, isError, text = "load_panic", `{}`, true, toolexec.PanicMessage
 		}
 		body := fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":%q,"arguments":%s}}`, n, name, args)
 		status, data, err := c.post(ctx, "/mcp", body, testToken, "Accept", "application/json, text/event-stream", "MCP-Protocol-Version", "2025-11-25")

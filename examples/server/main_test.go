@@ -77,7 +77,7 @@ func TestListShowsEveryDemoToolWithoutAToken(t *testing.T) {
 	for _, tool := range list {
 		names = append(names, tool.Name)
 	}
-	assert.Equal(t, []string{"echo", "text/upper", "stats", "image/swatch", "divide", "fail", "sleep", "whoami", "math/add", "countdown", "greet"}, names)
+	assert.Equal(t, []string{"echo", "text_upper", "stats", "image_swatch", "divide", "fail", "sleep", "whoami", "math_add", "countdown", "greet"}, names)
 }
 
 func TestCallWithTokenRunsTheToolAndReturnsTheTraceID(t *testing.T) {
@@ -112,12 +112,25 @@ func TestBearerSchemeIsCaseInsensitive(t *testing.T) {
 	assert.Equal(t, http.StatusOK, status)
 }
 
-func TestNamespacedToolAnswersUnderPlainAndEncodedSlash(t *testing.T) {
+func TestUpperCase(t *testing.T) {
 	srv := newTestServer(t)
-	for _, path := range []string{"text/upper", "text%2Fupper", "text%2fupper"} {
-		status, res := call(t, srv, path, `{"text":"quiet"}`)
-		assert.Equal(t, http.StatusOK, status, path)
-		assert.Equal(t, "QUIET", res.Text(), path)
+	status, res := call(t, srv, "text_upper", `{"text":"quiet"}`)
+	assert.Equal(t, http.StatusOK, status)
+	assert.Equal(t, "QUIET", res.Text())
+}
+
+// Every tool of the example server has a name that MCP recommends and that
+// models' function-calling APIs accept as it is (OpenAI's rule, the
+// strictest: ^[a-zA-Z0-9_-]{1,64}$), so agent frameworks hand it to a
+// model unchanged.
+func TestEveryToolNameIsOneModelsAccept(t *testing.T) {
+	swatch, err := makeSwatch()
+	require.NoError(t, err)
+	reg := newRegistry(swatch)
+	functionName := regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
+	require.NotEmpty(t, reg.Tools())
+	for _, tool := range reg.Tools() {
+		assert.Regexp(t, functionName, tool.Name)
 	}
 }
 
@@ -130,7 +143,7 @@ func TestStatsReturnsAJSONTextBlock(t *testing.T) {
 
 func TestImageToolReturnsAPNG(t *testing.T) {
 	srv := newTestServer(t)
-	status, res := call(t, srv, "image/swatch", `{}`)
+	status, res := call(t, srv, "image_swatch", `{}`)
 	require.Equal(t, http.StatusOK, status)
 	require.Len(t, res.Content, 1)
 	img, ok := res.Content[0].(*toolexec.ImageContent)

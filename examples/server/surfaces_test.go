@@ -31,20 +31,20 @@ func TestMCPSurfaceListsAndCallsTheSameTools(t *testing.T) {
 	tools := list["result"].(map[string]any)["tools"].([]any)
 	var add map[string]any
 	for _, tool := range tools {
-		if tool.(map[string]any)["name"] == "math/add" {
+		if tool.(map[string]any)["name"] == "math_add" {
 			add = tool.(map[string]any)
 		}
 	}
-	require.NotNil(t, add, "math/add is listed")
+	require.NotNil(t, add, "math_add is listed")
 	assert.Contains(t, add, "outputSchema", "a typed tool announces its output schema")
 
-	res := rpc(`{"jsonrpc":"2.0","id":"a","method":"tools/call","params":{"name":"math/add","arguments":{"numbers":[1,2,3]}}}`)
+	res := rpc(`{"jsonrpc":"2.0","id":"a","method":"tools/call","params":{"name":"math_add","arguments":{"numbers":[1,2,3]}}}`)
 	assert.Equal(t, "a", res["id"])
 	result := res["result"].(map[string]any)
 	assert.Equal(t, map[string]any{"sum": 6.0}, result["structuredContent"])
 	assert.Equal(t, false, result["isError"])
 
-	res = rpc(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"math/add","arguments":{"numbers":"x"}}}`)
+	res = rpc(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"math_add","arguments":{"numbers":"x"}}}`)
 	result = res["result"].(map[string]any)
 	assert.Equal(t, true, result["isError"], "a validation failure is an isError result")
 	assert.Contains(t, result["content"].([]any)[0].(map[string]any)["text"], "/numbers")
@@ -60,14 +60,14 @@ func TestHandsAIRouteOfTheExampleServer(t *testing.T) {
 
 func TestVersionedTypedToolOverRESTAndOXP(t *testing.T) {
 	srv := newTestServer(t)
-	status, res := call(t, srv, "math/add", `{"numbers":[20,22]}`)
+	status, res := call(t, srv, "math_add", `{"numbers":[20,22]}`)
 	require.Equal(t, http.StatusOK, status)
 	assert.JSONEq(t, `{"sum":42}`, toJSON(t, res.StructuredContent), "REST serves the latest version, 2.0.0")
 
-	status, _ = call(t, srv, "math/add", `{"a":1,"b":2}`)
+	status, _ = call(t, srv, "math_add", `{"a":1,"b":2}`)
 	assert.Equal(t, http.StatusUnprocessableEntity, status, "2.0.0's schema refuses 1.0.0's input")
 
-	status, body := do(t, t.Context(), http.MethodPost, srv.URL+"/oxp/tools/call", testToken, `{"tool_id":"math.add@1","input":{"a":2,"b":3}}`)
+	status, body := do(t, t.Context(), http.MethodPost, srv.URL+"/oxp/tools/call", testToken, `{"tool_id":"Tools.math_add@1","input":{"a":2,"b":3}}`)
 	require.Equal(t, http.StatusOK, status, "body: %s", body)
 	var oxpRes map[string]any
 	require.NoError(t, json.Unmarshal(body, &oxpRes))

@@ -30,8 +30,14 @@ const maxSleep = 30 * time.Second
 // The handlers use both forms toolexec accepts: the context form
 // (ToolCallHandlerFunc) where they need the context, and the basic form
 // (BasicToolCallHandlerFunc) where they do not.
+//
+// Every name is one MCP recommends and models' function-calling APIs
+// accept as it is (letters, digits and '_': "text_upper", not
+// "text/upper"), so agent frameworks pass them to a model unchanged;
+// StrictToolNames makes a name that is not of MCP's form a registration
+// error rather than a warning.
 func newRegistry(swatch []byte) *toolexec.Registry {
-	reg := toolexec.NewRegistry()
+	reg := toolexec.NewRegistry(toolexec.StrictToolNames())
 	readOnly := &toolexec.ToolAnnotations{ReadOnlyHint: toolexec.Bool(true), OpenWorldHint: toolexec.Bool(false)}
 
 	reg.MustAdd(toolexec.Tool{
@@ -43,9 +49,9 @@ func newRegistry(swatch []byte) *toolexec.Registry {
 	}, toolexec.ToolCallHandlerFunc(echo))
 
 	reg.MustAdd(toolexec.Tool{
-		Name:        "text/upper",
+		Name:        "text_upper",
 		Title:       "Upper case",
-		Description: "Returns the text in upper case. Its name is namespaced: call it as /tools/text/upper/call or /tools/text%2Fupper/call.",
+		Description: "Returns the text in upper case.",
 		InputSchema: json.RawMessage(`{"type":"object","properties":{"text":{"type":"string"}},"required":["text"]}`),
 		Annotations: readOnly,
 	}, toolexec.BasicToolCallHandlerFunc(upper))
@@ -59,7 +65,7 @@ func newRegistry(swatch []byte) *toolexec.Registry {
 	}, toolexec.BasicToolCallHandlerFunc(stats))
 
 	reg.MustAdd(toolexec.Tool{
-		Name:        "image/swatch",
+		Name:        "image_swatch",
 		Title:       "Colour swatch",
 		Description: "Returns a small PNG image (base64 in an image content block).",
 		InputSchema: json.RawMessage(`{"type":"object","properties":{}}`),

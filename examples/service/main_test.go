@@ -7,8 +7,8 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
+	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/assert"
@@ -69,13 +69,12 @@ func connect(t *testing.T, srv *httptest.Server, opts *sdk.ClientOptions) *sdk.C
 func TestCountReportsProgressToAnMCPClient(t *testing.T) {
 	srv := httptest.NewServer(newRouter(newExecutor("k")))
 	defer srv.Close()
-	var mu sync.Mutex
-	var messages []string
+	// The SDK hands notifications to its handler on a goroutine of its own,
+	// so they may reach it after CallTool has returned: collect them.
+	messages := make(chan string, 10)
 	session := connect(t, srv, &sdk.ClientOptions{
 		ProgressNotificationHandler: func(_ context.Context, req *sdk.ProgressNotificationClientRequest) {
-			mu.Lock()
-			defer mu.Unlock()
-			messages = append(messages, req.Params.Message)
+			messages <- req.Params.Message
 		},
 	})
 	params := &sdk.CallToolParams{Name: "count", Arguments: map[string]any{"to": 3}}
@@ -83,9 +82,16 @@ func TestCountReportsProgressToAnMCPClient(t *testing.T) {
 	res, err := session.CallTool(context.Background(), params)
 	require.NoError(t, err)
 	require.False(t, res.IsError)
-	mu.Lock()
-	defer mu.Unlock()
-	assert.Equal(t, []string{"1 of 3", "2 of 3", "3 of 3"}, messages, "progress arrives before the result")
+	var got []string
+	for len(got) < 3 {
+		select {
+		case m := <-messages:
+			got = append(got, m)
+		case <-time.After(10 * time.Second):
+			t.Fatalf("progress reports received: %v", got)
+		}
+	}
+	assert.Equal(t, []string{"1 of 3", "2 of 3", "3 of 3"}, got)
 }
 
 func TestConfirmAsksAnMCPClient(t *testing.T) {

@@ -10,6 +10,11 @@
 // comparison is cheap: a string or a schema is compared with one memory
 // comparison, and strings the provider hands out again are the same memory,
 // where the comparison stops at once.
+//
+// For a provider that reports its changes, Lists goes further: it keeps
+// the items listed and the encoded lists themselves, per generation of the
+// tool set, so a list request neither asks the provider for its tools nor
+// assembles anything until the next change.
 package toolenc
 
 import (

@@ -7,8 +7,11 @@ package config
 
 import (
 	"fmt"
+	"regexp"
 	"strings"
 	"time"
+
+	"github.com/toolexec/toolexec/cmd/toolexec/internal/sqlstmt"
 )
 
 // Config is a parsed, validated tools file.
@@ -22,12 +25,28 @@ type Config struct {
 	Sources map[string]*Source
 	// Tools are the tools in file order.
 	Tools []*Tool
-	// Toolsets name groups of tools, by toolset name.
+	// Toolsets name groups of tools, by toolset name: the file's
+	// toolsets and its groups (toolbox's newer name for them) alike.
 	Toolsets map[string][]string
+	// ToolsetDescriptions are the descriptions of the groups that have
+	// one, by name.
+	ToolsetDescriptions map[string]string
 
 	// redactor replaces the values substituted from the environment
 	// (those of redactMin bytes or more) with their ${NAME} references.
 	redactor *strings.Replacer
+	// envValues are the values substituted from the environment.
+	envValues []string
+}
+
+// EnvValues returns every non-empty value the file took from the
+// environment through a ${NAME} reference, longest first: the values an
+// http tool treats as secrets (see httptool.WithSecrets).
+func (c *Config) EnvValues() []string {
+	if c == nil {
+		return nil
+	}
+	return append([]string(nil), c.envValues...)
 }
 
 // redactMin is the length from which Redact looks for a value substituted
@@ -51,6 +70,8 @@ func (c *Config) Redact(s string) string {
 const (
 	KindSQLite   = "sqlite"
 	KindPostgres = "postgres"
+	KindMySQL    = "mysql"
+	KindMariaDB  = "mariadb" // a mysql source by toolbox's other name
 	KindHTTP     = "http"
 )
 
@@ -58,32 +79,50 @@ const (
 const (
 	KindSQLiteSQL   = "sqlite-sql"
 	KindPostgresSQL = "postgres-sql"
+	KindMySQLSQL    = "mysql-sql"
 	KindHTTPTool    = "http"
 )
 
-// Source is one connection: a database (sqlite, postgres) or an HTTP API
-// (http).
+// Dialect returns the SQL dialect of a database source kind (sqlite,
+// postgres, mysql or mariadb).
+func Dialect(sourceKind string) sqlstmt.Dialect {
+	switch sourceKind {
+	case KindPostgres:
+		return sqlstmt.PostgreSQL
+	case KindMySQL, KindMariaDB:
+		return sqlstmt.MySQL
+	}
+	return sqlstmt.SQLite
+}
+
+// Source is one connection: a database (sqlite, postgres, mysql) or an
+// HTTP API (http).
 type Source struct {
 	// Name is the source's name, which tools refer to.
 	Name string
-	// Kind is sqlite, postgres or http.
+	// Kind is sqlite, postgres, mysql or http (a mariadb source is read
+	// as mysql).
 	Kind string
 	// Line is where the source is defined.
 	Line int
 
 	// Database is the sqlite file (":memory:" for an in-memory database)
-	// or the postgres database name.
+	// or the postgres or mysql database name.
 	Database string
 	// Init (toolexec extension, sqlite) is a SQL script applied when the
 	// database file does not exist yet; resolved against Config.Dir.
 	Init string
 
-	// Host, Port, User and Password are the postgres connection; the
-	// password is never logged or shown.
+	// Host, Port, User and Password are the postgres or mysql
+	// connection; the password is never logged or shown.
 	Host, Port, User, Password string
-	// QueryParams are extra postgres connection parameters (sslmode, ...)
-	// or, for http, query parameters added to every request.
+	// QueryParams are extra postgres or mysql connection parameters
+	// (sslmode, tls, ...) or, for http, query parameters added to every
+	// request.
 	QueryParams map[string]string
+	// QueryTimeout (mysql) bounds each call of the source's tools that set
+	// no timeout of their own (0: the server's --timeout).
+	QueryTimeout time.Duration
 
 	// Pool limits (toolexec extension): 0 means the default.
 	MaxOpenConns    int
@@ -115,7 +154,7 @@ type Source struct {
 type Tool struct {
 	// Name is the tool's name, as clients call it.
 	Name string
-	// Kind is sqlite-sql, postgres-sql or http.
+	// Kind is sqlite-sql, postgres-sql, mysql-sql or http.
 	Kind string
 	// Source names the source the tool runs on.
 	Source string
@@ -128,16 +167,38 @@ type Tool struct {
 	Statement string
 	// Parameters are a sql tool's parameters, bound in order.
 	Parameters []*Param
+	// TemplateParameters are a sql tool's template parameters: their
+	// values are spliced into Statement where it says {{.name}} (or
+	// {{array .name}}), as quoted identifiers or numbers (see Template).
+	TemplateParameters []*Param
+	// Template is Statement split at its template parameters; nil when
+	// the tool has none.
+	Template *Template
+	// Class is what the statement does (a sql tool's), as
+	// sqlstmt.Classify reads it with its template parameters filled in.
+	Class sqlstmt.Class
 
-	// ReadOnly (toolexec extension, default true for sql tools, and for
-	// http tools whose method is GET or HEAD) runs the statement in a
-	// read-only transaction.
+	// ReadOnly says whether the tool runs read-only, and is announced
+	// so: for a sql tool, when its statement only reads (Class), unless
+	// the file says otherwise (readOnly, or annotations' readOnlyHint);
+	// for an http tool, when its method is GET or HEAD unless the file
+	// says otherwise. A read-only sql tool runs in a read-only
+	// transaction.
 	ReadOnly bool
-	// Destructive (toolexec extension) is the destructiveHint of a tool
-	// that writes; nil leaves MCP's default (true).
+	// Destructive is the destructiveHint of a tool that writes (the
+	// file's destructive, or annotations' destructiveHint); nil leaves
+	// MCP's default (true). A sql tool whose statement only locks what it
+	// reads gets false unless the file says otherwise.
 	Destructive *bool
-	// Idempotent (toolexec extension) is the idempotentHint.
+	// Idempotent is the idempotentHint (the file's idempotent, or
+	// annotations' idempotentHint).
 	Idempotent *bool
+	// OpenWorld is annotations' openWorldHint; nil leaves the kind's
+	// default (false for sql tools, true for http tools).
+	OpenWorld *bool
+	// declaredReadOnly is what the file said of ReadOnly (readOnly or
+	// readOnlyHint), nil when it said nothing.
+	declaredReadOnly *bool
 	// MaxRows and MaxBytes (toolexec extension) cap a result: 0 means the
 	// default.
 	MaxRows  int
@@ -173,11 +234,13 @@ type Tool struct {
 	RequestBody string
 }
 
-// AllParams returns every parameter of the tool: the sql parameters, or the
-// http tool's path, query, header and body parameters, in that order.
+// AllParams returns every parameter of the tool: the sql parameters and
+// template parameters, or the http tool's path, query, header and body
+// parameters, in that order.
 func (t *Tool) AllParams() []*Param {
 	var out []*Param
 	out = append(out, t.Parameters...)
+	out = append(out, t.TemplateParameters...)
 	out = append(out, t.PathParams...)
 	out = append(out, t.QueryParams...)
 	out = append(out, t.HeaderParams...)
@@ -214,8 +277,25 @@ type Param struct {
 	Items *Param
 	// ValueType is the value type of a typed map parameter ("" any).
 	ValueType string
-	// AllowedValues restrict the value to these (an enum in the schema).
+	// AllowedValues restrict the value to these (an enum in the schema),
+	// as the file lists them.
 	AllowedValues []any
+	// AllowedPattern is set when an entry of a string parameter's
+	// AllowedValues is a regular expression (see AllowedEntryIsPattern):
+	// then the value must match it, which is every entry anchored to the
+	// whole value, the regular expressions as RE2 and the other entries
+	// literally, joined by "|". It replaces the enum in the schema.
+	AllowedPattern *regexp.Regexp
+	// ExcludedValues refuse these values (toolbox's field), and
+	// ExcludedPattern, set when an entry of a string parameter's list is a
+	// regular expression, refuses what matches it (built as
+	// AllowedPattern is). The schema says `not` either.
+	ExcludedValues  []any
+	ExcludedPattern *regexp.Regexp
+	// Escape is a string template parameter's escape (toolbox's field):
+	// which identifier quotes the file expects; toolexec always quotes
+	// with the database's own.
+	Escape string
 	// MinValue and MaxValue bound a number.
 	MinValue, MaxValue *float64
 	// Line is where the parameter is declared.

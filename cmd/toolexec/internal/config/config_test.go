@@ -194,7 +194,7 @@ func TestParse_EveryProblemWithItsLine(t *testing.T) {
 		/* 29 */ "        description: q",
 		/* 30 */ "        default: many",
 		/* 31 */ "  t3:",
-		/* 32 */ "    kind: mysql-sql",
+		/* 32 */ "    kind: spanner-sql",
 		/* 33 */ "    source: db",
 		/* 34 */ "    description: d",
 		/* 35 */ "    statement: SELECT 1",
@@ -210,11 +210,11 @@ func TestParse_EveryProblemWithItsLine(t *testing.T) {
 	}
 	assert.Contains(t, lines[5], `unknown field "colour"`)
 	assert.Contains(t, lines[9], "MISSING_USER is not set")
-	assert.Contains(t, lines[12], `source "nowhere" is not defined`)
+	assert.Contains(t, lines[14], `source "nowhere" is not defined`, "at the source field, not the tool's name")
 	assert.Contains(t, lines[22], "duration")
 	assert.Contains(t, lines[24], `type "text"`)
 	assert.Contains(t, lines[30], `"many" is not an integer`)
-	assert.Contains(t, lines[31], `"mysql-sql" is not supported`)
+	assert.Contains(t, lines[31], `"spanner-sql" is not supported`)
 	assert.Contains(t, lines[39], `tool "ghost" is not defined`)
 	assert.Contains(t, ps.Error(), "tools.yaml:5:5: ")
 	for i := 1; i < len(ps); i++ {
@@ -243,7 +243,7 @@ tools:
     authRequired: [google]
 `, nil)
 	msgs := ps.Error()
-	assert.Contains(t, msgs, "templateParameters is not supported")
+	assert.Contains(t, msgs, `template parameter "table": needs allowedValues`)
 	assert.Contains(t, msgs, "authRequired is not supported")
 }
 
@@ -339,7 +339,7 @@ func TestParse_EnvValuesNeverInMessages(t *testing.T) {
 	for _, p := range ps {
 		lines[p.Line] += p.Message + "; "
 	}
-	for _, line := range []int{2, 8, 9, 10, 14, 16, 21, 26, 28, 35, 36, 37, 41} {
+	for _, line := range []int{2, 8, 9, 10, 14, 16, 23, 26, 28, 35, 36, 37, 41} {
 		assert.Contains(t, lines[line], "${V}", "line %d names the variable: %s", line, lines[line])
 	}
 	assert.Contains(t, lines[2], `port "${V}" (from the environment) is not a port number`)

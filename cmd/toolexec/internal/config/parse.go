@@ -8,14 +8,13 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
 	"time"
 
 	"go.yaml.in/yaml/v3"
-
-	"github.com/toolexec/toolexec/cmd/toolexec/internal/sqlstmt"
 )
 
 // MaxFileBytes is the largest tools file Load reads.
@@ -58,6 +57,13 @@ func Parse(data []byte, name, dir string, getenv func(string) (string, bool)) (*
 	p.parse(data)
 	p.check()
 	p.cfg.redactor = envReplacer(p.envVars, redactMin)
+	for v := range p.envVars {
+		p.cfg.envValues = append(p.cfg.envValues, v)
+	}
+	sort.Slice(p.cfg.envValues, func(i, j int) bool {
+		a, b := p.cfg.envValues[i], p.cfg.envValues[j]
+		return len(a) > len(b) || len(a) == len(b) && a < b
+	})
 	if len(p.problems) > 0 {
 		sort.SliceStable(p.problems, func(i, j int) bool { return p.problems[i].Line < p.problems[j].Line })
 		// Every message names values through show; this catches any
@@ -127,6 +133,9 @@ type parser struct {
 	envVars, envTexts map[string]string
 	// stmtLine is the line of each tool's statement.
 	stmtLine map[*Tool]int
+	// toolFields are the value nodes of each tool's fields, by key, so a
+	// problem found once the whole file is read points at its field.
+	toolFields map[*Tool]map[string]*yaml.Node
 }
 
 type pendingSet struct {
@@ -152,7 +161,7 @@ func (p *parser) parse(data []byte) {
 			break
 		}
 		if err != nil {
-			p.problems = append(p.problems, yamlProblem(p.file, err))
+			p.problems = append(p.problems, syntaxProblem(p.file, data, err))
 			return
 		}
 		docs++
@@ -173,18 +182,6 @@ func (p *parser) parse(data []byte) {
 	if docs == 0 {
 		p.errorf(nil, "the file is empty")
 	}
-}
-
-// yamlProblem turns a YAML syntax error ("yaml: line 3: ...") into a
-// Problem with that line.
-func yamlProblem(file string, err error) Problem {
-	msg := err.Error()
-	m := regexp.MustCompile(`^yaml: line (\d+): (.*)$`).FindStringSubmatch(msg)
-	if m != nil {
-		line, _ := strconv.Atoi(m[1])
-		return Problem{File: file, Line: line, Message: m[2]}
-	}
-	return Problem{File: file, Message: strings.TrimPrefix(msg, "yaml: ")}
 }
 
 // parseV1 reads the map form: sources:, tools:, toolsets: at the top.
@@ -238,8 +235,12 @@ func (p *parser) parseV2(root, kind *yaml.Node) {
 			return
 		}
 		p.toolset(name, tools)
+	case "group":
+		p.group(name, root)
+	case "authService", "authServices", "embeddingModel", "embeddingModels", "prompt", "prompts":
+		p.errorf(kind, "kind %q is not supported by toolexec", kind.Value)
 	default:
-		p.errorf(kind, "unknown kind %q (want sources, tools or toolsets)", kind.Value)
+		p.errorf(kind, "unknown kind %q (want source, tool, toolset or group)", kind.Value)
 	}
 }
 
@@ -272,7 +273,7 @@ func (p *parser) fields(what string, m *yaml.Node, f func(key string, k, v *yaml
 		seen[k.Value] = true
 		if !f(k.Value, k, v) {
 			switch k.Value {
-			case "authRequired", "authServices", "templateParameters", "escape", "excludedValues":
+			case "authRequired", "authServices", "embeddedBy", "valueFromParam":
 				p.errorf(k, "%s: %s is not supported by toolexec", what, k.Value)
 			default:
 				p.errorf(k, "%s: unknown field %q", what, k.Value)
@@ -416,6 +417,8 @@ func (p *parser) source(nameNode, body *yaml.Node, kindKey string) {
 			s.MaxIdleConns = p.integer(what+" maxIdleConns", v)
 		case "connMaxLifetime":
 			s.ConnMaxLifetime = p.duration(what+" connMaxLifetime", v)
+		case "queryTimeout":
+			s.QueryTimeout = p.duration(what+" queryTimeout", v)
 		case "baseUrl":
 			s.BaseURL = p.str(what+" baseUrl", v)
 		case "timeout":
@@ -449,12 +452,17 @@ func (p *parser) source(nameNode, body *yaml.Node, kindKey string) {
 		} else if n, err := strconv.Atoi(s.Port); err != nil || n <= 0 || n > 65535 {
 			p.errorf(nameNode, "%s: port %s is not a port number", what, p.show(s.Port))
 		}
+	case KindMySQL, KindMariaDB:
+		p.mysqlSource(what, nameNode, s)
 	case KindHTTP:
 		p.httpSource(what, nameNode, allowedNode, s)
 	case "":
 		p.errorf(nameNode, "%s needs %s", what, kindKey)
 	default:
-		p.errorf(nameNode, "%s: %s %s is not supported (want sqlite, postgres or http)", what, kindKey, p.show(s.Kind))
+		p.errorf(nameNode, "%s: %s %s is not supported (want sqlite, postgres, mysql, mariadb or http)", what, kindKey, p.show(s.Kind))
+	}
+	if s.QueryTimeout != 0 && s.Kind != KindMySQL {
+		p.errorf(nameNode, "%s: queryTimeout is only for mysql sources", what)
 	}
 	if privateSet && s.Kind != KindHTTP {
 		p.errorf(nameNode, "%s: allowPrivateNetworks is only for http sources", what)
@@ -473,7 +481,7 @@ func (p *parser) source(nameNode, body *yaml.Node, kindKey string) {
 
 func (p *parser) tool(nameNode, body *yaml.Node, kindKey string) {
 	name := nameNode.Value
-	t := &Tool{Name: name, Line: nameNode.Line, ReadOnly: true}
+	t := &Tool{Name: name, Line: nameNode.Line}
 	what := "tool " + strconv.Quote(name)
 	if p.toolLine == nil {
 		p.toolLine = map[string]int{}
@@ -483,7 +491,7 @@ func (p *parser) tool(nameNode, body *yaml.Node, kindKey string) {
 		return
 	}
 	p.toolLine[name] = nameNode.Line
-	readOnlySet := false
+	var ann *annotations
 	p.fields(what, body, func(key string, k, v *yaml.Node) bool {
 		switch key {
 		case "kind", "type":
@@ -505,15 +513,19 @@ func (p *parser) tool(nameNode, body *yaml.Node, kindKey string) {
 			p.stmtLine[t] = v.Line
 		case "parameters":
 			t.Parameters = p.params(what+" parameters", v)
+		case "templateParameters":
+			t.TemplateParameters = p.params(what+" templateParameters", v)
 		case "readOnly":
-			t.ReadOnly = p.boolean(what+" readOnly", v)
-			readOnlySet = true
+			b := p.boolean(what+" readOnly", v)
+			t.declaredReadOnly = &b
 		case "destructive":
 			b := p.boolean(what+" destructive", v)
 			t.Destructive = &b
 		case "idempotent":
 			b := p.boolean(what+" idempotent", v)
 			t.Idempotent = &b
+		case "annotations":
+			ann = p.annotations(what, v)
 		case "maxRows":
 			t.MaxRows = p.integer(what+" maxRows", v)
 		case "maxBytes":
@@ -549,8 +561,10 @@ func (p *parser) tool(nameNode, body *yaml.Node, kindKey string) {
 		}
 		return true
 	})
+	p.rememberFields(t, body)
+	p.mergeAnnotations(what, ann, t)
 	switch t.Kind {
-	case KindSQLiteSQL, KindPostgresSQL:
+	case KindSQLiteSQL, KindPostgresSQL, KindMySQLSQL:
 		if strings.TrimSpace(t.Statement) == "" {
 			p.errorf(nameNode, "%s needs a statement", what)
 		}
@@ -561,16 +575,17 @@ func (p *parser) tool(nameNode, body *yaml.Node, kindKey string) {
 		if t.Method == "" {
 			p.errorf(nameNode, "%s needs a method", what)
 		}
-		if t.Statement != "" || len(t.Parameters) > 0 {
-			p.errorf(nameNode, "%s: statement and parameters are for sql tools (use pathParams, queryParams, headerParams, bodyParams)", what)
+		if t.Statement != "" || len(t.Parameters)+len(t.TemplateParameters) > 0 {
+			p.errorf(nameNode, "%s: statement, parameters and templateParameters are for sql tools (use pathParams, queryParams, headerParams, bodyParams)", what)
 		}
-		if !readOnlySet {
-			t.ReadOnly = t.Method == "GET" || t.Method == "HEAD"
+		t.ReadOnly = t.Method == "GET" || t.Method == "HEAD"
+		if t.declaredReadOnly != nil {
+			t.ReadOnly = *t.declaredReadOnly
 		}
 	case "":
 		p.errorf(nameNode, "%s needs %s", what, kindKey)
 	default:
-		p.errorf(nameNode, "%s: %s %s is not supported (want sqlite-sql, postgres-sql or http)", what, kindKey, p.show(t.Kind))
+		p.errorf(nameNode, "%s: %s %s is not supported (want sqlite-sql, postgres-sql, mysql-sql or http)", what, kindKey, p.show(t.Kind))
 	}
 	if t.Source == "" {
 		p.errorf(nameNode, "%s needs a source", what)
@@ -604,7 +619,7 @@ func (p *parser) params(what string, n *yaml.Node) []*Param {
 
 func (p *parser) param(what string, n *yaml.Node, item bool) *Param {
 	prm := &Param{Required: true, Line: n.Line}
-	var defaultNode, allowedNode *yaml.Node
+	var defaultNode, allowedNode, excludedNode *yaml.Node
 	requiredSet := false
 	p.fields(what+" entry", n, func(key string, k, v *yaml.Node) bool {
 		switch key {
@@ -625,6 +640,10 @@ func (p *parser) param(what string, n *yaml.Node, item bool) *Param {
 			prm.ValueType = p.str(what+" valueType", v)
 		case "allowedValues":
 			allowedNode = v
+		case "excludedValues":
+			excludedNode = v
+		case "escape":
+			prm.Escape = p.str(what+" escape", v)
 		case "minValue":
 			f := p.float(what+" minValue", v)
 			prm.MinValue = &f
@@ -693,7 +712,11 @@ func (p *parser) param(what string, n *yaml.Node, item bool) *Param {
 				}
 				prm.AllowedValues = append(prm.AllowedValues, v)
 			}
+			p.allowedPattern(label, allowedNode, prm)
 		}
+	}
+	if excludedNode != nil {
+		p.excludedValues(label, excludedNode, prm)
 	}
 	return prm
 }
@@ -784,6 +807,7 @@ func (p *parser) toolset(nameNode, body *yaml.Node) {
 		return
 	}
 	p.setLine[name] = nameNode.Line
+	p.checkToolsetName(nameNode)
 	if body.Kind != yaml.SequenceNode {
 		p.errorf(body, "toolset %q must be a list of tool names", name)
 		return
@@ -800,6 +824,54 @@ func (p *parser) toolset(nameNode, body *yaml.Node) {
 	p.pendingSets = append(p.pendingSets, pendingSet{name: name, nodes: body.Content})
 }
 
+// rememberFields records the value node of each field of a tool's body,
+// for toolProblem.
+func (p *parser) rememberFields(t *Tool, body *yaml.Node) {
+	if body.Kind != yaml.MappingNode {
+		return
+	}
+	if p.toolFields == nil {
+		p.toolFields = map[*Tool]map[string]*yaml.Node{}
+	}
+	m := make(map[string]*yaml.Node, len(body.Content)/2)
+	for i := 0; i+1 < len(body.Content); i += 2 {
+		m[body.Content[i].Value] = body.Content[i+1]
+	}
+	p.toolFields[t] = m
+}
+
+// toolProblem reports a problem of tool t found once the whole file is
+// read, at the value of its field when the tool has that field, else at
+// the tool's name.
+func (p *parser) toolProblem(t *Tool, field, format string, args ...any) {
+	pr := Problem{File: p.file, Line: t.Line, Message: fmt.Sprintf(format, args...)}
+	if n := p.toolFields[t][field]; n != nil {
+		pr.Line, pr.Column = n.Line, n.Column
+	}
+	p.problems = append(p.problems, pr)
+}
+
+// ReservedToolsetNames are the path segments the server uses under /mcp for
+// routes of its own, which a toolset (served at /mcp/NAME) may therefore
+// not be named: tools (the HandsAI routes /mcp/tools/list and
+// /mcp/tools/call) and sse (mcp-toolbox's HTTP+SSE endpoint of MCP
+// 2024-11-05, /mcp/sse).
+var ReservedToolsetNames = []string{"tools", "sse"}
+
+// checkToolsetName reports a toolset name that cannot be the one path
+// segment it is served under (/mcp/NAME, /toolsets/NAME/...).
+func (p *parser) checkToolsetName(nameNode *yaml.Node) {
+	name := nameNode.Value
+	switch {
+	case name == "":
+		p.errorf(nameNode, "a toolset needs a name")
+	case slices.Contains(ReservedToolsetNames, name):
+		p.errorf(nameNode, "toolset %q: the name is taken by the server's route /mcp/%s; rename the toolset", name, name)
+	case name == "." || name == ".." || strings.ContainsAny(name, "/?#"):
+		p.errorf(nameNode, "toolset %q: the name must be usable as one URL path segment (no /, ? or #, and not . or ..)", name)
+	}
+}
+
 // check verifies what spans resources: each tool's source exists and fits
 // its kind, each toolset names existing tools, init scripts exist.
 func (p *parser) check() {
@@ -807,31 +879,22 @@ func (p *parser) check() {
 		what := "tool " + strconv.Quote(t.Name)
 		src, ok := p.cfg.Sources[t.Source]
 		if !ok {
-			p.problems = append(p.problems, Problem{File: p.file, Line: t.Line, Message: fmt.Sprintf("%s: source %s is not defined", what, p.show(t.Source))})
+			p.toolProblem(t, "source", "%s: source %s is not defined", what, p.show(t.Source))
 			continue
 		}
-		want := map[string]string{KindSQLiteSQL: KindSQLite, KindPostgresSQL: KindPostgres, KindHTTPTool: KindHTTP}[t.Kind]
+		want := map[string]string{KindSQLiteSQL: KindSQLite, KindPostgresSQL: KindPostgres, KindMySQLSQL: KindMySQL, KindHTTPTool: KindHTTP}[t.Kind]
 		if want == "" {
 			continue // an unknown kind, reported where it is declared
 		}
 		if src.Kind != want {
-			p.problems = append(p.problems, Problem{File: p.file, Line: t.Line, Message: fmt.Sprintf("%s: a %s tool needs a %s source, and %s is %s", what, t.Kind, want, p.show(t.Source), p.show(src.Kind))})
+			p.toolProblem(t, "source", "%s: a %s tool needs a %s source, and %s is %s", what, t.Kind, want, p.show(t.Source), p.show(src.Kind))
 			continue
 		}
 		switch t.Kind {
 		case KindHTTPTool:
 			p.checkHTTPParams(t, src)
-		case KindSQLiteSQL:
-			if !t.ReadOnly {
-				break
-			}
-			if err := sqlstmt.CheckReadOnly(t.Statement); err != nil {
-				line := p.stmtLine[t]
-				if line == 0 {
-					line = t.Line
-				}
-				p.problems = append(p.problems, Problem{File: p.file, Line: line, Message: fmt.Sprintf("%s: the statement is refused: %v", what, err)})
-			}
+		case KindSQLiteSQL, KindPostgresSQL, KindMySQLSQL:
+			p.checkSQL(t, src)
 		}
 	}
 	for _, t := range p.cfg.Tools {
@@ -843,11 +906,11 @@ func (p *parser) check() {
 		what := "tool " + strconv.Quote(t.Name)
 		switch {
 		case d > n:
-			p.problems = append(p.problems, Problem{File: p.file, Line: t.Line, Message: fmt.Sprintf("%s: the statement uses $%d but declares %d parameters", what, d, n)})
+			p.toolProblem(t, "statement", "%s: the statement uses $%d but declares %d parameters", what, d, n)
 		case d == 0 && q != n && t.Kind == KindSQLiteSQL:
-			p.problems = append(p.problems, Problem{File: p.file, Line: t.Line, Message: fmt.Sprintf("%s: the statement has %d ? placeholders but declares %d parameters", what, q, n)})
+			p.toolProblem(t, "statement", "%s: the statement has %d ? placeholders but declares %d parameters", what, q, n)
 		case t.Kind == KindPostgresSQL && q > 0 && d == 0:
-			p.problems = append(p.problems, Problem{File: p.file, Line: t.Line, Message: fmt.Sprintf("%s: postgres placeholders are $1, $2, ..., not ?", what)})
+			p.toolProblem(t, "statement", "%s: postgres placeholders are $1, $2, ..., not ?", what)
 		}
 	}
 	for _, s := range p.pendingSets {

@@ -29,8 +29,16 @@ var errRedirectBody = errors.New("a redirect to another origin would resend the 
 type SourceOption func(*sourceOptions)
 
 type sourceOptions struct {
-	lookup netguard.LookupFunc
-	dial   netguard.DialFunc
+	lookup  netguard.LookupFunc
+	dial    netguard.DialFunc
+	secrets []string
+}
+
+// WithSecrets names the values the tools file took from the environment
+// (config.Config.EnvValues): each configured header or query value that
+// holds one is a secret, redacted from what the upstream answers.
+func WithSecrets(values ...string) SourceOption {
+	return func(o *sourceOptions) { o.secrets = append(o.secrets, values...) }
 }
 
 // WithLookup makes the source resolve host names with lookup instead of

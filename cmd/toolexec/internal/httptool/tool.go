@@ -42,6 +42,9 @@ type Source struct {
 	cfg    *config.Source
 	base   *url.URL
 	client *http.Client
+	// envValues are the values the file took from the environment
+	// (WithSecrets).
+	envValues []string
 }
 
 // NewSource prepares src for its tools: its allow-list (see
@@ -72,7 +75,7 @@ func NewSource(src *config.Source, opts ...SourceOption) (*Source, error) {
 		o.dial = d.DialContext
 	}
 	guard := netguard.NewGuard(list, o.lookup, o.dial)
-	return &Source{cfg: src, base: base, client: newClient(list, guard, secretQuery)}, nil
+	return &Source{cfg: src, base: base, client: newClient(list, guard, secretQuery), envValues: o.secrets}, nil
 }
 
 // Close releases the source's idle connections.
@@ -88,9 +91,9 @@ type Tool struct {
 	logger   *slog.Logger
 	body     *template.Template
 	maxBytes int
-	// secrets are the configured header and query values (8 bytes or
-	// longer) redacted from whatever the upstream sends back, in case it
-	// echoes the request.
+	// secrets replaces the secrets among the configured header and query
+	// values (see secretPairs) in whatever the upstream sends back, in
+	// case it echoes the request.
 	secrets *strings.Replacer
 }
 
@@ -113,21 +116,7 @@ func New(t *config.Tool, src *Source, logger *slog.Logger) (*Tool, error) {
 		}
 		tl.body = tmpl
 	}
-	var pairs []string
-	addSecret := func(v string) {
-		if _, after, ok := strings.Cut(v, " "); ok && len(after) >= 8 {
-			pairs = append(pairs, after, "[redacted]")
-		}
-		if len(v) >= 8 {
-			pairs = append(pairs, v, "[redacted]")
-		}
-	}
-	for _, m := range []map[string]string{src.cfg.Headers, t.Headers, src.cfg.QueryParams} {
-		for _, v := range m {
-			addSecret(v)
-		}
-	}
-	if len(pairs) > 0 {
+	if pairs := secretPairs(src.envValues, src.cfg.Headers, t.Headers, src.cfg.QueryParams); len(pairs) > 0 {
 		tl.secrets = strings.NewReplacer(pairs...)
 	}
 	for _, m := range pathParamRef.FindAllStringSubmatch(t.Path, -1) {

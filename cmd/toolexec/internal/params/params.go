@@ -13,15 +13,18 @@ import (
 )
 
 // Schema returns the JSON Schema of an arguments object with ps as its
-// properties: types, descriptions, required, defaults, enums (from
-// allowedValues) and bounds (minValue, maxValue). Unknown properties are
+// properties, in their declared order: types, descriptions, required,
+// defaults, enums (from allowedValues, or a pattern when an entry is a
+// regular expression, see config.AllowedEntryIsPattern; excludedValues as
+// a "not" of the same), and bounds (minValue, maxValue; Bounds keeps
+// numbers within what a driver can bind). Unknown properties are
 // refused, so a misspelt argument fails validation instead of being
 // ignored.
 func Schema(ps []*config.Param) json.RawMessage {
-	props := map[string]any{}
+	props := make(orderedProperties, 0, len(ps))
 	required := []string{}
 	for _, p := range ps {
-		props[p.Name] = property(p)
+		props = append(props, namedProperty{p.Name, property(p)})
 		if p.Required {
 			required = append(required, p.Name)
 		}
@@ -39,6 +42,37 @@ func Schema(ps []*config.Param) json.RawMessage {
 		panic(err) // maps of strings, numbers and bools always marshal
 	}
 	return b
+}
+
+// orderedProperties are a schema's properties, encoded as a JSON object
+// in their order (a map would sort them): clients that show or bind
+// parameters by position (mcp-toolbox's SDKs build signatures from them)
+// see them as the file declares them.
+type orderedProperties []namedProperty
+
+type namedProperty struct {
+	name   string
+	schema map[string]any
+}
+
+// MarshalJSON encodes the properties as one JSON object, in order.
+func (o orderedProperties) MarshalJSON() ([]byte, error) {
+	out := []byte{'{'}
+	for i, p := range o {
+		if i > 0 {
+			out = append(out, ',')
+		}
+		k, err := json.Marshal(p.name)
+		if err != nil {
+			return nil, err
+		}
+		v, err := json.Marshal(p.schema)
+		if err != nil {
+			return nil, err
+		}
+		out = append(append(append(out, k...), ':'), v...)
+	}
+	return append(out, '}'), nil
 }
 
 func jsonType(t string) string {
@@ -65,8 +99,17 @@ func property(p *config.Param) map[string]any {
 	if p.HasDefault && p.Default != nil {
 		s["default"] = p.Default
 	}
-	if len(p.AllowedValues) > 0 {
+	switch {
+	case p.AllowedPattern != nil:
+		s["pattern"] = p.AllowedPattern.String()
+	case len(p.AllowedValues) > 0:
 		s["enum"] = p.AllowedValues
+	}
+	switch {
+	case p.ExcludedPattern != nil:
+		s["not"] = map[string]any{"pattern": p.ExcludedPattern.String()}
+	case len(p.ExcludedValues) > 0:
+		s["not"] = map[string]any{"enum": p.ExcludedValues}
 	}
 	if p.MinValue != nil {
 		s["minimum"] = *p.MinValue

@@ -2,6 +2,7 @@ package params
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -56,4 +57,37 @@ func TestValue_Conversions(t *testing.T) {
 	assert.ErrorContains(t, err, "64-bit")
 	_, err = Value(&config.Param{Name: "i", Type: config.TypeInteger}, map[string]any{"i": "1"})
 	assert.Error(t, err, "a wrong type that slipped past validation is still refused")
+}
+
+func TestSchema_PropertiesInDeclaredOrder(t *testing.T) {
+	ps := []*config.Param{
+		{Name: "zeta", Type: config.TypeString, Required: true},
+		{Name: "alpha", Type: config.TypeInteger},
+		{Name: "mid", Type: config.TypeBoolean, Required: true},
+	}
+	s := string(Schema(ps))
+	assert.Less(t, strings.Index(s, `"zeta"`), strings.Index(s, `"alpha"`), s)
+	assert.Less(t, strings.Index(s, `"alpha"`), strings.Index(s, `"mid"`), s)
+	assert.JSONEq(t, `{"type":"object","additionalProperties":false,"required":["zeta","mid"],"properties":{
+		"zeta":{"type":"string"},"alpha":{"type":"integer"},"mid":{"type":"boolean"}}}`, s)
+}
+
+func TestSchema_AllowedPatternReplacesEnum(t *testing.T) {
+	cfg, err := config.Parse([]byte(`
+sources: {db: {kind: sqlite, database: x.db}}
+tools:
+  t:
+    kind: sqlite-sql
+    source: db
+    description: d
+    statement: SELECT ?
+    parameters: [{name: p, type: string, description: p, allowedValues: ["^[a-z]+$", "x.y", "a b"]}]
+`), "t.yaml", t.TempDir(), nil)
+	require.NoError(t, err)
+	s := Schema(cfg.Tools[0].Parameters)
+	var m map[string]any
+	require.NoError(t, json.Unmarshal(s, &m))
+	p := m["properties"].(map[string]any)["p"].(map[string]any)
+	assert.Equal(t, `^(?:(?:^[a-z]+$)|(?:x.y)|a b)$`, p["pattern"])
+	assert.NotContains(t, p, "enum")
 }

@@ -36,6 +36,25 @@ func buildIn(t testing.TB, dir, yaml string, files map[string]string, env map[st
 	return set
 }
 
+// buildWithConfig is build with a change to the loaded config before the
+// set is built (a test simulating what a file cannot say).
+func buildWithConfig(t testing.TB, yaml string, files map[string]string, change func(*config.Config)) *Set {
+	t.Helper()
+	dir := t.TempDir()
+	for name, body := range files {
+		require.NoError(t, os.WriteFile(filepath.Join(dir, name), []byte(body), 0o600))
+	}
+	path := filepath.Join(dir, "tools.yaml")
+	require.NoError(t, os.WriteFile(path, []byte(yaml), 0o600))
+	cfg, err := config.Load(path, func(string) (string, bool) { return "", false })
+	require.NoError(t, err)
+	change(cfg)
+	set, err := Build(context.Background(), cfg, nil)
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = set.Close() })
+	return set
+}
+
 // executor serves set through a real Executor with the command's options.
 func executor(set *Set, o Options) *toolexec.Executor {
 	return o.executor(NewProvider(set))
@@ -62,6 +81,19 @@ func rows(t testing.TB, res *toolexec.CallToolResult) []map[string]any {
 	out := make([]map[string]any, len(rs))
 	for i, r := range rs {
 		out[i] = r.(map[string]any)
+	}
+	return out
+}
+
+// texts returns the text of each content block of res.
+func texts(t testing.TB, res *toolexec.CallToolResult) []string {
+	t.Helper()
+	require.NotNil(t, res)
+	out := make([]string, 0, len(res.Content))
+	for _, c := range res.Content {
+		tc, ok := c.(*toolexec.TextContent)
+		require.True(t, ok, "%T", c)
+		out = append(out, tc.Text)
 	}
 	return out
 }

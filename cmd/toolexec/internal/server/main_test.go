@@ -36,6 +36,9 @@ func TestMain(m *testing.M) {
 	if pgServer != nil {
 		pgServer.Stop()
 	}
+	if myServer != nil {
+		myServer.Stop()
+	}
 	os.Exit(code)
 }
 

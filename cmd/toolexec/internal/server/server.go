@@ -10,6 +10,7 @@ import (
 
 	"github.com/toolexec/toolexec"
 	"github.com/toolexec/toolexec/explorer"
+	"github.com/toolexec/toolexec/internal/hostguard"
 	"github.com/toolexec/toolexec/mcp"
 	"github.com/toolexec/toolexec/oauth"
 	"github.com/toolexec/toolexec/oxp"
@@ -45,8 +46,17 @@ type Options struct {
 	// OAuth, when set, verifies OAuth 2.1 bearer tokens on every call
 	// (with the tools' scopes) and filters every tool list to what the
 	// caller may call; the protected resource metadata is served at
-	// /.well-known/oauth-protected-resource. It replaces Token.
+	// /.well-known/oauth-protected-resource. It replaces Token. Its
+	// resources are OAuthBase's /api, /mcp and /oxp.
 	OAuth *oauth.Verifier
+	// OAuthBase is the server's public base URL. Each toolset NAME is a
+	// resource of its own at OAuthBase/toolsets/NAME/{api,mcp,oxp}, with
+	// its own protected resource metadata.
+	OAuthBase string
+	// OAuthPublicList lets a caller without a token list the tools that
+	// need no scope. Without it, every request with OAuth on needs a valid
+	// token (see requireToken), lists and MCP's initialize included.
+	OAuthPublicList bool
 	// NoExplorer leaves out the explorer page otherwise served at /api/.
 	NoExplorer bool
 	// AllowedHosts and AllowedOrigins are what the DNS-rebinding and
@@ -89,35 +99,52 @@ func (o Options) executor(p *Provider) *toolexec.Executor {
 	return toolexec.New(p, p, opts...)
 }
 
-// surfaces are the three handlers of one Executor.
-type surfaces struct {
-	x    *toolexec.Executor
-	rest http.Handler
-	mcp  http.Handler
-	oxp  http.Handler
-}
-
-func (o Options) surfaces(p *Provider) *surfaces {
-	x := o.executor(p)
-	name, version := o.ServerName, o.ServerVersion
+// serverInfo is the MCP server's name and version.
+func (o Options) serverInfo() (name, version string) {
+	name, version = o.ServerName, o.ServerVersion
 	if name == "" {
 		name = "toolexec"
 	}
 	if version == "" {
 		version = "0.0.0"
 	}
+	return name, version
+}
+
+// surfaces are the three handlers of one Executor.
+type surfaces struct {
+	x    *toolexec.Executor
+	rest http.Handler
+	mcp  http.Handler
+	oxp  http.Handler
+	// mcpOpen is mcp without the token check OAuth puts before every
+	// request (the same handler without OAuth), for routes that check the
+	// token themselves.
+	mcpOpen http.Handler
+}
+
+func (o Options) surfaces(p *Provider) *surfaces {
+	x := o.executor(p)
+	name, version := o.serverInfo()
 	var rest http.Handler = toolexec.NewHandler(x)
 	if !o.NoExplorer {
 		// The command exists to run tools: the page's Call button is on.
 		rest = explorer.Wrap(x, rest, explorer.WithExecute(true),
 			explorer.WithTitle(name+" tools"))
 	}
-	return &surfaces{
+	s := &surfaces{
 		x:    x,
 		rest: rest,
 		mcp:  mcp.NewHandler(x, mcp.WithServerInfo(name, version)),
 		oxp:  oxp.NewHandler(x),
 	}
+	s.mcpOpen = s.mcp
+	if o.OAuth != nil && !o.OAuthPublicList {
+		s.rest = requireToken(o.OAuth, s.rest, explorerPage, writeUnauthorized)
+		s.mcp = requireToken(o.OAuth, s.mcp, nil, writeUnauthorized)
+		s.oxp = requireToken(o.OAuth, s.oxp, oxpHealth, writeOXPUnauthenticated)
+	}
+	return s
 }
 
 func (s *surfaces) mount(mux *http.ServeMux, prefix string) {
@@ -131,52 +158,132 @@ func (s *surfaces) mount(mux *http.ServeMux, prefix string) {
 
 // Handler serves every tool of p at /api (REST, with the explorer page at
 // /api/ unless Options.NoExplorer), /mcp (MCP and the HandsAI routes) and
-// /oxp (OXP 1.0), and each toolset NAME of the current config
-// at /toolsets/NAME/api, /toolsets/NAME/mcp and /toolsets/NAME/oxp.
-// It returns the handler and the Executor of the full tool set.
+// /oxp (OXP 1.0). Each toolset NAME of the current config is served as
+// mcp-toolbox serves it, at /mcp/NAME (MCP: that toolset's tools only, to
+// list and to call, with the HandsAI routes /mcp/NAME/tools/list and
+// /mcp/NAME/tools/call), and with all three surfaces at
+// /toolsets/NAME/api, /toolsets/NAME/mcp and /toolsets/NAME/oxp. A name
+// the current config does not define answers 404. It returns the handler
+// and the Executor of the full tool set.
 func Handler(p *Provider, o Options) (http.Handler, *toolexec.Executor) {
 	all := o.surfaces(p)
+	// The surfaces run the DNS-rebinding defense on every request; the
+	// routes that answer before any surface does (an unknown toolset) run
+	// the same.
+	guard := hostguard.New(o.AllowedHosts, o.AllowedOrigins)
+	sets := &toolsets{p: p, o: o, guard: guard, built: map[string]*toolset{}, verifiers: map[string]*oauth.Verifier{}}
 	mux := http.NewServeMux()
-	all.mount(mux, "")
-	mux.Handle(ToolsetPrefix, &toolsets{p: p, o: o, built: map[string]http.Handler{}})
+	mux.Handle(RESTPrefix+"/", http.StripPrefix(RESTPrefix, all.rest))
+	mux.Handle(OXPPrefix+"/", http.StripPrefix(OXPPrefix, all.oxp))
+	mux.Handle(MCPPath, all.mcp)
+	// Below /mcp/: the HandsAI routes and the toolsets' MCP endpoints, all
+	// part of the /mcp resource, behind its token check (so that a caller
+	// without a token learns nothing, not even which toolsets exist).
+	var below http.Handler = &mcpRoutes{all: all.mcpOpen, sets: sets, guard: guard}
+	if o.OAuth != nil && !o.OAuthPublicList {
+		below = requireToken(o.OAuth, below, nil, writeUnauthorized)
+	}
+	mux.Handle(MCPPath+"/", below)
+	// mcp-toolbox's native API beside the REST surface (toolboxapi.go).
+	native := newToolboxAPI(p, o, all.x, all.rest, guard)
+	mux.Handle(toolboxToolsetPath, native)
+	mux.Handle(toolboxToolsetPath+"/", native)
+	mux.Handle(toolboxToolPath, native)
+	// mcp-toolbox's health check, which container probes call by address
+	// (hence no host check, as in toolbox): it says the process serves.
+	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
+		writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
+	})
+	mux.Handle(ToolsetPrefix, sets)
 
 	if o.OAuth != nil {
 		// RFC 9728: where OAuth clients learn which authorization server
-		// issues tokens for each endpoint.
+		// issues tokens for each endpoint, a toolset's included.
 		mux.Handle("/.well-known/oauth-protected-resource", o.OAuth.Metadata())
 		mux.Handle("/.well-known/oauth-protected-resource/", o.OAuth.Metadata())
+		mux.Handle("/.well-known/oauth-protected-resource"+ToolsetPrefix, sets.metadata())
 	}
 
 	return mux, all.x
 }
 
 // toolsets serves /toolsets/NAME/...: one set of surfaces per toolset
-// name, built on first use on a Provider view limited to that toolset.
-// A name the current config does not define answers 404.
+// name, built on first use on a Provider view limited to that toolset,
+// and shared with /mcp/NAME. A name the current config does not define
+// answers 404.
 type toolsets struct {
-	p     *Provider
-	o     Options
-	mu    sync.Mutex
-	built map[string]http.Handler
+	p         *Provider
+	o         Options
+	guard     *hostguard.Guard
+	mu        sync.Mutex
+	built     map[string]*toolset
+	verifiers map[string]*oauth.Verifier // with OAuth: each toolset's, by name
+}
+
+// toolset is what serves one toolset: its surfaces under /toolsets/NAME
+// (with OAuth, protected as resources of their own), and its MCP endpoint
+// at /mcp/NAME (with OAuth, part of the server's /mcp resource, as the
+// path says: mcp is served behind /mcp's token check, see Handler).
+type toolset struct {
+	mux *http.ServeMux
+	mcp http.Handler
+}
+
+// get returns what serves the named toolset, building it on first use, or
+// false when the current config does not define the toolset. It answers
+// err when the toolset's endpoints cannot be protected.
+func (t *toolsets) get(name string) (*toolset, bool, error) {
+	if name == "" || !t.p.Current().HasToolset(name) {
+		return nil, false, nil
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if ts, ok := t.built[name]; ok {
+		return ts, true, nil
+	}
+	view := t.p.View(name)
+	o := t.o
+	if o.OAuth != nil {
+		v, err := t.verifierLocked(name)
+		if err != nil {
+			return nil, false, err
+		}
+		o.OAuth = v
+	}
+	s := o.surfaces(view)
+	ts := &toolset{mux: http.NewServeMux(), mcp: s.mcpOpen}
+	s.mount(ts.mux, ToolsetPrefix+name)
+	if t.o.OAuth != nil {
+		// /mcp/NAME is part of the server's /mcp resource: its tokens, its
+		// scopes, its metadata (mcpRoutes checks the token).
+		ts.mcp = t.o.surfaces(view).mcpOpen
+	}
+	t.built[name] = ts
+	return ts, true, nil
 }
 
 func (t *toolsets) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	rest := strings.TrimPrefix(r.URL.Path, ToolsetPrefix)
 	name, _, _ := strings.Cut(rest, "/")
-	if name == "" || !t.p.Current().HasToolset(name) {
+	ts, ok, err := t.get(name)
+	if err != nil {
+		t.o.logError("toolexec: cannot protect a toolset's endpoints", "toolset", name, "error", err)
+		writeJSONError(w, http.StatusInternalServerError, "Internal server error")
+		return
+	}
+	if !ok {
+		if !t.guard.Allowed(r) {
+			// What a toolset's surfaces answer such a request, so a page
+			// cannot tell which toolsets exist.
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusForbidden)
+			_, _ = w.Write([]byte(`{"error":"Forbidden: origin or host not allowed"}` + "\n"))
+			return
+		}
 		http.NotFound(w, r)
 		return
 	}
-	t.mu.Lock()
-	h, ok := t.built[name]
-	if !ok {
-		mux := http.NewServeMux()
-		t.o.surfaces(t.p.View(name)).mount(mux, ToolsetPrefix+name)
-		h = mux
-		t.built[name] = h
-	}
-	t.mu.Unlock()
-	h.ServeHTTP(w, r)
+	ts.mux.ServeHTTP(w, r)
 }
 
 // BearerAuth is the auth hook of a static token: a call passes when it

@@ -11,6 +11,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/toolexec/toolexec"
+	"github.com/toolexec/toolexec/cmd/toolexec/internal/config"
+	"github.com/toolexec/toolexec/cmd/toolexec/internal/sqlstmt"
 )
 
 const sqliteSchema = `
@@ -92,11 +94,6 @@ tools:
     description: big rows
     statement: SELECT id, printf('%.500c', 'x') AS pad FROM items ORDER BY id
     maxBytes: 1200
-  sneaky-write:
-    kind: sqlite-sql
-    source: db
-    description: declared read-only but writes
-    statement: DELETE FROM items
   add:
     kind: sqlite-sql
     source: db
@@ -209,7 +206,10 @@ func TestSQLite_RowAndByteCaps(t *testing.T) {
 	assert.Len(t, sc["rows"], 2)
 	assert.Equal(t, true, sc["truncated"])
 	assert.Contains(t, sc["message"], "more than 2 rows")
-	assert.Contains(t, res.Text(), `"truncated":true`)
+	tx := texts(t, res)
+	require.Len(t, tx, 3, "one text block per row, then the notice")
+	assert.Equal(t, `{"id":1,"name":"apple"}`, tx[0])
+	assert.Equal(t, "[truncated: more than 2 rows; only the first 2 are returned]", tx[2])
 
 	res, err = call(t, x, "big", nil)
 	require.NoError(t, err)
@@ -218,27 +218,54 @@ func TestSQLite_RowAndByteCaps(t *testing.T) {
 	assert.Len(t, sc["rows"], 2, "two 500-byte rows fit in 1200 bytes, three do not")
 	assert.LessOrEqual(t, len(res.Text()), 1200+200)
 	assert.Contains(t, sc["message"], "exceed 1200 bytes")
-
-	var decoded map[string]any
-	require.NoError(t, json.Unmarshal([]byte(res.Text()), &decoded), "the text rendering is JSON")
+	tx = texts(t, res)
+	require.Len(t, tx, 3)
+	for _, c := range tx[:2] {
+		var decoded map[string]any
+		require.NoError(t, json.Unmarshal([]byte(c), &decoded), "each row's text is JSON")
+	}
 }
 
-func TestSQLite_ReadOnlyByDefault(t *testing.T) {
+func TestSQLite_WritesCommitAndReadsStayReadOnly(t *testing.T) {
 	x := sqliteExecutor(t)
-	res, err := call(t, x, "sneaky-write", nil)
-	if err == nil {
-		require.True(t, res.IsError, "a read-only tool cannot write")
-	}
-	res, err = call(t, x, "all", nil)
-	require.NoError(t, err)
-	assert.Equal(t, []float64{1, 2}, ids(t, res), "nothing deleted")
-
-	res, err = call(t, x, "add", map[string]any{"name": "fig"})
+	res, err := call(t, x, "add", map[string]any{"name": "fig"})
 	require.NoError(t, err)
 	assert.Equal(t, "fig", rows(t, res)[0]["name"], "a tool declared readOnly: false writes")
 	res, err = call(t, x, "by-name", map[string]any{"name": "fig"})
 	require.NoError(t, err)
 	assert.Len(t, rows(t, res), 1)
+}
+
+// TestSQLite_ReadOnlyHoldsWhenAStatementIsMisread runs writing statements
+// as if the classifier had read them as reading: the read-only connection
+// (file) and query_only (:memory:) still refuse them.
+func TestSQLite_ReadOnlyHoldsWhenAStatementIsMisread(t *testing.T) {
+	misread := func(cfg *config.Config) {
+		for _, tl := range cfg.Tools {
+			if tl.Name == "wipe" {
+				tl.ReadOnly, tl.Class = true, sqlstmt.Class{Effect: sqlstmt.Reads, Rows: true}
+			}
+		}
+	}
+	for _, db := range []string{"test.db", ":memory:"} {
+		set := buildWithConfig(t, fmt.Sprintf(`
+sources:
+  db: {kind: sqlite, database: %q, init: schema.sql}
+tools:
+  count: {kind: sqlite-sql, source: db, description: count, statement: "SELECT count(*) AS n FROM items"}
+  wipe: {kind: sqlite-sql, source: db, description: wipe, statement: "DELETE FROM items"}
+`, db), map[string]string{"schema.sql": sqliteSchema}, misread)
+		x := executor(set, Options{})
+		res, err := call(t, x, "wipe", nil)
+		if err == nil {
+			assert.True(t, res.IsError, res.Text())
+		} else {
+			assert.Contains(t, err.Error(), "readonly", db)
+		}
+		res, err = call(t, x, "count", nil)
+		require.NoError(t, err)
+		assert.EqualValues(t, 3, rows(t, res)[0]["n"], db)
+	}
 }
 
 func TestSQLite_Annotations(t *testing.T) {
@@ -254,24 +281,6 @@ func TestSQLite_Annotations(t *testing.T) {
 	assert.JSONEq(t, `{"type":"object","additionalProperties":false,"required":["id"],"properties":{"id":{"type":"integer","description":"the id"}}}`, string(ro.InputSchema))
 	n, _ := x.Lookup("numbered", "")
 	assert.JSONEq(t, `{"type":"object","additionalProperties":false,"required":["a"],"properties":{"a":{"type":"integer","description":"a"},"b":{"type":"string","description":"b","default":"plum"}}}`, string(n.InputSchema))
-}
-
-func TestSQLite_MemoryDatabaseReadOnly(t *testing.T) {
-	set := build(t, `
-sources:
-  mem: {kind: sqlite, database: ":memory:", init: schema.sql}
-tools:
-  count: {kind: sqlite-sql, source: mem, description: count, statement: "SELECT count(*) AS n FROM items"}
-  wipe: {kind: sqlite-sql, source: mem, description: wipe, statement: "DELETE FROM items"}
-`, map[string]string{"schema.sql": sqliteSchema}, nil)
-	x := executor(set, Options{})
-	res, err := call(t, x, "wipe", nil)
-	if err == nil {
-		assert.True(t, res.IsError, res.Text())
-	}
-	res, err = call(t, x, "count", nil)
-	require.NoError(t, err)
-	assert.EqualValues(t, 3, rows(t, res)[0]["n"])
 }
 
 func TestSQLite_ErrorsNameTheQueryNotTheMachine(t *testing.T) {

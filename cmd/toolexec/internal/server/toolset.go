@@ -70,7 +70,7 @@ func buildSet(ctx context.Context, cfg *config.Config, logger *slog.Logger, http
 			h   handlerFunc
 		)
 		switch src.Kind {
-		case config.KindSQLite, config.KindPostgres:
+		case config.KindSQLite, config.KindPostgres, config.KindMySQL:
 			db, ok := sqlSources[src.Name]
 			if !ok {
 				var err error
@@ -90,7 +90,7 @@ func buildSet(ctx context.Context, cfg *config.Config, logger *slog.Logger, http
 			hs, ok := httpSources[src.Name]
 			if !ok {
 				var err error
-				hs, err = httptool.NewSource(src, httpOpts...)
+				hs, err = httptool.NewSource(src, append([]httptool.SourceOption{httptool.WithSecrets(cfg.EnvValues()...)}, httpOpts...)...)
 				if err != nil {
 					return fail(err)
 				}
@@ -105,6 +105,7 @@ func buildSet(ctx context.Context, cfg *config.Config, logger *slog.Logger, http
 		default:
 			return fail(fmt.Errorf("tool %q: source kind %q", t.Name, src.Kind))
 		}
+		annotate(&def, t)
 		s.byName[t.Name] = len(s.tools)
 		s.tools = append(s.tools, def)
 		s.handlers = append(s.handlers, h)

@@ -1,6 +1,8 @@
-// Package sqlstmt reads SQLite statements as text, without a database:
-// the words outside string literals, quoted identifiers and comments, and
-// what a statement does that a read-only tool must not do.
+// Package sqlstmt reads SQL statements as text, without a database: the
+// words outside string literals, quoted identifiers and comments, whether a
+// statement reads or writes (Classify, for SQLite, PostgreSQL and MySQL),
+// and what a SQLite statement does that a read-only tool must not do
+// (CheckReadOnly).
 package sqlstmt
 
 import (
@@ -111,101 +113,15 @@ type word struct {
 // string and blob literals, comments, numbers, parameters and operators.
 // An unterminated literal or comment runs to the end, as SQLite reads it.
 func eachWord(sql string, f func(word) bool) {
-	for i := 0; i < len(sql); {
-		c := sql[i]
-		switch {
-		case c == ';':
-			if !f(word{text: ";"}) {
-				return
-			}
-			i++
-		case c == '\'':
-			i = skipQuoted(sql, i, '\'')
-		case c == '"' || c == '`' || c == '[':
-			closer := c
-			if c == '[' {
-				closer = ']'
-			}
-			end := skipQuoted(sql, i, closer)
-			inner := sql[i+1 : end]
-			if end-1 > i && sql[end-1] == closer {
-				inner = sql[i+1 : end-1]
-			}
-			if closer != ']' {
-				inner = strings.ReplaceAll(inner, string([]byte{closer, closer}), string(closer))
-			}
-			if !f(word{text: inner, quoted: true}) {
-				return
-			}
-			i = end
-		case c == '-' && i+1 < len(sql) && sql[i+1] == '-':
-			end := strings.IndexByte(sql[i:], '\n')
-			if end < 0 {
-				return
-			}
-			i += end + 1
-		case c == '/' && i+1 < len(sql) && sql[i+1] == '*':
-			end := strings.Index(sql[i+2:], "*/")
-			if end < 0 {
-				return
-			}
-			i += end + 4
-		case (c == 'x' || c == 'X') && i+1 < len(sql) && sql[i+1] == '\'':
-			i = skipQuoted(sql, i+1, '\'')
-		case isIDStart(c):
-			j := i + 1
-			for j < len(sql) && isIDChar(sql[j]) {
-				j++
-			}
-			if !f(word{text: sql[i:j]}) {
-				return
-			}
-			i = j
-		case c >= '0' && c <= '9':
-			// A number, with any letters glued to it (1e5, 0x1F): never
-			// a keyword.
-			j := i + 1
-			for j < len(sql) && (isIDChar(sql[j]) || sql[j] == '.') {
-				j++
-			}
-			i = j
-		case c == '?' || c == ':' || c == '@' || c == '$':
-			// A parameter: ?1, :name, @name, $name (and $a::b(c)).
-			j := i + 1
-			for j < len(sql) && (isIDChar(sql[j]) || sql[j] == ':') {
-				j++
-			}
-			i = j
-		default:
-			i++
+	scan(SQLite, sql, func(t token) bool {
+		switch t.kind {
+		case tokSemi:
+			return f(word{text: ";"})
+		case tokWord:
+			return f(word{text: t.text})
+		case tokQuoted:
+			return f(word{text: t.text, quoted: true})
 		}
-	}
-}
-
-// skipQuoted returns the index just past the literal that opens at i with
-// a quote and closes with closer; a doubled closer is an escaped one
-// (except in [brackets]). An unterminated literal ends at len(sql).
-func skipQuoted(sql string, i int, closer byte) int {
-	for j := i + 1; j < len(sql); j++ {
-		if sql[j] != closer {
-			continue
-		}
-		if closer != ']' && j+1 < len(sql) && sql[j+1] == closer {
-			j++
-			continue
-		}
-		return j + 1
-	}
-	return len(sql)
-}
-
-// isIDStart and isIDChar are SQLite's identifier characters: ASCII letters,
-// "_", any byte of a multi-byte UTF-8 character, and (after the first)
-// digits and "$".
-func isIDStart(c byte) bool {
-	return c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= 0x80
-}
-
-func isIDChar(c byte) bool {
-	return isIDStart(c) || c >= '0' && c <= '9' || c == '$'
+		return true
+	})
 }

@@ -1,8 +1,10 @@
-// Package sqltool runs declared SQL tools (mcp-toolbox's sqlite-sql and
-// postgres-sql kinds) against SQLite (modernc.org/sqlite, pure Go) and
-// PostgreSQL (github.com/jackc/pgx/v5): parameters bound as query
-// arguments, read-only transactions unless a tool says it writes, row and
-// byte caps on results, and cancellation that reaches the server.
+// Package sqltool runs declared SQL tools (mcp-toolbox's sqlite-sql,
+// postgres-sql and mysql-sql kinds) against SQLite (modernc.org/sqlite,
+// pure Go), PostgreSQL (github.com/jackc/pgx/v5) and MySQL or MariaDB
+// (github.com/go-sql-driver/mysql): parameters bound as query arguments,
+// read-only transactions unless the statement writes, row and byte caps on
+// results, and cancellation that reaches the server (a cancel request on
+// PostgreSQL, KILL QUERY on MySQL), also when a result is cut at a cap.
 package sqltool
 
 import (
@@ -41,8 +43,12 @@ type Source struct {
 	// ro serves read-only tools; rw serves tools that write (nil until
 	// asked for).
 	ro, rw *sql.DB
+	// kill (mysql) sends KILL QUERY for cancelled calls.
+	kill *sql.DB
 	// memory is a sqlite ":memory:" database: one pool, one connection.
 	memory bool
+	// queryTimeout (mysql) is the timeout of tools that set none.
+	queryTimeout time.Duration
 }
 
 // Open connects to src. For sqlite, a database file that does not exist
@@ -57,6 +63,11 @@ func Open(ctx context.Context, src *config.Source, writes bool) (*Source, error)
 		s, err = openSQLite(ctx, src, writes)
 	case config.KindPostgres:
 		s, err = openPostgres(src, writes)
+	case config.KindMySQL:
+		s, err = openMySQL(src)
+		if s != nil {
+			s.queryTimeout = src.QueryTimeout
+		}
 	default:
 		return nil, fmt.Errorf("source kind %q is not a database", src.Kind)
 	}
@@ -113,6 +124,9 @@ func (s *Source) Close() error {
 	}
 	if s.rw != nil && s.rw != s.ro {
 		errs = append(errs, s.rw.Close())
+	}
+	if s.kill != nil {
+		errs = append(errs, s.kill.Close())
 	}
 	return errors.Join(errs...)
 }

@@ -3,6 +3,7 @@ package sqltool
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
@@ -14,6 +15,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/go-sql-driver/mysql"
 	"github.com/jackc/pgx/v5/pgconn"
 	"modernc.org/sqlite"
 
@@ -82,25 +84,34 @@ func New(t *config.Tool, src *Source, logger *slog.Logger) (*Tool, error) {
 }
 
 // Definition returns the toolexec.Tool clients see: the input schema made
-// from the parameters, the output schema of the rows, and annotations that
-// say whether the tool writes.
+// from the parameters (template parameters included), and annotations
+// that say whether the tool writes (readOnlyHint, destructiveHint for a
+// tool that writes, idempotentHint when the file gives it, openWorldHint
+// false unless the file says otherwise).
 func (t *Tool) Definition() toolexec.Tool {
 	ann := &toolexec.ToolAnnotations{ReadOnlyHint: toolexec.Bool(t.cfg.ReadOnly), OpenWorldHint: toolexec.Bool(false)}
+	if t.cfg.OpenWorld != nil {
+		ann.OpenWorldHint = toolexec.Bool(*t.cfg.OpenWorld)
+	}
 	if !t.cfg.ReadOnly {
 		d := true
 		if t.cfg.Destructive != nil {
 			d = *t.cfg.Destructive
 		}
 		ann.DestructiveHint = toolexec.Bool(d)
-		ann.IdempotentHint = t.cfg.Idempotent
+	}
+	ann.IdempotentHint = t.cfg.Idempotent
+	timeout := t.cfg.Timeout
+	if timeout == 0 {
+		timeout = t.src.queryTimeout
 	}
 	return toolexec.Tool{
 		Name:        t.cfg.Name,
 		Description: t.cfg.Description,
-		InputSchema: params.Schema(t.cfg.Parameters),
+		InputSchema: params.Schema(t.cfg.AllParams()),
 		Annotations: ann,
 		Options: toolexec.ToolOptions{
-			Timeout: t.cfg.Timeout,
+			Timeout: timeout,
 			Cache:   t.cfg.Cache && t.cfg.ReadOnly,
 			// The tool's answer depends on its arguments only: the
 			// statement or request never sees who called.
@@ -109,12 +120,25 @@ func (t *Tool) Definition() toolexec.Tool {
 			Scopes:      t.cfg.Scopes,
 
 			ConcurrencyLimit: concurrency(t.cfg.MaxConcurrency),
+			Interceptors:     interceptors(params.Bounds(t.cfg.AllParams())),
 		},
 	}
 }
 
+// interceptors is the list of the non-nil interceptors.
+func interceptors(ics ...toolexec.Interceptor) []toolexec.Interceptor {
+	var out []toolexec.Interceptor
+	for _, ic := range ics {
+		if ic != nil {
+			out = append(out, ic)
+		}
+	}
+	return out
+}
+
 // Handle runs the statement with the call's arguments bound in parameter
-// order, and returns the rows.
+// order (and its template parameters' values spliced in, see render), and
+// returns the rows.
 func (t *Tool) Handle(ctx context.Context, args map[string]any) (*toolexec.CallToolResult, error) {
 	bound := make([]any, len(t.cfg.Parameters))
 	for i, p := range t.cfg.Parameters {
@@ -124,7 +148,14 @@ func (t *Tool) Handle(ctx context.Context, args map[string]any) (*toolexec.CallT
 		}
 		bound[i] = t.bindable(p, v)
 	}
-	return t.run(ctx, bound)
+	statement := t.cfg.Statement
+	if t.cfg.Template != nil {
+		var err error
+		if statement, err = t.render(args); err != nil {
+			return toolexec.ErrorResult(err.Error()), nil
+		}
+	}
+	return t.run(ctx, statement, bound)
 }
 
 // bindable turns a converted argument into what the driver binds: arrays
@@ -181,20 +212,57 @@ func typedSlice(typ string, v []any) any {
 	return out
 }
 
-func (t *Tool) run(ctx context.Context, args []any) (*toolexec.CallToolResult, error) {
+func (t *Tool) run(ctx context.Context, statement string, args []any) (*toolexec.CallToolResult, error) {
+	ro := t.cfg.ReadOnly
 	db := t.src.ro
-	if !t.cfg.ReadOnly {
+	if !ro {
 		db = t.src.rw
+	}
+	// qctx is the query's own context: a read-only query cut at the row
+	// or byte cap is cancelled through it (cut), which stops it on the
+	// server too, rather than read to its end. SQLite needs none: closing
+	// its rows resets the statement, and a cancellable context would cost
+	// database/sql a goroutine per query.
+	qctx, cut := ctx, func() {}
+	if t.src.Kind != config.KindSQLite {
+		var cancel context.CancelFunc
+		qctx, cancel = context.WithCancel(ctx)
+		defer cancel()
+		cut = cancel
 	}
 	var (
 		tx  *sql.Tx
 		err error
 	)
 	switch {
+	case t.src.Kind == config.KindMySQL:
+		var conn *sql.Conn
+		if conn, err = db.Conn(ctx); err != nil {
+			return nil, t.fail(ctx, err)
+		}
+		var id uint64
+		_ = conn.Raw(func(dc any) error {
+			if c, ok := dc.(*idConn); ok {
+				id = c.id
+			}
+			return nil
+		})
+		kill := watchKill(qctx, t.src.kill, id)
+		defer func() {
+			if kill.finish() {
+				// The server was told to stop this connection's query:
+				// the connection serves no other call.
+				_ = conn.Raw(func(any) error { return driver.ErrBadConn })
+			}
+			conn.Close()
+		}()
+		// START TRANSACTION READ ONLY for read-only tools: the server
+		// refuses writes.
+		tx, err = conn.BeginTx(ctx, &sql.TxOptions{ReadOnly: ro})
 	case t.src.Kind == config.KindPostgres:
 		// BEGIN READ ONLY for read-only tools: the server refuses writes.
-		tx, err = db.BeginTx(ctx, &sql.TxOptions{ReadOnly: t.cfg.ReadOnly})
-	case t.src.memory || !t.cfg.ReadOnly:
+		tx, err = db.BeginTx(ctx, &sql.TxOptions{ReadOnly: ro})
+	case t.src.memory || !ro:
 		tx, err = db.BeginTx(ctx, nil)
 	}
 	if err != nil {
@@ -202,7 +270,7 @@ func (t *Tool) run(ctx context.Context, args []any) (*toolexec.CallToolResult, e
 	}
 	if tx != nil {
 		defer tx.Rollback() //nolint:errcheck // a no-op after Commit
-		if t.src.memory && t.cfg.ReadOnly {
+		if t.src.memory && ro {
 			if _, err := tx.ExecContext(ctx, "PRAGMA query_only = 1"); err != nil {
 				return nil, t.fail(ctx, err)
 			}
@@ -211,17 +279,36 @@ func (t *Tool) run(ctx context.Context, args []any) (*toolexec.CallToolResult, e
 			defer tx.ExecContext(context.WithoutCancel(ctx), "PRAGMA query_only = 0") //nolint:errcheck // best effort; a failed reset only makes later writes fail
 		}
 	}
+	if !t.cfg.Class.Rows {
+		// INSERT, UPDATE, DELETE, MERGE or REPLACE without RETURNING:
+		// its result is the number of rows it affected.
+		res, err := tx.ExecContext(qctx, statement, args...)
+		if err != nil {
+			return nil, t.fail(ctx, err)
+		}
+		n, err := res.RowsAffected()
+		if err != nil {
+			return nil, t.fail(ctx, err)
+		}
+		if err := tx.Commit(); err != nil {
+			return nil, t.fail(ctx, err)
+		}
+		return affected(n), nil
+	}
 	var rows *sql.Rows
-	if tx != nil {
-		rows, err = tx.QueryContext(ctx, t.cfg.Statement, args...)
-	} else {
+	switch {
+	case tx != nil:
+		rows, err = tx.QueryContext(qctx, statement, args...)
+	case t.cfg.Template != nil:
+		rows, err = db.QueryContext(qctx, statement, args...)
+	default:
 		// sqlite read-only pool: the connection itself is read-only
 		// (mode=ro, query_only), so a transaction would add nothing. The
 		// statement is prepared once (database/sql re-prepares it on each
 		// connection of the pool as needed).
 		stmt := t.stmt.Load()
 		if stmt == nil {
-			if stmt, err = db.PrepareContext(ctx, t.cfg.Statement); err != nil {
+			if stmt, err = db.PrepareContext(ctx, statement); err != nil {
 				return nil, t.fail(ctx, err)
 			}
 			if !t.stmt.CompareAndSwap(nil, stmt) {
@@ -229,16 +316,22 @@ func (t *Tool) run(ctx context.Context, args []any) (*toolexec.CallToolResult, e
 				stmt = t.stmt.Load()
 			}
 		}
-		rows, err = stmt.QueryContext(ctx, args...)
+		rows, err = stmt.QueryContext(qctx, args...)
 	}
 	if err != nil {
 		return nil, t.fail(ctx, err)
 	}
-	res, err := t.collect(rows)
+	// A read-only query cut at a cap is cancelled; one that writes runs to
+	// its end (its rows past the cap are read and dropped), so that what
+	// it writes is committed whole.
+	if !ro {
+		cut = nil
+	}
+	res, err := t.collect(rows, cut)
 	if err != nil {
 		return nil, t.fail(ctx, err)
 	}
-	if tx != nil && !t.cfg.ReadOnly {
+	if tx != nil && !ro {
 		if err := tx.Commit(); err != nil {
 			return nil, t.fail(ctx, err)
 		}
@@ -246,14 +339,42 @@ func (t *Tool) run(ctx context.Context, args []any) (*toolexec.CallToolResult, e
 	return res, nil
 }
 
+// affected is the result of a statement that returns no rows: no text
+// content (as mcp-toolbox answers), and structuredContent with no rows and
+// affectedRows.
+func affected(n int64) *toolexec.CallToolResult {
+	return &toolexec.CallToolResult{
+		Content: []toolexec.Content{},
+		StructuredContent: map[string]any{
+			"rows": []any{}, "rowCount": float64(0), "truncated": false, "affectedRows": float64(n),
+		},
+	}
+}
+
 // collect reads rows up to the row and byte caps and builds the result:
-// structuredContent {rows, rowCount, truncated, message?} and the same
-// object as JSON text.
-func (t *Tool) collect(rows *sql.Rows) (*toolexec.CallToolResult, error) {
+// one text block per row, the row as a JSON object with its columns in
+// statement order (as mcp-toolbox answers; none when there is no row),
+// then, when the rows were cut, a text block saying so; and
+// structuredContent {rows, rowCount, truncated, message?}. When the rows
+// are cut, cut is called (it cancels the query) or, when nil, the rest of
+// the rows are read and dropped.
+func (t *Tool) collect(rows *sql.Rows, cut func()) (*toolexec.CallToolResult, error) {
 	defer rows.Close()
 	cols, err := rows.Columns()
 	if err != nil {
 		return nil, err
+	}
+	var conv []func(any) any
+	if t.src.Kind == config.KindMySQL || t.src.Kind == config.KindPostgres {
+		types, err := rows.ColumnTypes()
+		if err != nil {
+			return nil, err
+		}
+		if t.src.Kind == config.KindMySQL {
+			conv = mysqlConverters(types)
+		} else {
+			conv = pgConverters(types)
+		}
 	}
 	vals := make([]any, len(cols))
 	ptrs := make([]any, len(cols))
@@ -261,8 +382,8 @@ func (t *Tool) collect(rows *sql.Rows) (*toolexec.CallToolResult, error) {
 		ptrs[i] = &vals[i]
 	}
 	out := []any{}
-	text := make([]byte, 0, 256)
-	text = append(text, `{"rows":[`...)
+	content := []toolexec.Content{}
+	size := 0
 	truncated, why := false, ""
 	var rowText []byte
 	for rows.Next() {
@@ -279,7 +400,11 @@ func (t *Tool) collect(rows *sql.Rows) (*toolexec.CallToolResult, error) {
 		row := make(map[string]any, len(cols))
 		rowText = append(rowText[:0], '{')
 		for i, c := range cols {
-			v := jsonValue(vals[i])
+			v := vals[i]
+			if conv != nil && conv[i] != nil {
+				v = conv[i](v)
+			}
+			v = jsonValue(v)
 			row[c] = v
 			if i > 0 {
 				rowText = append(rowText, ',')
@@ -289,31 +414,33 @@ func (t *Tool) collect(rows *sql.Rows) (*toolexec.CallToolResult, error) {
 			rowText = appendJSON(rowText, v)
 		}
 		rowText = append(rowText, '}')
-		if len(text)+len(rowText)+1 > t.maxBytes {
+		if size+len(rowText)+1 > t.maxBytes {
 			truncated, why = true, fmt.Sprintf("the rows exceed %d bytes; only the first %d rows are returned", t.maxBytes, len(out))
 			break
 		}
-		if len(out) > 0 {
-			text = append(text, ',')
-		}
-		text = append(text, rowText...)
+		size += len(rowText) + 1
+		content = append(content, toolexec.Text(string(rowText)))
 		out = append(out, row)
 	}
-	if err := rows.Err(); err != nil {
+	if truncated {
+		if cut != nil {
+			cut()
+		} else {
+			for rows.Next() {
+			}
+			if err := rows.Err(); err != nil {
+				return nil, err
+			}
+		}
+	} else if err := rows.Err(); err != nil {
 		return nil, err
 	}
 	sc := map[string]any{"rows": out, "rowCount": float64(len(out)), "truncated": truncated}
-	text = append(text, `],"rowCount":`...)
-	text = strconv.AppendInt(text, int64(len(out)), 10)
-	text = append(text, `,"truncated":`...)
-	text = strconv.AppendBool(text, truncated)
 	if truncated {
 		sc["message"] = why
-		text = append(text, `,"message":`...)
-		text = strconv.AppendQuote(text, why)
+		content = append(content, toolexec.Text("[truncated: "+why+"]"))
 	}
-	text = append(text, '}')
-	return &toolexec.CallToolResult{Content: []toolexec.Content{toolexec.Text(string(text))}, StructuredContent: sc}, nil
+	return &toolexec.CallToolResult{Content: content, StructuredContent: sc}, nil
 }
 
 // jsonValue maps a driver value to encoding/json's model: integers to
@@ -331,6 +458,23 @@ func jsonValue(v any) any {
 			return nil
 		}
 		return v
+	case float32:
+		return jsonValue(float64(v))
+	case int32:
+		return float64(v)
+	case uint64:
+		if v <= 1<<53 {
+			return float64(v)
+		}
+		return json.Number(strconv.FormatUint(v, 10))
+	case json.Number, map[string]any:
+		return v
+	case []any:
+		out := make([]any, len(v))
+		for i, e := range v {
+			out[i] = jsonValue(e)
+		}
+		return out
 	case []byte:
 		if utf8.Valid(v) {
 			return string(v)
@@ -384,6 +528,14 @@ func (t *Tool) fail(ctx context.Context, err error) error {
 	var se *sqlite.Error
 	if errors.As(err, &se) {
 		return &toolexec.ToolError{Message: "query failed: " + se.Error(), Err: err}
+	}
+	var me *mysql.MySQLError
+	if errors.As(err, &me) {
+		msg := "query failed: " + me.Message + " (MySQL error " + strconv.Itoa(int(me.Number))
+		if me.SQLState != [5]byte{} {
+			msg += ", SQLSTATE " + string(me.SQLState[:])
+		}
+		return &toolexec.ToolError{Message: msg + ")", Err: err}
 	}
 	t.logger.Warn("sql tool failed", "tool", t.cfg.Name, "error", redact(err))
 	return &toolexec.ToolError{Message: "query failed: the database is unavailable or returned an error", CanRetry: true, Err: err}

@@ -1,0 +1,265 @@
+package server
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/go-sql-driver/mysql"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/toolexec/toolexec"
+	"github.com/toolexec/toolexec/cmd/toolexec/internal/config"
+	"github.com/toolexec/toolexec/cmd/toolexec/internal/mysqltest"
+)
+
+var (
+	myOnce   sync.Once
+	myServer *mysqltest.Server
+	myErr    error
+)
+
+// mariadb returns the package's MariaDB server, started on first use and
+// stopped by TestMain. Without the binaries the test is skipped, unless
+// CI is set: CI must run it.
+func mariadb(t testing.TB) *mysqltest.Server {
+	t.Helper()
+	myOnce.Do(func() { myServer, myErr = mysqltest.Start() })
+	if errors.Is(myErr, mysqltest.ErrNotInstalled) && os.Getenv("CI") == "" {
+		t.Skip(myErr)
+	}
+	if myErr != nil {
+		t.Fatal(myErr)
+	}
+	return myServer
+}
+
+// myDB is a direct connection to the test database, as its user.
+func myDB(t testing.TB, s *mysqltest.Server) *sql.DB {
+	t.Helper()
+	cfg := mysql.NewConfig()
+	cfg.Net, cfg.Addr = "tcp", net.JoinHostPort(s.Host, strconv.Itoa(s.Port))
+	cfg.User, cfg.Passwd, cfg.DBName = s.User, s.Password, s.Database
+	cfg.MultiStatements = true
+	db, err := sql.Open("mysql", cfg.FormatDSN())
+	require.NoError(t, err)
+	t.Cleanup(func() { db.Close() })
+	return db
+}
+
+// mySource is the sources block of a tools file for the test server, in
+// toolbox's form (a mariadb source, as toolbox also names it).
+func mySource(s *mysqltest.Server) string {
+	return fmt.Sprintf(`
+sources:
+  my:
+    kind: mariadb
+    host: %s
+    port: "%d"
+    database: %s
+    user: %s
+    password: ${MYPASSWORD_FOR_TEST}
+    maxOpenConns: 4
+`, s.Host, s.Port, s.Database, s.User)
+}
+
+const myTools = `
+tools:
+  by-name:
+    kind: mysql-sql
+    source: my
+    description: by name
+    parameters: [{name: name, type: string, description: name}]
+    statement: SELECT id, name FROM myitems WHERE name = ?
+  all:
+    kind: mysql-sql
+    source: my
+    description: every item
+    statement: SELECT id, name FROM myitems ORDER BY id
+  add:
+    kind: mysql-sql
+    source: my
+    description: add an item
+    parameters: [{name: name, type: string, description: name}]
+    statement: INSERT INTO myitems (name, price) VALUES (?, 9.5)
+  rename:
+    kind: mysql-sql
+    source: my
+    description: rename items
+    parameters: [{name: from, type: string, description: from}, {name: to, type: string, description: to}]
+    statement: UPDATE myitems SET name = ? WHERE name = ?
+  sneaky-write:
+    kind: mysql-sql
+    source: my
+    description: reads, as far as its text shows, but its function writes
+    statement: SELECT myitems_wipe() AS n
+  sleepy:
+    kind: mysql-sql
+    source: my
+    description: computes for a long while, sending nothing
+    timeout: 1s
+    statement: SELECT BENCHMARK(500000000, MD5('x')) AS slept, 'toolexec-sleep-marker' AS marker
+  endless:
+    kind: mysql-sql
+    source: my
+    description: a hundred million rows
+    maxRows: 10
+    timeout: 10s
+    statement: SELECT seq, 'toolexec-cap-marker' AS marker FROM seq_1_to_100000000
+  types:
+    kind: mysql-sql
+    source: my
+    description: one of each type
+    statement: >-
+      SELECT CAST(1 AS SIGNED) AS i, 9007199254740993 AS big, CAST(18446744073709551615 AS UNSIGNED) AS ubig,
+      CAST(1.25 AS DECIMAL(10,2)) AS d, CAST(1.5 AS DOUBLE) AS f, NULL AS nul, 'x' AS t, bits,
+      DATE('2024-04-22') AS day, TIMESTAMP('2024-01-02 03:04:05') AS ts, JSON_OBJECT('a', 1) AS j, x'DEADBEEF' AS bin
+      FROM mybits
+  types-args:
+    kind: mysql-sql
+    source: my
+    description: one of each type, through a prepared statement
+    parameters: [{name: n, type: integer, description: n}]
+    statement: SELECT id, price, name, ? AS n FROM myitems WHERE id = 1
+`
+
+func myExecutor(t *testing.T) (*toolexec.Executor, *sql.DB) {
+	s := mariadb(t)
+	db := myDB(t, s)
+	_, err := db.Exec(`DROP TABLE IF EXISTS myitems; DROP FUNCTION IF EXISTS myitems_wipe;
+DROP TABLE IF EXISTS mybits; CREATE TABLE mybits (bits BIT(3)); INSERT INTO mybits VALUES (b'101');
+CREATE TABLE myitems (id INT AUTO_INCREMENT PRIMARY KEY, name VARCHAR(100) NOT NULL, price DECIMAL(10,2) NOT NULL);
+INSERT INTO myitems (name, price) VALUES ('apple', 1.5), ('pear', 2.25), ('plum', 3);
+CREATE FUNCTION myitems_wipe() RETURNS INT MODIFIES SQL DATA BEGIN DELETE FROM myitems; RETURN 1; END`)
+	require.NoError(t, err)
+	set := build(t, mySource(s)+myTools, nil, map[string]string{"MYPASSWORD_FOR_TEST": s.Password})
+	return executor(set, Options{}), db
+}
+
+func myCount(t *testing.T, db *sql.DB) int {
+	t.Helper()
+	var n int
+	require.NoError(t, db.QueryRow(`SELECT count(*) FROM myitems`).Scan(&n))
+	return n
+}
+
+func TestMySQL_ReadsAndWrites(t *testing.T) {
+	x, db := myExecutor(t)
+	res, err := call(t, x, "by-name", map[string]any{"name": "pear"})
+	require.NoError(t, err)
+	assert.Equal(t, []string{`{"id":2,"name":"pear"}`}, texts(t, res))
+	for _, inj := range []string{"' OR '1'='1", "pear'; DELETE FROM myitems; --", `pear\' OR 1=1 -- `, "?"} {
+		res, err := call(t, x, "by-name", map[string]any{"name": inj})
+		require.NoError(t, err)
+		assert.Empty(t, rows(t, res), inj)
+	}
+
+	def, ok := x.Lookup("add", "")
+	require.True(t, ok)
+	assert.False(t, *def.Annotations.ReadOnlyHint)
+	assert.True(t, *def.Annotations.DestructiveHint)
+	res, err = call(t, x, "add", map[string]any{"name": "fig"})
+	require.NoError(t, err)
+	assert.Equal(t, float64(1), res.StructuredContent.(map[string]any)["affectedRows"])
+	assert.Equal(t, 4, myCount(t, db), "the insert committed")
+	res, err = call(t, x, "rename", map[string]any{"from": "fig", "to": "fig2"})
+	require.NoError(t, err)
+	assert.Equal(t, float64(0), res.StructuredContent.(map[string]any)["affectedRows"], "arguments bound in order: SET name = 'fig' WHERE name = 'fig2'")
+
+	// Reading statements run in a read-only transaction: a function that
+	// writes is refused by the server.
+	def, ok = x.Lookup("sneaky-write", "")
+	require.True(t, ok)
+	assert.True(t, *def.Annotations.ReadOnlyHint)
+	_, err = call(t, x, "sneaky-write", nil)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "READ ONLY")
+	assert.Equal(t, 4, myCount(t, db), "nothing was deleted")
+}
+
+func TestMySQL_TypesAsJSON(t *testing.T) {
+	x, _ := myExecutor(t)
+	res, err := call(t, x, "types", nil)
+	require.NoError(t, err)
+	// MariaDB's JSON is text (LONGTEXT), and stays a string; MySQL's JSON
+	// type is its document.
+	assert.Equal(t, []string{`{"i":1,"big":9007199254740993,"ubig":18446744073709551615,"d":1.25,"f":1.5,"nul":null,"t":"x","bits":5,` +
+		`"day":"2024-04-22T00:00:00Z","ts":"2024-01-02T03:04:05Z","j":"{\"a\": 1}","bin":"3q2+7w=="}`}, texts(t, res))
+	res, err = call(t, x, "types-args", map[string]any{"n": 7})
+	require.NoError(t, err)
+	assert.Equal(t, []string{`{"id":1,"price":1.50,"name":"apple","n":7}`}, texts(t, res))
+}
+
+// processes counts the server's threads running a statement with marker.
+func processes(t *testing.T, db *sql.DB, marker string) int {
+	t.Helper()
+	var n int
+	require.NoError(t, db.QueryRow(`SELECT count(*) FROM information_schema.PROCESSLIST WHERE INFO LIKE ? AND ID <> CONNECTION_ID()`, "%"+marker+"%").Scan(&n))
+	return n
+}
+
+func TestMySQL_TimeoutKillsTheQueryOnTheServer(t *testing.T) {
+	x, db := myExecutor(t)
+	seen := make(chan bool, 1)
+	go func() {
+		deadline := time.Now().Add(900 * time.Millisecond)
+		for time.Now().Before(deadline) {
+			var n int
+			if db.QueryRow(`SELECT count(*) FROM information_schema.PROCESSLIST WHERE INFO LIKE '%toolexec-sleep-marker%' AND ID <> CONNECTION_ID()`).Scan(&n) == nil && n == 1 {
+				seen <- true
+				return
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+		seen <- false
+	}()
+	_, err := call(t, x, "sleepy", nil)
+	e, ok := toolexec.AsError(err)
+	require.True(t, ok)
+	assert.Equal(t, toolexec.CodeTimeout, e.Code)
+	require.True(t, <-seen, "the query ran on the server during the call")
+	// KILL QUERY reached the server: the thread no longer runs the query
+	// (it would for a minute otherwise: a server that sends nothing does
+	// not notice that the client closed the connection).
+	require.Eventually(t, func() bool { return processes(t, db, "toolexec-sleep-marker") == 0 },
+		5*time.Second, 50*time.Millisecond, "the query still runs on the server")
+	// The pool is healthy after the kill.
+	res, err := call(t, x, "all", nil)
+	require.NoError(t, err)
+	assert.Len(t, rows(t, res), 3)
+}
+
+func TestMySQL_CapCancelsTheQuery(t *testing.T) {
+	x, db := myExecutor(t)
+	res, err := call(t, x, "endless", nil)
+	require.NoError(t, err)
+	assert.Len(t, rows(t, res), 10)
+	assert.Equal(t, true, res.StructuredContent.(map[string]any)["truncated"])
+	require.Eventually(t, func() bool { return processes(t, db, "toolexec-cap-marker") == 0 },
+		5*time.Second, 50*time.Millisecond, "the query still runs on the server")
+	res, err = call(t, x, "all", nil)
+	require.NoError(t, err)
+	assert.Len(t, rows(t, res), 3)
+}
+
+func TestMySQL_ConnectionErrorsNameNoSecret(t *testing.T) {
+	s := mariadb(t)
+	dir := t.TempDir()
+	path := filepath.Join(dir, "tools.yaml")
+	require.NoError(t, os.WriteFile(path, []byte(mySource(s)+myTools), 0o600))
+	cfg, err := config.Load(path, func(k string) (string, bool) { return "wrong-password-1234", k == "MYPASSWORD_FOR_TEST" })
+	require.NoError(t, err)
+	_, err = Build(context.Background(), cfg, nil)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "cannot connect")
+	assert.NotContains(t, err.Error(), "wrong-password-1234")
+}

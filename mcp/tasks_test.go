@@ -465,3 +465,22 @@ func TestLegacyTaskRules(t *testing.T) {
 	require.NotNil(t, r.Error)
 	assert.Equal(t, mcp.CodeInternalError, r.Error.Code)
 }
+
+func TestTasksOverStdio(t *testing.T) {
+	f := newTaskFixture(t)
+	c := startStdio(t, f.x)
+	c.send(strings.ReplaceAll(callTasks("slow", metaTasks), "\n", ""))
+	created := result(t, c.next(), 3)
+	require.Equal(t, "task", created["resultType"])
+	id := created["taskId"].(string)
+	close(f.release)
+	for {
+		c.send(taskRequest("tasks/get", id, metaTasks, ""))
+		got := result(t, c.next(), 4)
+		if got["status"] == "completed" {
+			assert.Equal(t, "slow done", textOf(t, got["result"].(map[string]any)))
+			break
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}

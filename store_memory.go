@@ -21,8 +21,8 @@ import (
 //     first;
 //   - slots: one lease per call holding one;
 //   - event logs: MaxMemoryEventLogs logs of at most MaxMemoryLogEvents
-//     events each, the least recently written log, and a log's oldest
-//     events, dropped first.
+//     events each, MaxMemoryEventBytes of events in all; the least
+//     recently written log, and a log's oldest events, are dropped first.
 //
 // Create one with NewMemoryStore: the zero value is not usable.
 type MemoryStore struct {
@@ -223,24 +223,29 @@ func (b *memoryBus) publish(channel string, message []byte) {
 	}
 }
 
-// MaxMemoryEventLogs and MaxMemoryLogEvents bound a MemoryStore's event
-// logs: how many logs it keeps (the least recently written dropped first),
-// and how many events each keeps (the oldest dropped first).
+// MaxMemoryEventLogs, MaxMemoryLogEvents and MaxMemoryEventBytes bound a
+// MemoryStore's event logs: how many logs it keeps, how many events each
+// keeps (the oldest dropped first), and how many bytes of events they hold
+// together (the least recently written log dropped first, past either
+// bound).
 const (
-	MaxMemoryEventLogs = 4096
-	MaxMemoryLogEvents = 1024
+	MaxMemoryEventLogs  = 4096
+	MaxMemoryLogEvents  = 1024
+	MaxMemoryEventBytes = 64 << 20
 )
 
 // memoryLogs is an in-process EventLog.
 type memoryLogs struct {
-	mu   sync.Mutex
-	logs *simplelru.LRU[string, *memoryLog]
-	bus  *memoryBus
+	mu    sync.Mutex
+	logs  *simplelru.LRU[string, *memoryLog]
+	bus   *memoryBus
+	bytes int // the data all logs hold
 }
 
 type memoryLog struct {
 	next    uint64 // the sequence number of the next event
 	events  []memoryEvent
+	bytes   int
 	expires time.Time
 }
 
@@ -250,7 +255,7 @@ type memoryEvent struct {
 }
 
 func (m *memoryLogs) init(bus *memoryBus) {
-	m.logs, _ = simplelru.NewLRU[string, *memoryLog](MaxMemoryEventLogs, nil)
+	m.logs, _ = simplelru.NewLRU[string, *memoryLog](MaxMemoryEventLogs, func(_ string, lg *memoryLog) { m.bytes -= lg.bytes })
 	m.bus = bus
 }
 
@@ -277,10 +282,17 @@ func (m *memoryLogs) append(stream string, data []byte, ttl time.Duration, now t
 	seq := lg.next
 	lg.next++
 	if len(lg.events) == MaxMemoryLogEvents {
+		lg.bytes -= len(lg.events[0].data)
+		m.bytes -= len(lg.events[0].data)
 		lg.events = append(lg.events[:0], lg.events[1:]...)
 	}
 	lg.events = append(lg.events, memoryEvent{seq: seq, data: append([]byte(nil), data...)})
+	lg.bytes += len(data)
+	m.bytes += len(data)
 	lg.expires = now.Add(ttl)
+	for m.bytes > MaxMemoryEventBytes && m.logs.Len() > 1 {
+		m.logs.RemoveOldest()
+	}
 	m.mu.Unlock()
 	m.bus.publish(eventChannel(stream), nil)
 	return strconv.FormatUint(seq, 10)

@@ -52,6 +52,7 @@ func NewHandler(x *toolexec.Executor, opts ...Option) http.Handler {
 	}
 	h.serverInfoMember = serverInfoMember(h.name, h.version)
 	h.initStreaming()
+	h.initShared()
 	return h
 }
 
@@ -74,6 +75,7 @@ type handler struct {
 	ttl              time.Duration // WithCacheHints
 	cacheScope       CacheScope    // WithCacheHints
 	streaming                      // streamed calls and input requests: streamcall.go
+	shared                         // what replicas share: shared.go
 
 	// headers holds the JSON response header values, shared by responses.
 	headers httpjson.Headers

@@ -131,7 +131,6 @@ func redactURLError(err error, url string) error {
 	return err
 }
 
-
 // Ping reports whether Redis answers.
 func (s *Store) Ping(ctx context.Context) error { return s.rdb.Ping(ctx).Err() }
 
@@ -396,7 +395,6 @@ func streamID(id string) bool {
 	_, err2 := strconv.ParseUint(seq, 10, 64)
 	return err1 == nil && err2 == nil
 }
-
 
 // newLeaseID returns a fresh random lease id.
 func newLeaseID() string {

@@ -253,7 +253,7 @@ func (run *taskRun) await(ctx context.Context) (*CallToolResult, *Task, error) {
 	run.mu.Unlock()
 	select {
 	case <-run.done:
-		return run.res, nil, run.err
+		return run.answerEnded(ctx)
 	case <-ctx.Done():
 		return run.abandon()
 	}

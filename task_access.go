@@ -154,7 +154,3 @@ func (k SurfaceKit) WatchTask(r *http.Request, id string, notify func()) (stop f
 	}
 	return k.x.tasks.bus.Subscribe(r.Context(), taskChannel(id), func([]byte) { notify() })
 }
-
-// TaskSettings returns the Executor's task settings (WithTasks), with
-// every default filled in.
-func (k SurfaceKit) TaskSettings() TaskSettings { return k.x.tasks.settings }

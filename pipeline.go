@@ -44,6 +44,8 @@ type CallRequest struct {
 	bodyWriter http.ResponseWriter
 	// interceptors run for this call only (SurfaceKit.Call).
 	interceptors []Interceptor
+	// task is set when the call may become a task (SurfaceKit.CallTask).
+	task *taskRun
 }
 
 // Call runs one call through the pipeline and returns its result:
@@ -137,6 +139,9 @@ func (x *Executor) call(ob *observation, req *CallRequest) (_ *CallToolResult, e
 		if ctx, err = x.authorize(ctx, ob, call); err != nil {
 			return nil, err
 		}
+	}
+	if tool.Options.TaskSupport == TaskRequired && req.task == nil && ob.surface != SurfaceGo {
+		return nil, taskRequired(tool)
 	}
 	cc.Context = ctx
 	run := x.run

@@ -24,6 +24,9 @@ type pipelineConfig struct {
 	// cacheIsStore: the cache is the shared store, so the limit stage can
 	// look a call up in its own round trip (Admission.Read).
 	cacheIsStore bool
+
+	taskSettings TaskSettings // WithTasks
+	tasks        *taskStore   // where tasks live: built from store (or local) and taskSettings
 	// storeDown: the last store operation failed (noteStore logs changes);
 	// cacheDown, likewise, for the cache (noteCache).
 	storeDown, cacheDown atomic.Bool
@@ -71,6 +74,7 @@ func (x *Executor) buildPipeline() {
 	if x.cacheTTL <= 0 {
 		x.cacheTTL = DefaultCacheTTL
 	}
+	x.tasks = x.newTaskStore()
 	x.limiter = newLimiter(x.limit)
 	x.schemas.Live = x.schemaIDs
 	x.run = chain(x.runTool, x.builtinInterceptors(), x.interceptors)

@@ -125,6 +125,12 @@ type ToolOptions struct {
 	// Executor's (WithCacheTTL).
 	CacheTTL time.Duration
 
+	// TaskSupport says whether this tool's calls may run as tasks, which
+	// callers poll instead of waiting for (see TaskSupport and
+	// docs/tasks.md); "" is TaskForbidden. The handler is the same
+	// function either way.
+	TaskSupport TaskSupport
+
 	// Scopes are the OAuth scopes a caller must hold, every one of them, to
 	// call this tool; none means any caller the auth hook admits. The auth
 	// hook enforces them, since only it knows what the caller holds: it

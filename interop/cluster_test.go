@@ -228,6 +228,47 @@ func readEvent(t *testing.T, rd *bufio.Reader) event {
 	}
 }
 
+// tasksMeta is the _meta of a 2026-07-28 request from a client that
+// declares the tasks extension and form elicitation.
+const tasksMeta = `{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"elicitation":{},"extensions":{"io.modelcontextprotocol/tasks":{}}}}`
+
+// rpc2026 sends a 2026-07-28 request of method (Mcp-Name: name) with
+// params (members) as who, through the balancer, and returns its result,
+// or its raw error when it failed.
+func (c *cluster) rpc2026(t *testing.T, who, method, name, params string) (map[string]any, string) {
+	t.Helper()
+	body := fmt.Sprintf(`{"jsonrpc":"2.0","id":1,"method":%q,"params":{%s,"_meta":%s}}`, method, params, tasksMeta)
+	resp := post(t, context.Background(), c.url+"/mcp", body, "MCP-Protocol-Version", "2026-07-28", "Mcp-Method", method,
+		"Mcp-Name", name, "Authorization", "Bearer "+who)
+	defer resp.Body.Close()
+	var r struct {
+		Result map[string]any  `json:"result"`
+		Error  json.RawMessage `json:"error"`
+	}
+	require.NoError(t, json.NewDecoder(resp.Body).Decode(&r))
+	return r.Result, string(r.Error)
+}
+
+// ok2026 is rpc2026 for a request that must succeed.
+func (c *cluster) ok2026(t *testing.T, who, method, name, params string) map[string]any {
+	t.Helper()
+	res, failure := c.rpc2026(t, who, method, name, params)
+	require.Empty(t, failure, method)
+	return res
+}
+
+// task polls tasks/get through the balancer until the task's status is
+// status, and returns it.
+func (c *cluster) task(t *testing.T, who, id, status string) map[string]any {
+	t.Helper()
+	var got map[string]any
+	require.Eventually(t, func() bool {
+		got = c.ok2026(t, who, "tasks/get", id, fmt.Sprintf(`"taskId":%q`, id))
+		return got["status"] == status
+	}, 20*time.Second, 10*time.Millisecond, "task %s never became %s: %v", id, status, got)
+	return got
+}
+
 // another returns a replica other than the one named.
 func (c *cluster) another(name string) *replica {
 	for _, r := range c.replicas {
@@ -372,6 +413,40 @@ func TestThreeReplicasBehindHAProxyServeAsOne(t *testing.T) {
 				}
 			}
 		})
+		t.Run("a task runs on one replica and is polled, answered and cancelled on any", func(t *testing.T) {
+			t.Parallel()
+			created := c.ok2026(t, "tasker", "tools/call", "cluster.task", `"name":"cluster.task","arguments":{"k":"task1"}`)
+			require.Equal(t, "task", created["resultType"])
+			id := created["taskId"].(string)
+			require.Eventually(t, func() bool { return c.up.waitingOn("task1") != "" }, 10*time.Second, 5*time.Millisecond)
+			runner := c.up.waitingOn("task1")
+			// Polled through a round-robin balancer: every replica answers.
+			answered := map[string]bool{}
+			for range 6 {
+				got := c.ok2026(t, "tasker", "tasks/get", id, fmt.Sprintf(`"taskId":%q`, id))
+				assert.Equal(t, "working", got["status"])
+				info := got["_meta"].(map[string]any)["io.modelcontextprotocol/serverInfo"].(map[string]any)
+				answered[info["version"].(string)] = true // cluster-replica's version is its name
+			}
+			assert.Len(t, answered, 3, "replicas other than the one running it answered too: %v", answered)
+			for range 3 {
+				_, failure := c.rpc2026(t, "intruder", "tasks/get", id, fmt.Sprintf(`"taskId":%q`, id))
+				assert.Contains(t, failure, `-32602`, "another caller's task is not found, on any replica")
+			}
+
+			close(c.up.step("task1"))
+			asked := c.task(t, "tasker", id, "input_required")
+			assert.Contains(t, asked["inputRequests"], "go")
+			c.ok2026(t, "tasker", "tasks/update", id, fmt.Sprintf(`"taskId":%q,"inputResponses":{"go":{"action":"accept","content":{"ok":true}}}`, id))
+			done := c.task(t, "tasker", id, "completed")
+			assert.Equal(t, "task1 done on "+runner+": accept",
+				done["result"].(map[string]any)["content"].([]any)[0].(map[string]any)["text"], "it ran where it started")
+
+			cancelled := c.ok2026(t, "tasker", "tools/call", "cluster.task", `"name":"cluster.task","arguments":{"k":"task2"}`)["taskId"].(string)
+			require.Eventually(t, func() bool { return c.up.waitingOn("task2") != "" }, 10*time.Second, 5*time.Millisecond)
+			c.ok2026(t, "tasker", "tasks/cancel", cancelled, fmt.Sprintf(`"taskId":%q`, cancelled))
+			assert.Equal(t, "cancelled", c.task(t, "tasker", cancelled, "cancelled")["status"])
+		})
 		t.Run("REST and OXP through the balancer", func(t *testing.T) {
 			t.Parallel()
 			for range 3 {
@@ -488,5 +563,31 @@ func TestThreeReplicasBehindHAProxyServeAsOne(t *testing.T) {
 			return callText(t, c, "x", "cluster.cached", `{"k":"after-restart"}`) == "run 1" &&
 				callText(t, c, "y", "cluster.cached", `{"k":"after-restart"}`) == "run 1"
 		}, 10*time.Second, 50*time.Millisecond)
+	})
+
+	t.Run("a task whose replica dies ends failed", func(t *testing.T) {
+		id := c.ok2026(t, "tasker", "tools/call", "cluster.task", `"name":"cluster.task","arguments":{"k":"task3"}`)["taskId"].(string)
+		require.Eventually(t, func() bool { return c.up.waitingOn("task3") != "" }, 10*time.Second, 5*time.Millisecond)
+		victim := c.up.waitingOn("task3")
+		for _, r := range c.replicas {
+			if r.name == victim {
+				r.kill()
+			}
+		}
+		// The balancer may still try the dead replica for a moment: only
+		// answers count.
+		body := fmt.Sprintf(`{"jsonrpc":"2.0","id":1,"method":"tasks/get","params":{"taskId":%q,"_meta":%s}}`, id, tasksMeta)
+		var got struct {
+			Result map[string]any `json:"result"`
+		}
+		require.Eventually(t, func() bool {
+			resp := post(t, context.Background(), c.url+"/mcp", body, "MCP-Protocol-Version", "2026-07-28", "Mcp-Method", "tasks/get",
+				"Mcp-Name", id, "Authorization", "Bearer tasker")
+			defer resp.Body.Close()
+			got.Result = nil
+			return resp.StatusCode == http.StatusOK && json.NewDecoder(resp.Body).Decode(&got) == nil && got.Result["status"] == "failed"
+		}, 30*time.Second, 50*time.Millisecond, "the dead replica's task never ended")
+		assert.Equal(t, "the replica running this task stopped", got.Result["statusMessage"])
+		assert.EqualValues(t, -32603, got.Result["error"].(map[string]any)["code"])
 	})
 }

@@ -338,7 +338,11 @@ func (h *handler) dispatch(ex *exchange, m *message, out *outcome) {
 	case "ping":
 		result = struct{}{}
 	case "tools/list":
-		data, err := h.listTools(ex.r, m.params, responseStart(m.id))
+		cache := h.tools
+		if ex.version == LatestProtocolVersion {
+			cache = h.execTools // with each tool's execution.taskSupport (tasks_legacy.go)
+		}
+		data, err := h.listToolsWith(ex.r, m.params, responseStart(m.id), cache)
 		if err != nil {
 			out.data = encodeError(m.id, err)
 			return
@@ -347,6 +351,13 @@ func (h *handler) dispatch(ex *exchange, m *message, out *outcome) {
 		return
 	case "logging/setLevel":
 		result, err = h.setLogLevel(m)
+	case "tasks/get", "tasks/result", "tasks/cancel":
+		if ex.version != LatestProtocolVersion {
+			err = newError(CodeMethodNotFound, "Method not found: %s (tasks are served at protocol version %s)", m.method, LatestProtocolVersion)
+			break
+		}
+		*out = h.serveLegacyTask(ex, m) // tasks_legacy.go
+		return
 	default:
 		err = newError(CodeMethodNotFound, "Method not found: %s", m.method)
 	}

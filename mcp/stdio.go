@@ -254,6 +254,8 @@ func (s *stdioServer) headers(env *stdioEnvelope) http.Header {
 		hdr.Set(methodHeader, env.method)
 		if env.method == "tools/call" {
 			s.mirrorCall(hdr, env)
+		} else if id := taskNameOf(env.method, env.params); id != "" {
+			hdr.Set(nameHeader, headerSentinel(id)) // the tasks extension (tasks.go)
 		}
 		return hdr
 	}

@@ -69,6 +69,8 @@ func WithAuthorizationChallenge(challenge func(r *http.Request, tool toolexec.To
 //	GET  /health      200, or 503 while the WithReadiness check fails; no body
 //	GET  /tools       {"items": [ToolDefinition, ...]}, every version of every tool
 //	POST /tools/call  run a tool: {tool_id, call_id?, trace_id?, input?, context?}
+//	GET  /tasks/{id}  a call that runs on as a task (Prefer: respond-async): 202 while it runs, then its answer
+//	DELETE /tasks/{id}  cancel that call
 //
 // POST /tools/call also accepts the earlier draft's wrapped form,
 // {"request": {...}}, and then answers {"result": {...}}. Every response
@@ -111,10 +113,14 @@ func NewHandler(x *toolexec.Executor, opts ...Option) http.Handler {
 	r.Handle("/health", methodNotAllowed("GET, HEAD"))
 	r.Handle("/tools", methodNotAllowed("GET"))
 	r.Handle("/tools/call", methodNotAllowed("POST"))
+	r.Handle("/tasks/{id}", methodNotAllowed("GET, HEAD, DELETE"))
 	r.Get("/health", h.health)
 	r.Head("/health", h.health)
 	r.Get("/tools", h.list)
 	r.Post("/tools/call", h.call)
+	r.Get("/tasks/{id}", h.task) // calls that run on as tasks (tasks.go)
+	r.Head("/tasks/{id}", h.task)
+	r.Delete("/tasks/{id}", h.task)
 	h.mux = r
 	return h
 }

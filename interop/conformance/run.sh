@@ -1,17 +1,19 @@
 #!/usr/bin/env bash
 # Runs the official MCP conformance suite (@modelcontextprotocol/conformance)
 # against cmd/conformance-server: version 0.1.16 at protocol 2025-11-25 and
-# 0.2.0-alpha.12 at 2026-07-28 (both --suite all), side by side. Each run's
+# 0.2.0-alpha.12 at 2026-07-28 (both --suite all), side by side, and the
+# ten scenarios of 2026-07-28's tasks extension, which --suite all leaves
+# out, each by name. Each run's
 # failed checks are compared with its expected-failures file here by
 # cmd/conformance-compare, which fails on a new failure or on an entry that
 # now passes. The example server (examples/server, as shipped) must pass the
 # suite's dns-rebinding-protection scenario at both versions. `make
 # conformance` calls this.
 #
-# Then the same two suites run against three replicas of the server sharing
-# a throw-away Redis (-redis), behind HAProxy balancing round robin with no
-# stickiness, and must give the same results as the one process (the same
-# expected-failures files). CONFORMANCE_CLUSTER=0 leaves that out; without
+# Then the same two suites, and the tasks scenarios, run against three
+# replicas of the server sharing a throw-away Redis (-redis), behind HAProxy
+# balancing round robin with no stickiness, and must give the same results
+# as the one process (the same expected-failures files). CONFORMANCE_CLUSTER=0 leaves that out; without
 # redis-server or haproxy it is left out with a note, unless CI is set.
 #
 # Node 22 (the suite needs it; Node 20 cannot run 0.2.0) and the two suite
@@ -96,8 +98,22 @@ run example-2025-11-25 conformance-2025 "$example_url" --scenario dns-rebinding-
 p3=$!
 run example-2026-07-28 conformance-2026 "$example_url" --scenario dns-rebinding-protection --spec-version 2026-07-28 &
 p4=$!
-wait "$p1" "$p2" "$p3" "$p4"
-names=(2025-11-25 2026-07-28 example-2025-11-25 example-2026-07-28)
+# run_tasks NAME URL: the tasks extension's scenarios (io.modelcontextprotocol/tasks,
+# at 2026-07-28), which --suite all leaves out: each by name, forced, one
+# after the other, into one results directory.
+run_tasks() {
+	local name=$1 target=$2 scenario
+	for scenario in tasks-lifecycle tasks-capability-negotiation tasks-wire-fields tasks-request-state-removal \
+		tasks-mrtr-input tasks-request-headers tasks-dispatch-and-envelope tasks-status-notifications \
+		tasks-required-task-error tasks-mrtr-composition; do
+		(cd "$work" && "$node" "$suites/node_modules/conformance-2026/dist/index.js" server --url "$target" -o "$work/$name" \
+			--scenario "$scenario" --spec-version 2026-07-28 --force) >>"$work/$name.log" 2>&1 || true
+	done
+}
+run_tasks tasks-2026-07-28 "$url" &
+p5=$!
+wait "$p1" "$p2" "$p3" "$p4" "$p5"
+names=(2025-11-25 2026-07-28 tasks-2026-07-28 example-2025-11-25 example-2026-07-28)
 
 # start_server ARGS...: starts a conformance server, prints its URL.
 start_server() {
@@ -170,8 +186,10 @@ else
 	p1=$!
 	run cluster-2026-07-28 conformance-2026 "$balancer" --suite all --spec-version 2026-07-28 &
 	p2=$!
-	wait "$p1" "$p2"
-	names+=(cluster-2025-11-25 cluster-2026-07-28)
+	run_tasks cluster-tasks-2026-07-28 "$balancer" &
+	p3=$!
+	wait "$p1" "$p2" "$p3"
+	names+=(cluster-2025-11-25 cluster-2026-07-28 cluster-tasks-2026-07-28)
 fi
 
 status=0

@@ -11,6 +11,8 @@
 //	                  (which may wait), reports again, answers
 //	cluster.greet     asks the client for a name (elicitation, naming the replica), answers "Hello, NAME!"
 //	cluster.whoami    answers the replica's name (-name)
+//	cluster.task      a task (MCP's tasks extension): asks UPSTREAM/step?k=K&r=NAME (which may
+//	                  wait), then asks the client whether to go on, answers "KEY done on NAME: ACTION"
 //
 // K is the call's argument "k".
 //
@@ -142,4 +144,18 @@ func addTools(reg *toolexec.Registry, upstream, name string) {
 		})
 	add(toolexec.Tool{Name: "cluster.whoami", Description: "the replica's name"},
 		func(context.Context, map[string]any) (string, error) { return name, nil })
+	add(toolexec.Tool{Name: "cluster.task", Description: "a task that waits, then asks to go on",
+		Options: toolexec.ToolOptions{TaskSupport: toolexec.TaskOptional}},
+		func(ctx context.Context, args map[string]any) (string, error) {
+			toolexec.BecomeTask(ctx)
+			if _, err := ask(ctx, "/step", args); err != nil {
+				return "", err
+			}
+			res, err := toolexec.Elicit(ctx, "go", toolexec.ElicitRequest{Message: "Go on? (asks " + name + ")",
+				RequestedSchema: json.RawMessage(`{"type":"object","properties":{"ok":{"type":"boolean"}}}`)})
+			if err != nil {
+				return "", err
+			}
+			return fmt.Sprintf("%v done on %s: %s", args["k"], name, res.Action), nil
+		})
 }

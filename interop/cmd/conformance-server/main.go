@@ -45,6 +45,9 @@ func main() {
 	// through the Executor's store, which every replica hears.
 	var store toolexec.PubSub
 	addStreamingTools(reg, func(ctx context.Context) error { return store.Publish(ctx, toolChangeChannel, nil) })
+	// The tools of the tasks extension's scenarios (MCP 2026-07-28): their
+	// tasks live in the Executor's store, so any replica serves them.
+	addTaskTools(reg)
 
 	opts := []toolexec.Option{toolexec.WithAllowExecute(true)}
 	if *redisURL != "" {

@@ -339,7 +339,7 @@ func (h *handler) dispatch(ex *exchange, m *message, out *outcome) {
 		result = struct{}{}
 	case "tools/list":
 		cache := h.tools
-		if ex.version == LatestProtocolVersion {
+		if ex.version == NewestInitializeVersion {
 			cache = h.execTools // with each tool's execution.taskSupport (tasks_legacy.go)
 		}
 		data, err := h.listToolsWith(ex.r, m.params, responseStart(m.id), cache)
@@ -352,8 +352,8 @@ func (h *handler) dispatch(ex *exchange, m *message, out *outcome) {
 	case "logging/setLevel":
 		result, err = h.setLogLevel(m)
 	case "tasks/get", "tasks/result", "tasks/cancel":
-		if ex.version != LatestProtocolVersion {
-			err = newError(CodeMethodNotFound, "Method not found: %s (tasks are served at protocol version %s)", m.method, LatestProtocolVersion)
+		if ex.version != NewestInitializeVersion {
+			err = newError(CodeMethodNotFound, "Method not found: %s (tasks are served at protocol version %s)", m.method, NewestInitializeVersion)
 			break
 		}
 		*out = h.serveLegacyTask(ex, m) // tasks_legacy.go

@@ -45,7 +45,7 @@ func NewHandler(x *toolexec.Executor, opts ...Option) http.Handler {
 		h.guard.AllowOrigins(p.AllowedOrigins...)
 	}
 	for _, opt := range opts {
-		opt(h)
+		opt.apply(h)
 	}
 	if h.version == "" {
 		h.version = moduleVersion()

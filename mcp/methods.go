@@ -52,7 +52,7 @@ func (h *handler) initialize(params json.RawMessage) (initializeResult, *wireErr
 		ServerInfo:      implementation{Name: h.name, Version: h.version},
 		Instructions:    h.instructions,
 	}
-	if res.ProtocolVersion == LatestProtocolVersion {
+	if res.ProtocolVersion == NewestInitializeVersion {
 		res.Capabilities.Tasks = &legacyTasksCapability{}
 	}
 	return res, nil

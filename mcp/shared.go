@@ -43,10 +43,10 @@ func (h *handler) initShared() {
 // resumption off: events carry no ids, GET is answered 405, and a call
 // ends as soon as its client goes away.
 func WithResumeWindow(d time.Duration) Option {
-	return func(h *handler) {
+	return optionFunc(func(h *handler) {
 		if d < 0 {
 			d = -1
 		}
 		h.resumeWindow = d
-	}
+	})
 }

@@ -66,12 +66,18 @@ soak:
 	TOOLEXEC_SOAK=1 $(GO) test -race -count=1 -run '^TestAnswersToTheLargestHostileBodyAreBounded$$' -v .
 	TOOLEXEC_SOAK=1 $(GO) test -race -count=1 -run '^TestValidationMemoryIsBoundedOnFailureDenseBodies$$' -v ./internal/schema
 
-.PHONY: serve-declarative bench-sql
+.PHONY: serve-declarative bench-sql cluster
 
 # Serves examples/declarative/tools.yaml (SQLite and HTTP-API tools, no Go
 # code) with the toolexec command on 127.0.0.1:5000 (docs/declarative.md).
 serve-declarative:
 	cd cmd/toolexec && $(GO) run . serve --config ../../examples/declarative/tools.yaml
+
+# Starts three replicas of `toolexec serve --redis` (examples/declarative's
+# tools), a Redis they share and HAProxy in front, on 127.0.0.1:5000, until
+# Ctrl-C (docs/scale.md). Needs redis-server and haproxy.
+cluster:
+	examples/cluster/run.sh
 
 # Prints the cost of a SQL tool call (SQLite, one indexed row, through
 # Executor.Call) over the same query through database/sql alone.

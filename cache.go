@@ -78,14 +78,27 @@ func (x *Executor) cacheInterceptor(next CallFunc) CallFunc {
 		if !call.Tool.Options.Cache {
 			return next(ctx, call)
 		}
-		key, why := cacheKey(ctx, call)
-		if why != notUncached {
-			x.logUncached(ctx, call, why)
-			return next(ctx, call)
+		// A shared store's limit stage may have looked the call up
+		// already, in its own round trip (limit_shared.go).
+		ov := overlapOf(ctx)
+		var key string
+		if ov != nil {
+			key = ov.key
+		} else {
+			var why uncachedReason
+			if key, why = cacheKey(ctx, call); why != notUncached {
+				x.logUncached(ctx, call, why)
+				return next(ctx, call)
+			}
 		}
 		obs := call.observer()
 		sctx, st := obs.StartStage(ctx, StageInfo{Stage: StageCache})
-		res := x.cacheGet(sctx, call, key)
+		var res *CallToolResult
+		if ov != nil {
+			res = x.cacheDecode(sctx, call, ov.value, ov.found)
+		} else {
+			res = x.cacheGet(sctx, call, key)
+		}
 		hit := res != nil
 		obs.CacheHit(sctx, hit)
 		st.End(nil, nil)
@@ -99,6 +112,16 @@ func (x *Executor) cacheInterceptor(next CallFunc) CallFunc {
 			// theirs alone: a hit would skip asking the next caller.
 			return res, err
 		}
+		if ov != nil {
+			// Stored while the limit stage gives its slot back, which
+			// waits for it.
+			ov.pending.Add(1)
+			go func() {
+				defer ov.pending.Done()
+				x.cacheSet(ctx, call, key, res)
+			}()
+			return res, nil
+		}
 		x.cacheSet(ctx, call, key, res)
 		return res, nil
 	}
@@ -107,11 +130,17 @@ func (x *Executor) cacheInterceptor(next CallFunc) CallFunc {
 // cacheGet returns the cached result of key, decoded afresh, or nil.
 func (x *Executor) cacheGet(ctx context.Context, call *Call, key string) *CallToolResult {
 	data, ok, err := x.cache.Get(ctx, key)
+	x.noteCache(ctx, err)
 	if err != nil {
-		x.logger.WarnContext(ctx, "toolexec: cache lookup failed; running the tool", "tool", call.Tool.Name, "error", err)
 		return nil
 	}
-	if !ok {
+	return x.cacheDecode(ctx, call, data, ok)
+}
+
+// cacheDecode returns a cached result read as data (found says whether
+// there was one), decoded afresh, or nil.
+func (x *Executor) cacheDecode(ctx context.Context, call *Call, data []byte, found bool) *CallToolResult {
+	if !found {
 		return nil
 	}
 	res := new(CallToolResult)
@@ -140,7 +169,25 @@ func (x *Executor) cacheSet(ctx context.Context, call *Call, key string, res *Ca
 	if ttl <= 0 {
 		ttl = x.cacheTTL
 	}
-	if err := x.cache.Set(context.WithoutCancel(ctx), key, data, ttl); err != nil {
-		x.logger.WarnContext(ctx, "toolexec: cache store failed; result not cached", "tool", call.Tool.Name, "error", err)
+	err = x.cache.Set(context.WithoutCancel(ctx), key, data, ttl)
+	x.noteCache(ctx, err)
+}
+
+// noteCache logs a cache failure: at warning level the first after a
+// success (and the first success after failures at info level), at debug
+// level the others, so that a cache that cannot be reached for a while is
+// logged twice, not once per call. A lookup that failed because the
+// call's own context ended says nothing of the cache.
+func (x *Executor) noteCache(ctx context.Context, err error) {
+	switch {
+	case err == nil:
+		if x.cacheDown.Load() && x.cacheDown.CompareAndSwap(true, false) {
+			x.logger.InfoContext(ctx, "toolexec: the cache answers again")
+		}
+	case ctx.Err() != nil:
+	case x.cacheDown.CompareAndSwap(false, true):
+		x.logger.WarnContext(ctx, "toolexec: the cache failed; calls run their tools uncached until it answers", "error", err)
+	default:
+		x.logger.DebugContext(ctx, "toolexec: the cache failed", "error", err)
 	}
 }

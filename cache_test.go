@@ -233,8 +233,15 @@ func TestCacheFailuresNeverFailTheCall(t *testing.T) {
 	}
 
 	assert.Equal(t, int32(2), c.n.Load(), "a failing store is a miss")
-	assert.Len(t, findLogs(t, logs, "cache lookup failed"), 2)
-	assert.Len(t, findLogs(t, logs, "cache store failed"), 2)
+	warnings := findLogs(t, logs, "toolexec: the cache failed; calls run their tools uncached until it answers")
+	require.Len(t, warnings, 1, "an outage is logged once, not once per call")
+	assert.Equal(t, "WARN", warnings[0]["level"])
+	assert.Equal(t, "store down", warnings[0]["error"])
+
+	store.getErr, store.setErr = nil, nil
+	_, err := call(x, "c", `{}`)
+	require.NoError(t, err)
+	assert.Len(t, findLogs(t, logs, "toolexec: the cache answers again"), 1)
 }
 
 func TestCacheKeyIsTakenAfterInputTransforms(t *testing.T) {

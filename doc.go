@@ -53,6 +53,12 @@
 // observer; this module imports no OpenTelemetry). Per-tool settings live
 // in Tool.Options.
 //
+// A slow tool that declares ToolOptions.TaskSupport runs as a task for
+// callers that can take one: the surface answers with a handle the caller
+// polls, answers and cancels, from any replica sharing the Executor's store
+// (WithStore), while the same handler runs on (see WithTasks, BecomeTask
+// and docs/tasks.md).
+//
 // Packages that put the pipeline on another wire protocol, as mcp and oxp
 // do, reach the parts of it that hosts never need through one place,
 // Executor.SurfaceKit.

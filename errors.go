@@ -43,6 +43,7 @@ const (
 	CodePanic             Code = "panic"              // the handler panicked
 	CodeTimeout           Code = "timeout"            // the call ran past its deadline
 	CodeUnavailable       Code = "unavailable"        // refused for now (a limit); RetryAfter may say when to retry
+	CodeRateLimited       Code = "rate_limited"       // the caller called too often (a RateLimit); RetryAfter says when to retry
 	CodeCanceled          Code = "canceled"           // the caller went away
 	CodeTooLarge          Code = "too_large"          // the request body is over the limit
 	CodeInternal          Code = "internal"           // anything else: a transform, interceptor or encoding failure
@@ -68,7 +69,7 @@ type Error struct {
 	// most MaxValidationFailures, within MaxFailureBytes.
 	Omitted int
 	// RetryAfter, when positive, says how long the caller should wait before
-	// trying again (Code CodeUnavailable).
+	// trying again (Code CodeUnavailable or CodeRateLimited).
 	RetryAfter time.Duration
 	// Err is the underlying cause, when there is one (never sent).
 	Err error

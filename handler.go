@@ -22,6 +22,8 @@ import (
 //	GET  /tools/{name}           one tool: {name, title?, description, inputSchema, outputSchema?, annotations?}
 //	POST /tools/{name}/call      run the tool; the body is the arguments object
 //	POST /tools/{name}/validate  check arguments against inputSchema, never running the tool
+//	GET  /tasks/{id}             a call that became a task (Prefer: respond-async): its status, then its result
+//	DELETE /tasks/{id}           cancel that task
 //
 // Tool names may contain '/' and '.', and may arrive percent-encoded. Every
 // response is JSON with X-Content-Type-Options: nosniff; docs/rest-api.md
@@ -43,9 +45,10 @@ func NewHandler(x *Executor) http.Handler {
 	})(h)
 }
 
-// ServeHTTP routes a request by hand, as a switch over the four routes
-// costs less than a router: GET /tools, GET /tools/{name}, POST
-// /tools/{name}/call and POST /tools/{name}/validate (HEAD is GET). The path
+// ServeHTTP routes a request by hand, as a switch over the routes costs
+// less than a router: GET /tools, GET /tools/{name}, POST
+// /tools/{name}/call and POST /tools/{name}/validate (HEAD is GET), and
+// GET and DELETE /tasks/{id} (rest_tasks.go). The path
 // is the one chi would route on (see routePath), so a name's encoded '/'
 // stays in the name and the handler can be mounted under chi or
 // http.StripPrefix. Any other path is 404; another method on a route, or a
@@ -57,6 +60,10 @@ func (h *restHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	path := routePath(r)
+	if id, ok := strings.CutPrefix(path, "/tasks/"); ok && !strings.Contains(id, "/") && standardMethod(r.Method) {
+		h.tasks(w, r, id) // rest_tasks.go
+		return
+	}
 	rest, isTool := strings.CutPrefix(path, "/tools/")
 	if !isTool && path != "/tools" && standardMethod(r.Method) {
 		writeError(w, http.StatusNotFound, "Not found")
@@ -161,6 +168,10 @@ func (h *restHandler) call(w http.ResponseWriter, r *http.Request, name string) 
 	// the lookup, so a disabled gate (403) and an unknown tool (404) answer
 	// before a body that is too large (413); a body that is not a JSON
 	// object is read as {} (see CallRequest.bodyWriter).
+	if async, wait := preferAsync(r); async {
+		h.callAsync(w, r, name, wait) // rest_tasks.go
+		return
+	}
 	res, err := h.x.Call(r.Context(), CallRequest{Name: name, bodyWriter: w, Request: r, Surface: SurfaceREST})
 	if err != nil {
 		h.writeCallError(w, err)
@@ -189,17 +200,23 @@ func (h *restHandler) writeCallError(w http.ResponseWriter, err error) {
 		writeChallengeResponse(w, statusOf(e), e.Challenge)
 	case CodeTooLarge:
 		writeError(w, http.StatusRequestEntityTooLarge, e.Message)
+	case CodeTaskRequired:
+		writeError(w, http.StatusBadRequest, e.Message+" Send Prefer: respond-async.")
 	case CodeInvalidArguments:
 		if len(e.Failures) > 0 || e.Omitted > 0 { // from validation, or a transform that refuses the arguments the same way
 			h.writeResult(w, http.StatusUnprocessableEntity, e.Result())
 			return
 		}
 		writeError(w, http.StatusBadRequest, e.Message)
-	case CodeUnavailable:
+	case CodeUnavailable, CodeRateLimited:
 		if e.RetryAfter > 0 {
 			w.Header().Set("Retry-After", httpjson.RetryAfter(e.RetryAfter))
 		}
-		h.writeResult(w, http.StatusServiceUnavailable, e.Result())
+		status := http.StatusServiceUnavailable
+		if e.Code == CodeRateLimited {
+			status = http.StatusTooManyRequests
+		}
+		h.writeResult(w, status, e.Result())
 	default:
 		h.writeResult(w, http.StatusInternalServerError, e.Result())
 	}

@@ -86,9 +86,12 @@ func (l *limiter) acquire(ctx context.Context, call *Call) error {
 // release gives a slot back.
 func (l *limiter) release() { <-l.slots }
 
-func (l *limiter) refusal(call *Call, cause error) *Error {
-	return &Error{Stage: StageLimit, Code: CodeUnavailable, RetryAfter: l.cfg.RetryAfter, Err: cause,
-		Message: fmt.Sprintf("Tool %s is busy: %d calls are running, the most it runs at once. Try again later.", call.Tool.Name, l.cfg.Max)}
+func (l *limiter) refusal(call *Call, cause error) *Error { return busy(call, l.cfg, cause) }
+
+// busy is the error of a call refused a slot of cfg (RetryAfter set).
+func busy(call *Call, cfg ConcurrencyLimit, cause error) *Error {
+	return &Error{Stage: StageLimit, Code: CodeUnavailable, RetryAfter: cfg.RetryAfter, Err: cause,
+		Message: fmt.Sprintf("Tool %s is busy: %d calls are running, the most it runs at once. Try again later.", call.Tool.Name, cfg.Max)}
 }
 
 // limited reports whether a concurrency limit applies to calls of t: when
@@ -122,23 +125,50 @@ func (x *Executor) limiterFor(t *Tool) (l *limiter, done func()) {
 	return c.limiter, func() { x.toolLimiters.put(key, c) }
 }
 
-// limitInterceptor is the concurrency-limit stage.
+// limitInterceptor is the limit stage: the caller's rate (RateLimit), then
+// a concurrency slot (ConcurrencyLimit), counted in the Executor's shared
+// store when it has one (limit_shared.go), else in the process.
 func (x *Executor) limitInterceptor(next CallFunc) CallFunc {
 	return func(ctx context.Context, call *Call) (*CallToolResult, error) {
-		l, done := x.limiterFor(&call.Tool)
-		if l == nil {
-			return next(ctx, call)
+		if x.store != nil {
+			return x.sharedLimit(ctx, call, next)
 		}
-		if done != nil {
-			defer done()
-		}
-		sctx, st := call.observer().StartStage(ctx, StageInfo{Stage: StageLimit, LimitMax: l.cfg.Max})
-		err := l.acquire(sctx, call)
-		st.End(nil, err)
-		if err != nil {
-			return nil, err
-		}
-		defer l.release()
+		return x.localLimit(ctx, call, next)
+	}
+}
+
+// localLimit is the limit stage counted in the process.
+func (x *Executor) localLimit(ctx context.Context, call *Call, next CallFunc) (*CallToolResult, error) {
+	rate, ownRate, rated := x.rateFor(&call.Tool)
+	l, done := x.limiterFor(&call.Tool)
+	if l == nil && !rated {
 		return next(ctx, call)
 	}
+	if done != nil {
+		defer done()
+	}
+	info := StageInfo{Stage: StageLimit}
+	if l != nil {
+		info.LimitMax = l.cfg.Max
+	}
+	sctx, st := call.observer().StartStage(ctx, info)
+	if rated {
+		a := x.local.limits.admit(Admission{RateKey: rateKey(ctx, call, ownRate), Rate: rate}, time.Now())
+		if a.RateWait > 0 {
+			err := rateRefusal(call, rate, ownRate, a.RateWait)
+			st.End(nil, err)
+			return nil, err
+		}
+	}
+	if l == nil {
+		st.End(nil, nil)
+		return next(ctx, call)
+	}
+	err := l.acquire(sctx, call)
+	st.End(nil, err)
+	if err != nil {
+		return nil, err
+	}
+	defer l.release()
+	return next(ctx, call)
 }

@@ -44,6 +44,8 @@ type CallRequest struct {
 	bodyWriter http.ResponseWriter
 	// interceptors run for this call only (SurfaceKit.Call).
 	interceptors []Interceptor
+	// task is set when the call may become a task (SurfaceKit.CallTask).
+	task *taskRun
 }
 
 // Call runs one call through the pipeline and returns its result:
@@ -137,6 +139,9 @@ func (x *Executor) call(ob *observation, req *CallRequest) (_ *CallToolResult, e
 		if ctx, err = x.authorize(ctx, ob, call); err != nil {
 			return nil, err
 		}
+	}
+	if tool.Options.TaskSupport == TaskRequired && req.task == nil && ob.surface != SurfaceGo {
+		return nil, taskRequired(tool)
 	}
 	cc.Context = ctx
 	run := x.run
@@ -275,12 +280,12 @@ func (x *Executor) builtinInterceptors() []Interceptor {
 
 // onlyValidates reports whether, of the built-in interceptors, only
 // validation can do anything for a call of t: no timeout, no concurrency
-// limit, no transforms and no cache apply to it, so each of those would
+// or rate limit, no transforms and no cache apply to it, so each of those would
 // only pass the call on. Such a call runs runValidated, which leaves them
 // out: the same call, with fewer frames between the surface and the
 // handler.
 func (x *Executor) onlyValidates(t *Tool) bool {
-	return !x.timesOut(t) && !x.limited(t) && !x.transformsInput(t) && !t.Options.Cache && !x.transformsOutput(t)
+	return !x.timesOut(t) && !x.limited(t) && !x.rateLimited(t) && !x.transformsInput(t) && !t.Options.Cache && !x.transformsOutput(t)
 }
 
 // runTool is the inner end of the Executor's chain: the tool's own

@@ -29,6 +29,9 @@ func TestOnlyValidatesHoldsExactlyWhenNoOtherBuiltinApplies(t *testing.T) {
 		{name: "executor limit", opts: []Option{WithConcurrencyLimit(ConcurrencyLimit{Max: 2})}},
 		{name: "tool limit", tool: ToolOptions{ConcurrencyLimit: &ConcurrencyLimit{Max: 2}}},
 		{name: "tool unlimited under executor limit", opts: []Option{WithConcurrencyLimit(ConcurrencyLimit{Max: 2})}, tool: ToolOptions{ConcurrencyLimit: &ConcurrencyLimit{}}, want: true},
+		{name: "executor rate limit", opts: []Option{WithRateLimit(RateLimit{Rate: 5})}},
+		{name: "tool rate limit", tool: ToolOptions{RateLimit: &RateLimit{Rate: 5}}},
+		{name: "tool without rate under executor rate", opts: []Option{WithRateLimit(RateLimit{Rate: 5})}, tool: ToolOptions{RateLimit: &RateLimit{}}, want: true},
 		{name: "executor input transform", opts: []Option{WithInputTransforms(in)}},
 		{name: "tool input transform", tool: ToolOptions{InputTransforms: []InputTransform{in}}},
 		{name: "executor output transform", opts: []Option{WithOutputTransforms(out)}},
@@ -47,7 +50,8 @@ func TestOnlyValidatesHoldsExactlyWhenNoOtherBuiltinApplies(t *testing.T) {
 			if done != nil {
 				done()
 			}
-			none := x.timeoutFor(&tool) <= 0 && l == nil && !tool.Options.Cache &&
+			_, _, rated := x.rateFor(&tool)
+			none := x.timeoutFor(&tool) <= 0 && l == nil && !rated && !tool.Options.Cache &&
 				len(x.inputTransforms)+len(tool.Options.InputTransforms) == 0 &&
 				len(x.outputTransforms)+len(tool.Options.OutputTransforms) == 0
 			assert.Equal(t, none, x.onlyValidates(&tool))

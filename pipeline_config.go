@@ -1,6 +1,9 @@
 package toolexec
 
-import "time"
+import (
+	"sync/atomic"
+	"time"
+)
 
 // pipelineConfig holds the settings of the built-in interceptors and what
 // New builds from them once, so that a call only reads it. It is embedded in
@@ -11,6 +14,22 @@ type pipelineConfig struct {
 	limit        ConcurrencyLimit // WithConcurrencyLimit
 	limiter      *limiter         // built from limit; nil when unlimited
 	toolLimiters limiterSet       // for ToolOptions.ConcurrencyLimit (limit_set.go)
+	rateLimit    RateLimit        // WithRateLimit
+
+	// store is WithStore's; nil counts limits in the process and keeps
+	// what surfaces share in local.
+	store    Store
+	local    *MemoryStore  // the process's own store: local rates, and Store() without WithStore
+	leaseTTL time.Duration // WithLeaseTTL; <= 0 is DefaultLeaseTTL
+	// cacheIsStore: the cache is the shared store, so the limit stage can
+	// look a call up in its own round trip (Admission.Read).
+	cacheIsStore bool
+
+	taskSettings TaskSettings // WithTasks
+	tasks        *taskStore   // where tasks live: built from store (or local) and taskSettings
+	// storeDown: the last store operation failed (noteStore logs changes);
+	// cacheDown, likewise, for the cache (noteCache).
+	storeDown, cacheDown atomic.Bool
 
 	inputTransforms  []InputTransform  // WithInputTransforms
 	outputTransforms []OutputTransform // WithOutputTransforms
@@ -42,12 +61,20 @@ func (x *Executor) buildPipeline() {
 	if x.observer == nil {
 		x.observer = nopObserver{}
 	}
+	x.local = NewMemoryStore()
+	if x.cache == nil && x.store != nil {
+		x.cache, x.cacheIsStore = x.store, true
+	}
 	if x.cache == nil {
 		x.cache = NewMemoryCache(0)
+	}
+	if x.leaseTTL <= 0 {
+		x.leaseTTL = DefaultLeaseTTL
 	}
 	if x.cacheTTL <= 0 {
 		x.cacheTTL = DefaultCacheTTL
 	}
+	x.tasks = x.newTaskStore()
 	x.limiter = newLimiter(x.limit)
 	x.schemas.Live = x.schemaIDs
 	x.run = chain(x.runTool, x.builtinInterceptors(), x.interceptors)

@@ -78,8 +78,6 @@ type ToolAnnotations struct {
 // it), except transforms and interceptors, which run in addition to the
 // Executor's (see docs/pipeline.md for the order).
 type ToolOptions struct {
-	// SkipValidation turns argument validation off for this tool only.
-	SkipValidation bool
 	// Interceptors run around this tool's calls, inside the Executor's own
 	// interceptors (see Interceptor for the order).
 	Interceptors []Interceptor
@@ -92,6 +90,11 @@ type ToolOptions struct {
 	// count against the Executor's limit. A limit whose Max is 0 means
 	// unlimited for this tool.
 	ConcurrencyLimit *ConcurrencyLimit
+	// RateLimit, when set, bounds how often each caller may call this tool
+	// in place of the Executor's rate (WithRateLimit); its calls then do
+	// not count against the Executor's rate. A RateLimit whose Rate is 0
+	// means no rate limit for this tool.
+	RateLimit *RateLimit
 
 	// InputTransforms run after the Executor's input transforms, in order,
 	// each replacing the arguments (see InputTransform).
@@ -99,6 +102,9 @@ type ToolOptions struct {
 	// OutputTransforms run before the Executor's output transforms, in
 	// order, each replacing the result (see OutputTransform).
 	OutputTransforms []OutputTransform
+
+	// SkipValidation turns argument validation off for this tool only.
+	SkipValidation bool
 
 	// Cache opts this tool into the read-through result cache (see Cache):
 	// a call whose tool name, version and arguments match an earlier
@@ -118,6 +124,12 @@ type ToolOptions struct {
 	// CacheTTL is how long this tool's results stay cached: 0 uses the
 	// Executor's (WithCacheTTL).
 	CacheTTL time.Duration
+
+	// TaskSupport says whether this tool's calls may run as tasks, which
+	// callers poll instead of waiting for (see TaskSupport and
+	// docs/tasks.md); "" is TaskForbidden. The handler is the same
+	// function either way.
+	TaskSupport TaskSupport
 
 	// Scopes are the OAuth scopes a caller must hold, every one of them, to
 	// call this tool; none means any caller the auth hook admits. The auth

@@ -7,8 +7,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"reflect"
 	"runtime"
 	"slices"
@@ -95,18 +97,30 @@ type LoadOptions struct {
 // has passed or opts.MaxCalls requests were sent. It only ever talks to the
 // loopback server it started, and stops it before returning.
 func Loopback(h http.Handler, r Request, opts LoadOptions) (LoadResult, error) {
-	srv := httptest.NewServer(h) // always 127.0.0.1 (or [::1])
-	defer srv.Close()
-	return LoopbackURL(srv.URL, r, opts)
-}
-
-// LoopbackURL is Loopback for a server already listening at base, such as
-// one running in a process of its own ("http://127.0.0.1:PORT"): the same
-// clients, warm-up and bounds. Callers point it at loopback servers they
-// started.
-func LoopbackURL(base string, r Request, opts LoadOptions) (LoadResult, error) {
 	if opts.Clients < 1 || opts.Duration <= 0 || opts.MaxCalls < 1 {
 		return LoadResult{}, errors.New("bench: Loopback needs Clients, Duration and MaxCalls")
+	}
+	srv := httptest.NewServer(h) // always 127.0.0.1 (or [::1])
+	defer srv.Close()
+	return Drive(srv.URL, r, opts)
+}
+
+// Drive drives the server at base, a loopback URL of a server the caller
+// started (http://127.0.0.1:PORT), such as one running in a process of its
+// own, as Loopback drives its own: opts.Clients concurrent keep-alive
+// clients sending r until opts.Duration has passed or opts.MaxCalls
+// requests were sent, with the same warm-up, answer checks and hook. Any
+// other host is refused.
+func Drive(base string, r Request, opts LoadOptions) (LoadResult, error) {
+	if opts.Clients < 1 || opts.Duration <= 0 || opts.MaxCalls < 1 {
+		return LoadResult{}, errors.New("bench: Drive needs Clients, Duration and MaxCalls")
+	}
+	u, err := url.Parse(base)
+	if err != nil {
+		return LoadResult{}, err
+	}
+	if ip := net.ParseIP(u.Hostname()); ip == nil || !ip.IsLoopback() {
+		return LoadResult{}, fmt.Errorf("bench: Drive only drives loopback servers, not %s", u.Host)
 	}
 	tr := &http.Transport{
 		MaxIdleConns:        opts.Clients,

@@ -25,8 +25,14 @@ const metaPath = "/_explorer/tools"
 // against the tool's output schema.
 const outputPath = "/_explorer/output"
 
-// Option configures the explorer page.
-type Option func(*config)
+// Option configures the explorer page; the With functions of this package
+// make them.
+type Option interface{ apply(*config) }
+
+// optionFunc is an Option that is a function of the page's configuration.
+type optionFunc func(*config)
+
+func (f optionFunc) apply(c *config) { f(c) }
 
 type config struct {
 	title        string
@@ -41,11 +47,11 @@ type config struct {
 // An empty title keeps DefaultTitle. The title is text: it is escaped, never
 // interpreted as HTML.
 func WithTitle(title string) Option {
-	return func(c *config) {
+	return optionFunc(func(c *config) {
 		if title != "" {
 			c.title = title
 		}
-	}
+	})
 }
 
 // WithProjectLink adds a link to the host's project (its documentation, its
@@ -53,7 +59,7 @@ func WithTitle(title string) Option {
 // URLs, or paths on the same server, are accepted: any other href (such as
 // a javascript: URL) leaves the link out. An empty label shows the URL.
 func WithProjectLink(label, href string) Option {
-	return func(c *config) {
+	return optionFunc(func(c *config) {
 		if !safeLink(href) {
 			c.projectLabel, c.projectURL = "", ""
 			return
@@ -62,7 +68,7 @@ func WithProjectLink(label, href string) Option {
 			label = href
 		}
 		c.projectLabel, c.projectURL = label, href
-	}
+	})
 }
 
 // WithExecute turns the page's Call button on (true) or off (false, the
@@ -71,7 +77,7 @@ func WithProjectLink(label, href string) Option {
 // page names the one that is off. It shapes the page only; it does not stop
 // anyone from calling the REST endpoints directly.
 func WithExecute(on bool) Option {
-	return func(c *config) { c.execute = on }
+	return optionFunc(func(c *config) { c.execute = on })
 }
 
 // WithMCP makes the page run its calls through the MCP endpoint at path
@@ -88,20 +94,20 @@ func WithExecute(on bool) Option {
 // then calls over REST only, as it does without this option. WithMCP
 // shapes the page only: the MCP endpoint answers whoever calls it.
 func WithMCP(path string) Option {
-	return func(c *config) {
+	return optionFunc(func(c *config) {
 		if !samePath(path) {
 			c.mcp = ""
 			return
 		}
 		c.mcp = path
-	}
+	})
 }
 
 // WithPage keeps (true, the default) or leaves out (false) the page. With
 // the page left out, Wrap returns the REST handler itself, so a host can
 // keep one mounting line and switch the page off by configuration.
 func WithPage(on bool) Option {
-	return func(c *config) { c.omit = !on }
+	return optionFunc(func(c *config) { c.omit = !on })
 }
 
 // Wrap returns a handler that serves the explorer page at rest's root and
@@ -135,7 +141,7 @@ func Wrap(x *toolexec.Executor, rest http.Handler, opts ...Option) http.Handler 
 	}
 	c := config{title: DefaultTitle}
 	for _, opt := range opts {
-		opt(&c)
+		opt.apply(&c)
 	}
 	if c.omit {
 		return rest

@@ -70,10 +70,10 @@ func TestGoSDKClientConnectsStatelesslyAtTheNewestVersion(t *testing.T) {
 
 func TestGoSDKClientNegotiatesTheNewestVersionThroughInitialize(t *testing.T) {
 	s := newServer(t)
-	session := sdkConnect(t, s, nil, mcp.LatestProtocolVersion)
+	session := sdkConnect(t, s, nil, mcp.NewestInitializeVersion)
 	init := session.InitializeResult()
 	require.NotNil(t, init)
-	assert.Equal(t, mcp.LatestProtocolVersion, init.ProtocolVersion)
+	assert.Equal(t, mcp.NewestInitializeVersion, init.ProtocolVersion)
 	assert.Equal(t, "interop-server", init.ServerInfo.Name)
 	assert.Equal(t, "1.2.3", init.ServerInfo.Version)
 	require.NotNil(t, init.Capabilities.Tools)
@@ -90,7 +90,7 @@ func TestGoSDKClientNegotiatesTheNewestVersionThroughInitialize(t *testing.T) {
 			continue
 		}
 		if sawInitialize {
-			assert.Equal(t, mcp.LatestProtocolVersion, ex.Protocol, "%+v", ex)
+			assert.Equal(t, mcp.NewestInitializeVersion, ex.Protocol, "%+v", ex)
 		}
 		if ex.Method == http.MethodGet {
 			assert.Equal(t, http.StatusMethodNotAllowed, ex.Status, "no standalone stream: 405, which the client accepts")

@@ -81,8 +81,8 @@ func TestMCPGoClientConnectsStatelesslyAtTheNewestVersion(t *testing.T) {
 
 func TestMCPGoClientNegotiatesTheNewestVersionThroughInitialize(t *testing.T) {
 	s := newServer(t)
-	c, init := mcpgoConnect(t, s, nil, mcp.LatestProtocolVersion)
-	assert.Equal(t, mcp.LatestProtocolVersion, init.ProtocolVersion)
+	c, init := mcpgoConnect(t, s, nil, mcp.NewestInitializeVersion)
+	assert.Equal(t, mcp.NewestInitializeVersion, init.ProtocolVersion)
 	assert.Equal(t, "interop-server", init.ServerInfo.Name)
 	assert.Equal(t, "1.2.3", init.ServerInfo.Version)
 	require.NotNil(t, init.Capabilities.Tools)
@@ -99,7 +99,7 @@ func TestMCPGoClientNegotiatesTheNewestVersionThroughInitialize(t *testing.T) {
 			continue
 		}
 		if sawInitialize {
-			assert.Equal(t, mcp.LatestProtocolVersion, ex.Protocol, "%+v", ex)
+			assert.Equal(t, mcp.NewestInitializeVersion, ex.Protocol, "%+v", ex)
 		}
 	}
 	assert.True(t, sawInitialize)

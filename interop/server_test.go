@@ -37,7 +37,7 @@ const modernVersion = "2026-07-28"
 
 // clientVersions are the versions every behaviour test runs a client at: its
 // default ("", 2026-07-28, stateless) and 2025-11-25 through initialize.
-var clientVersions = []string{"", mcp.LatestProtocolVersion}
+var clientVersions = []string{"", mcp.NewestInitializeVersion}
 
 // forEachVersion runs f as a subtest at each of clientVersions.
 func forEachVersion(t *testing.T, f func(t *testing.T, version string)) {

@@ -12,9 +12,11 @@ import (
 // call's JSON-RPC id as sent. The token, random per initialize, is what
 // makes the id the client's own: without it, one client's id 1 could not be
 // told from another's, and such calls are cancelled only by disconnecting.
-// Like input requests, cancellation reaches only the process running the
-// call.
+// A cancellation for a call this process does not run is passed to every
+// replica sharing the Executor's store (see relay), so that it reaches the
+// call wherever a balancer sent it.
 type inFlight struct {
+	relay *relay
 	mu    sync.Mutex
 	calls map[string]context.CancelFunc
 }
@@ -25,6 +27,7 @@ func inFlightKey(token string, id []byte) string { return token + "\x00" + strin
 // function that cancels that context, and the function that unregisters
 // the call (and cancels its context).
 func (f *inFlight) track(ctx context.Context, token string, id []byte) (context.Context, context.CancelFunc, func()) {
+	f.relay.ensure(ctx) // so that cancellations reaching other replicas find the call here
 	ctx, cancel := context.WithCancel(ctx)
 	key := inFlightKey(token, id)
 	f.mu.Lock()
@@ -47,8 +50,9 @@ func (f *inFlight) track(ctx context.Context, token string, id []byte) (context.
 }
 
 // cancel answers notifications/cancelled: the call with params' requestId,
-// started by a client holding token, is cancelled.
-func (f *inFlight) cancel(token string, params []byte) {
+// started by a client holding token, is cancelled, here or on the replica
+// that runs it.
+func (f *inFlight) cancel(ctx context.Context, token string, params []byte) {
 	if token == "" {
 		return
 	}
@@ -61,10 +65,19 @@ func (f *inFlight) cancel(token string, params []byte) {
 	if !validID(id) {
 		return
 	}
+	if !f.cancelLocal(token, id) {
+		f.relay.send(ctx, "", &relayMsg{Kind: "cancel", Token: token, RequestID: id})
+	}
+}
+
+// cancelLocal cancels the call of this process that token's client sent
+// with id, and reports whether there was one.
+func (f *inFlight) cancelLocal(token string, id []byte) bool {
 	f.mu.Lock()
 	cancel := f.calls[inFlightKey(token, id)]
 	f.mu.Unlock()
 	if cancel != nil {
 		cancel()
 	}
+	return cancel != nil
 }

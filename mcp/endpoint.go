@@ -53,6 +53,10 @@ type outcome struct {
 // and other rare answers are built in functions of their own, so a call
 // needs little stack on the connection's goroutine.
 func (h *handler) serveMCP(w http.ResponseWriter, r *http.Request) {
+	if r.Method == http.MethodGet && h.resumeWindow > 0 && r.Header.Get("Last-Event-ID") != "" {
+		h.resume(w, r) // a 2025 client resuming a stream (resume.go)
+		return
+	}
 	ex := exchange{w: w, r: r, version: version20250326}
 	body, format, ok := h.admit(&ex)
 	if !ok {
@@ -298,9 +302,9 @@ func (h *handler) answer(ex *exchange, m *message, out *outcome) {
 func (h *handler) receive(ex *exchange, m *message) {
 	switch {
 	case m.kind == kindResponse:
-		h.inputs.deliver(m)
+		h.inputs.deliver(ex.r.Context(), m)
 	case m.kind == kindNotification && m.method == "notifications/cancelled":
-		h.running.cancel(ex.r.Header.Get(sessionHeaderKey), m.params)
+		h.running.cancel(ex.r.Context(), ex.r.Header.Get(sessionHeaderKey), m.params)
 	}
 }
 
@@ -334,7 +338,11 @@ func (h *handler) dispatch(ex *exchange, m *message, out *outcome) {
 	case "ping":
 		result = struct{}{}
 	case "tools/list":
-		data, err := h.listTools(ex.r, m.params, responseStart(m.id))
+		cache := h.tools
+		if ex.version == NewestInitializeVersion {
+			cache = h.execTools // with each tool's execution.taskSupport (tasks_legacy.go)
+		}
+		data, err := h.listToolsWith(ex.r, m.params, responseStart(m.id), cache)
 		if err != nil {
 			out.data = encodeError(m.id, err)
 			return
@@ -343,6 +351,13 @@ func (h *handler) dispatch(ex *exchange, m *message, out *outcome) {
 		return
 	case "logging/setLevel":
 		result, err = h.setLogLevel(m)
+	case "tasks/get", "tasks/result", "tasks/cancel":
+		if ex.version != NewestInitializeVersion {
+			err = newError(CodeMethodNotFound, "Method not found: %s (tasks are served at protocol version %s)", m.method, NewestInitializeVersion)
+			break
+		}
+		*out = h.serveLegacyTask(ex, m) // tasks_legacy.go
+		return
 	default:
 		err = newError(CodeMethodNotFound, "Method not found: %s", m.method)
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"regexp"
 	"strings"
 
 	"github.com/toolexec/toolexec"
@@ -34,18 +35,25 @@ func ExampleNewHandler_progress() {
 	rec := httptest.NewRecorder()
 	h.ServeHTTP(rec, req)
 	fmt.Println(rec.Header().Get("Content-Type"))
-	fmt.Print(rec.Body.String())
+	// Each event's id is the stream's own (random) id and the event's place
+	// in the stream's log: a client that loses the stream resumes it with
+	// GET and Last-Event-ID.
+	fmt.Print(regexp.MustCompile(`s-[0-9a-f]{16}-[0-9a-f]{32}`).ReplaceAllString(rec.Body.String(), "STREAM"))
 	// Output:
 	// text/event-stream
+	// id: STREAM_2
 	// event: message
 	// data: {"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"t1","progress":1,"total":3}}
 	//
+	// id: STREAM_3
 	// event: message
 	// data: {"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"t1","progress":2,"total":3}}
 	//
+	// id: STREAM_4
 	// event: message
 	// data: {"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"t1","progress":3,"total":3}}
 	//
+	// id: STREAM_5
 	// event: message
 	// data: {"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"imported"}],"isError":false}}
 }
@@ -53,7 +61,8 @@ func ExampleNewHandler_progress() {
 // On protocol 2026-07-28 a tool that asks for input makes the call answer
 // with an input-required result. The client retries with the answers and
 // the signed requestState, and the tool runs again, this time getting its
-// answer. Replicas given the same WithInputStateKey can each take a round.
+// answer. Replicas that share a store (toolexec.WithStore), or are given
+// the same WithInputStateKey, can each take a round.
 func ExampleNewHandler_inputRequired() {
 	reg := toolexec.NewRegistry()
 	reg.MustAdd(toolexec.Tool{Name: "greet", Description: "Greets the user by name"},

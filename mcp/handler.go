@@ -38,19 +38,21 @@ func NewHandler(x *toolexec.Executor, opts ...Option) http.Handler {
 	if x == nil {
 		panic("mcp: NewHandler: nil Executor")
 	}
-	h := &handler{x: x, headers: httpjson.NewHeaders(), name: "toolexec", maxBatch: DefaultMaxBatchSize, cacheScope: CachePrivate, tools: newToolCache(x.SurfaceKit())}
+	h := &handler{x: x, headers: httpjson.NewHeaders(), name: "toolexec", maxBatch: DefaultMaxBatchSize, cacheScope: CachePrivate,
+		tools: newToolCache(x.SurfaceKit()), execTools: newExecutionToolCache(x.SurfaceKit())}
 	if p, ok := x.SurfaceKit().RebindingProtection(); ok {
 		h.guard.AllowHosts(p.AllowedHosts...)
 		h.guard.AllowOrigins(p.AllowedOrigins...)
 	}
 	for _, opt := range opts {
-		opt(h)
+		opt.apply(h)
 	}
 	if h.version == "" {
 		h.version = moduleVersion()
 	}
 	h.serverInfoMember = serverInfoMember(h.name, h.version)
 	h.initStreaming()
+	h.initShared()
 	return h
 }
 
@@ -73,12 +75,15 @@ type handler struct {
 	ttl              time.Duration // WithCacheHints
 	cacheScope       CacheScope    // WithCacheHints
 	streaming                      // streamed calls and input requests: streamcall.go
+	shared                         // what replicas share: shared.go
 
 	// headers holds the JSON response header values, shared by responses.
 	headers httpjson.Headers
 
-	// tools caches each tool's encoding for the lists (see newToolCache).
-	tools *toolenc.Cache[toolexec.Tool]
+	// tools caches each tool's encoding for the lists (see newToolCache);
+	// execTools, with its execution.taskSupport, for tools/list at
+	// 2025-11-25 (tasks_legacy.go).
+	tools, execTools *toolenc.Cache[toolexec.Tool]
 }
 
 // route is what ServeHTTP serves a request as.

@@ -20,12 +20,14 @@ import (
 // id. The ids are random (128 bits), so no client can answer, or even
 // guess, another's requests.
 //
-// The table lives in the process: the answer must reach the replica that
-// holds the call, which is the single-process limit docs/mcp.md describes.
-// It holds at most maxPendingInputs requests; each waits at most the
-// handler's input timeout.
+// The table lives in the process; an id names the replica that asked
+// (see relay), so an answer that reaches another replica behind a balancer
+// is passed on to it through the Executor's store. It holds at most
+// maxPendingInputs requests; each waits at most the handler's input
+// timeout.
 type inputRouter struct {
 	timeout time.Duration
+	relay   *relay
 	mu      sync.Mutex
 	waiting map[string]chan inputAnswer
 }
@@ -48,8 +50,9 @@ func (r *inputRouter) ask(ctx context.Context, s *callStream, reqs []toolexec.In
 		r.mu.Unlock()
 		return nil, &toolexec.InputError{Code: CodeInternalError, Message: "too many input requests are waiting for an answer"}
 	}
+	r.relay.ensure(ctx) // so that answers reaching other replicas find their way here
 	for i := range reqs {
-		ids[i] = newRequestID()
+		ids[i] = r.newRequestID()
 		chans[i] = make(chan inputAnswer, 1)
 		r.waiting[ids[i]] = chans[i]
 	}
@@ -99,29 +102,44 @@ func (r *inputRouter) ask(ctx context.Context, s *callStream, reqs []toolexec.In
 	return out, nil
 }
 
-// deliver hands a client's response to the call waiting for it, and
-// reports whether one was.
-func (r *inputRouter) deliver(m *message) bool {
+// deliver hands a client's response to the call waiting for it: here, or
+// through the relay on the replica whose id the request id names.
+func (r *inputRouter) deliver(ctx context.Context, m *message) {
 	id, ok := jsonString(m.id)
 	if !ok {
-		return false
+		return
 	}
+	a := inputAnswer{result: m.result, error: m.errObj}
+	if r.deliverLocal(id, a) {
+		return
+	}
+	if rid, ok := replicaOf(id, requestIDPrefix); ok && rid != r.relay.id {
+		r.relay.send(ctx, rid, &relayMsg{Kind: "answer", ID: id, Result: m.result, Error: m.errObj})
+	}
+}
+
+// deliverLocal hands a to the call of this process waiting for id, and
+// reports whether one was.
+func (r *inputRouter) deliverLocal(id string, a inputAnswer) bool {
 	r.mu.Lock()
 	ch, ok := r.waiting[id]
 	delete(r.waiting, id)
 	r.mu.Unlock()
 	if ok {
-		ch <- inputAnswer{result: m.result, error: m.errObj} // buffered: never blocks
+		ch <- a // buffered: never blocks
 	}
 	return ok
 }
 
+// requestIDPrefix starts the id of every server-to-client request.
+const requestIDPrefix = "toolexec-"
+
 // newRequestID returns a fresh, unguessable id for a server-to-client
-// request.
-func newRequestID() string {
+// request: the prefix, the replica's id, and 128 random bits.
+func (r *inputRouter) newRequestID() string {
 	var b [16]byte
 	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails (Go 1.24+)
-	return "toolexec-" + hex.EncodeToString(b[:])
+	return requestIDPrefix + r.relay.id + "-" + hex.EncodeToString(b[:])
 }
 
 // inputWire is the method and params of req on the wire. A form-mode

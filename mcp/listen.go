@@ -31,10 +31,13 @@ const maxSubscriptionIDBytes = 256
 // opens with notifications/subscriptions/acknowledged, naming the
 // notifications the server agreed to send, then carries
 // notifications/tools/list_changed each time the list of tools its caller
-// is shown changes, until the client closes it. Only toolsListChanged is
-// honoured, and only when the Executor's provider reports changes
-// (toolexec.Executor.NotifiesToolsChanged): the handler serves no prompts
-// or resources. Changes that come faster than the client reads are
+// is shown changes, and notifications/tasks each time a task it asked for
+// (notifications.taskIds, the tasks extension: tasks_listen.go) changes,
+// until the client closes it. toolsListChanged is honoured only when the
+// Executor's provider reports changes
+// (toolexec.Executor.NotifiesToolsChanged), and taskIds only for tasks of
+// the caller's, from a client that declares the tasks extension: the
+// handler serves no prompts or resources. Changes that come faster than the client reads are
 // coalesced into one notification.
 //
 // A stream holds a connection and memory for as long as the client
@@ -48,7 +51,7 @@ const maxSubscriptionIDBytes = 256
 //
 // The method is 2026-07-28's (answerModern, which checked the headers
 // and _meta): on earlier versions it is not found.
-func (h *handler) listen(ex *exchange, m *message) outcome {
+func (h *handler) listen(ex *exchange, m *message, meta *requestMeta) outcome {
 	if len(m.id) > maxSubscriptionIDBytes {
 		return failWith(m.id, http.StatusBadRequest, newError(CodeInvalidRequest,
 			"Invalid Request: a subscriptions/listen id is repeated in every notification and must be at most %d bytes of JSON", maxSubscriptionIDBytes))
@@ -62,6 +65,14 @@ func (h *handler) listen(ex *exchange, m *message) outcome {
 		return outcome{data: encodeError(m.id, newError(CodeInvalidRequest,
 			"Invalid Request: subscriptions/listen answers with an event stream: the client must accept text/event-stream"))}
 	}
+	taskIDs, werr := listenTaskIDs(m.params)
+	if werr != nil {
+		return failWith(m.id, http.StatusBadRequest, werr)
+	}
+	if len(taskIDs) > 0 && !declaresExtension(meta.clientCapabilities, extTasks) {
+		return failWith(m.id, http.StatusBadRequest, missingTasksExtension(
+			"Missing required client capability: task notifications need the %s extension in clientCapabilities", extTasks))
+	}
 	caller, err := h.x.SurfaceKit().Authenticate(ex.r)
 	if err != nil {
 		return refusedOutcome(m.id, asError(err))
@@ -71,7 +82,7 @@ func (h *handler) listen(ex *exchange, m *message) outcome {
 		return out
 	}
 	defer release()
-	h.serveListener(ex, m, caller)
+	h.serveListener(ex, m, caller, taskIDs)
 	return outcome{streamed: true}
 }
 
@@ -116,7 +127,7 @@ func callerKey(r *http.Request) string {
 // serveListener writes an admitted listen stream until the client goes
 // away or stops reading. caller is the request as the auth hook passed it
 // on: the tool filter sees it.
-func (h *handler) serveListener(ex *exchange, m *message, caller *http.Request) {
+func (h *handler) serveListener(ex *exchange, m *message, caller *http.Request, taskIDs []string) {
 	wantTools := false
 	for it := jsonwalk.Members(m.params); it.Next(); {
 		if it.Is("notifications") && isObject(it.Val) {
@@ -144,8 +155,11 @@ func (h *handler) serveListener(ex *exchange, m *message, caller *http.Request) 
 		ID json.RawMessage `json:"io.modelcontextprotocol/subscriptionId"`
 	}
 	type filter struct {
-		ToolsListChanged bool `json:"toolsListChanged,omitempty"`
+		ToolsListChanged bool     `json:"toolsListChanged,omitempty"`
+		TaskIDs          []string `json:"taskIds,omitempty"`
 	}
+	tasks := h.watchTasks(caller, taskIDs) // the tasks extension (tasks_listen.go)
+	defer tasks.stop()
 	notification := func(method string, params any) []byte {
 		data, _ := encodeNotification(method, params) // fixed shapes: they always encode
 		return data
@@ -156,7 +170,7 @@ func (h *handler) serveListener(ex *exchange, m *message, caller *http.Request) 
 	ack := notification("notifications/subscriptions/acknowledged", struct {
 		Meta          subMeta `json:"_meta"`
 		Notifications filter  `json:"notifications"`
-	}{subMeta{m.id}, filter{ToolsListChanged: honoured}})
+	}{subMeta{m.id}, filter{ToolsListChanged: honoured, TaskIDs: tasks.ids}})
 	if err := sw.event(ack, sw.ceiling()); err != nil {
 		h.streamDropped(ex.r, err)
 		return
@@ -179,6 +193,12 @@ func (h *handler) serveListener(ex *exchange, m *message, caller *http.Request) 
 			}
 		case <-ticker.C:
 			err = sw.write(keepAliveComment, sw.ceiling())
+		case <-tasks.signal:
+			for _, n := range tasks.notifications(m.id) {
+				if err = sw.event(n, sw.ceiling()); err != nil {
+					break
+				}
+			}
 		}
 		if err != nil {
 			h.streamDropped(ex.r, err)

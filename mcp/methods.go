@@ -6,6 +6,7 @@ import (
 	"net/http"
 
 	"github.com/toolexec/toolexec"
+	"github.com/toolexec/toolexec/internal/toolenc"
 )
 
 // initializeResult is the answer to initialize.
@@ -26,6 +27,12 @@ type capabilities struct {
 	} `json:"tools"`
 	// Logging: tools send notifications/message (toolexec.Log).
 	Logging struct{} `json:"logging"`
+	// Extensions are the extensions the server supports (2026-07-28:
+	// the tasks extension).
+	Extensions map[string]any `json:"extensions,omitempty"`
+	// Tasks are 2025-11-25's tasks (tasks_legacy.go), declared to a client
+	// that negotiates that version.
+	Tasks *legacyTasksCapability `json:"tasks,omitempty"`
 }
 
 type implementation struct {
@@ -40,11 +47,15 @@ func (h *handler) initialize(params json.RawMessage) (initializeResult, *wireErr
 	if err != nil {
 		return initializeResult{}, err
 	}
-	return initializeResult{
+	res := initializeResult{
 		ProtocolVersion: negotiate(requested),
 		ServerInfo:      implementation{Name: h.name, Version: h.version},
 		Instructions:    h.instructions,
-	}, nil
+	}
+	if res.ProtocolVersion == NewestInitializeVersion {
+		res.Capabilities.Tasks = &legacyTasksCapability{}
+	}
+	return res, nil
 }
 
 // listToolsResult is the answer to tools/list.
@@ -58,6 +69,11 @@ type listToolsResult struct {
 // nextCursor when a page follows, appended to dst (the response's start, so
 // the list is written once).
 func (h *handler) listTools(r *http.Request, params json.RawMessage, dst []byte) ([]byte, *wireError) {
+	return h.listToolsWith(r, params, dst, h.tools)
+}
+
+// listToolsWith is listTools with the encodings of cache.
+func (h *handler) listToolsWith(r *http.Request, params json.RawMessage, dst []byte, cache *toolenc.Cache[toolexec.Tool]) ([]byte, *wireError) {
 	cursor, err := paramString(params, "cursor")
 	if err != nil {
 		return nil, err
@@ -72,7 +88,7 @@ func (h *handler) listTools(r *http.Request, params json.RawMessage, dst []byte)
 		end = start + h.pageSize
 	}
 	out := append(dst, `{"tools":`...)
-	out = h.appendTools(out, r, tools[start:end], 64)
+	out = h.appendToolsWith(cache, out, r, tools[start:end], 64)
 	out = appendNextCursor(out, end, len(tools))
 	return append(out, '}'), nil
 }
@@ -101,9 +117,27 @@ func (h *handler) runCall(ex *exchange, m *message, name string, args json.RawMe
 	if s != nil {
 		req.Peer = s
 	}
-	if res, err := h.x.Call(ctx, req); err == nil {
+	var res *toolexec.CallToolResult
+	var task *toolexec.Task
+	var err error
+	tc, werr := h.taskCall(ex, m, name, meta, s)
+	switch {
+	case werr != nil:
+		out.data = encodeError(m.id, werr)
+	case tc != nil:
+		res, task, err = h.x.SurfaceKit().CallTask(ctx, req, *tc)
+	default:
+		res, err = h.x.Call(ctx, req)
+	}
+	switch {
+	case werr != nil:
+	case task != nil && meta == nil:
+		out.data, out.pastAuth = h.legacyCreateTaskResult(ex.r, m.id, task), true
+	case task != nil:
+		out.data, out.pastAuth = h.createTaskResult(ex.r, m.id, task), true
+	case err == nil:
 		out.data, out.pastAuth = h.encodeToolResult(ex.r, m.id, res, meta != nil), true
-	} else {
+	default:
 		h.callFailed(ex, m, name, err, meta != nil, out)
 	}
 	if s != nil {
@@ -132,6 +166,9 @@ func (h *handler) callFailed(ex *exchange, m *message, name string, err error, m
 	case toolexec.CodeExecutionDisabled:
 		out.data = encodeError(m.id, newError(CodeExecutionDisabled, "%s", e.Message))
 		return
+	case toolexec.CodeTaskRequired:
+		taskRequired(m, name, modern, out)
+		return
 	case toolexec.CodeNotFound:
 		out.data = encodeError(m.id, newError(CodeInvalidParams, "Unknown tool: %s", name))
 		return
@@ -140,7 +177,7 @@ func (h *handler) callFailed(ex *exchange, m *message, name string, err error, m
 			out.data = encodeError(m.id, newError(CodeInvalidParams, "Invalid params: %s", e.Message))
 			return
 		}
-	case toolexec.CodeUnavailable:
+	case toolexec.CodeUnavailable, toolexec.CodeRateLimited:
 		out.retryAfter = e.RetryAfter
 	}
 	// Validation failures, tool errors, panics, timeouts, limits and

@@ -179,7 +179,7 @@ func (h *handler) answerModern(ex *exchange, m *message, out *outcome) {
 		return
 	}
 	if m.method != "tools/call" {
-		*out = h.dispatchModern(ex, m)
+		*out = h.dispatchModern(ex, m, &meta)
 		return
 	}
 	name, args, _, werr := callParams(m.params) // _meta: read by admitModern
@@ -208,7 +208,8 @@ func (h *handler) admitModern(ex *exchange, m *message, meta *requestMeta, out *
 		return false
 	}
 	switch m.method {
-	case "server/discover", "tools/list", "tools/call", "subscriptions/listen":
+	case "server/discover", "tools/list", "tools/call", "subscriptions/listen",
+		"tasks/get", "tasks/update", "tasks/cancel": // the tasks extension (tasks.go)
 	default:
 		// initialize, ping, logging/setLevel, resources/subscribe and
 		// resources/unsubscribe are gone from this revision, and the
@@ -233,8 +234,10 @@ func (h *handler) admitModern(ex *exchange, m *message, meta *requestMeta, out *
 
 // dispatchModern answers a 2026-07-28 request admitModern admitted, other
 // than tools/call (see answerModern), by its method.
-func (h *handler) dispatchModern(ex *exchange, m *message) outcome {
+func (h *handler) dispatchModern(ex *exchange, m *message, meta *requestMeta) outcome {
 	switch m.method {
+	case "tasks/get", "tasks/update", "tasks/cancel":
+		return h.serveTask(ex, m, meta)
 	case "server/discover":
 		return outcome{data: h.encodeResult(ex.r, m.id, h.discover())}
 	case "tools/list":
@@ -244,7 +247,7 @@ func (h *handler) dispatchModern(ex *exchange, m *message) outcome {
 		}
 		return outcome{data: append(data, '}')}
 	default: // "subscriptions/listen"
-		return h.listen(ex, m)
+		return h.listen(ex, m, meta)
 	}
 }
 
@@ -314,6 +317,9 @@ func (h *handler) discover() discoverResult {
 	// subscriptions/listen delivers notifications/tools/list_changed only
 	// when the provider reports changes.
 	res.Capabilities.Tools.ListChanged = h.x.NotifiesToolsChanged()
+	// The tasks extension (tasks.go): a tool may become a task whenever
+	// its client declares it.
+	res.Capabilities.Extensions = map[string]any{extTasks: struct{}{}}
 	return res
 }
 

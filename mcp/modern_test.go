@@ -48,7 +48,7 @@ func TestModernServerDiscoverDescribesTheServer(t *testing.T) {
 	rec := postModern(t, h, "server/discover", "", modernBody("server/discover", ""))
 	require.Equal(t, http.StatusOK, rec.Code, rec.Body.String())
 	assert.JSONEq(t, `{"resultType":"complete","supportedVersions":["2026-07-28","2025-11-25","2025-06-18","2025-03-26"],
-		"capabilities":{"tools":{"listChanged":true},"logging":{}},"instructions":"be nice","ttlMs":0,"cacheScope":"private",
+		"capabilities":{"tools":{"listChanged":true},"logging":{},"extensions":{"io.modelcontextprotocol/tasks":{}}},"instructions":"be nice","ttlMs":0,"cacheScope":"private",
 		"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"srv","version":"9.9"}}}`, string(decodeReply(t, rec).Result))
 }
 

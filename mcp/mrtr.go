@@ -2,13 +2,13 @@ package mcp
 
 import (
 	"context"
-	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"github.com/toolexec/toolexec/internal/jsonwalk"
+	"net/http"
 	"strings"
 	"sync"
 	"time"
@@ -180,21 +180,33 @@ func (h *handler) inputRequired(name string, args json.RawMessage, c *mrtrCall) 
 	return res, nil
 }
 
-// signState encodes st as base64url(JSON) "." base64url(HMAC-SHA256).
+// signState encodes st as KEYID "." base64url(JSON) "." base64url(HMAC-SHA256),
+// signed with the keyring's current key (no KEYID and its dot with a key
+// fixed by WithInputStateKey).
 func (h *handler) signState(st requestState) (string, error) {
 	payload, err := json.Marshal(st)
 	if err != nil {
 		return "", err
 	}
-	mac := hmac.New(sha256.New, h.stateKey)
-	mac.Write(payload)
+	kid, sum := h.keys.sign(payload)
 	enc := base64.RawURLEncoding
-	return enc.EncodeToString(payload) + "." + enc.EncodeToString(mac.Sum(nil)), nil
+	out := enc.EncodeToString(payload) + "." + enc.EncodeToString(sum)
+	if kid != "" {
+		out = kid + "." + out
+	}
+	return out, nil
 }
 
 // verifyState checks s's signature and decodes it.
 func (h *handler) verifyState(s string) (requestState, bool) {
 	var st requestState
+	kid := ""
+	if strings.Count(s, ".") == 2 {
+		kid, s, _ = strings.Cut(s, ".")
+		if kid == "" {
+			return st, false
+		}
+	}
 	p, m, ok := strings.Cut(s, ".")
 	if !ok {
 		return st, false
@@ -205,9 +217,7 @@ func (h *handler) verifyState(s string) (requestState, bool) {
 	if err1 != nil || err2 != nil {
 		return st, false
 	}
-	mac := hmac.New(sha256.New, h.stateKey)
-	mac.Write(payload)
-	if !hmac.Equal(sum, mac.Sum(nil)) {
+	if !h.keys.verify(kid, payload, sum) {
 		return st, false
 	}
 	return st, json.Unmarshal(payload, &st) == nil
@@ -238,18 +248,28 @@ var credentialHeaders = [...]string{"Authorization", "Cookie", "X-Api-Key", "X-H
 // established none, of the credentials the call's request carried (the
 // headers of credentialHeaders); "" for an anonymous call without any.
 func callerPrincipal(ctx context.Context) string {
+	call := toolexec.CallFromContext(ctx)
+	if call == nil {
+		return requestPrincipal(ctx, nil)
+	}
+	return requestPrincipal(ctx, call.Request)
+}
+
+// requestPrincipal is callerPrincipal for a request that is no call (a
+// resumed stream): ctx is the context the auth hook passed on, r the
+// request it passed on (nil: none).
+func requestPrincipal(ctx context.Context, r *http.Request) string {
 	h := sha256.New()
 	if id, ok := toolexec.IdentityFromContext(ctx); ok {
 		h.Write([]byte("identity\x00"))
 		h.Write([]byte(id))
 	} else {
-		call := toolexec.CallFromContext(ctx)
-		if call == nil || call.Request == nil {
+		if r == nil {
 			return ""
 		}
 		found := false
 		for _, k := range credentialHeaders {
-			for _, v := range call.Request.Header[k] {
+			for _, v := range r.Header[k] {
 				found = true
 				fmt.Fprintf(h, "%s\x00%d\x00%s", k, len(v), v)
 			}

@@ -5,8 +5,14 @@ import (
 	"time"
 )
 
-// Option configures the handler NewHandler returns.
-type Option func(*handler)
+// Option configures the handler NewHandler returns (and ServeStdio's); the
+// With functions of this package make them.
+type Option interface{ apply(*handler) }
+
+// optionFunc is an Option that is a function of the handler.
+type optionFunc func(*handler)
+
+func (f optionFunc) apply(h *handler) { f(h) }
 
 // WithServerInfo sets the name and version the handler reports as
 // serverInfo in its initialize result (2025 versions) and in the _meta of
@@ -14,9 +20,9 @@ type Option func(*handler)
 // version of the toolexec module the host was built with ("devel" when it
 // cannot be told).
 func WithServerInfo(name, version string) Option {
-	return func(h *handler) {
+	return optionFunc(func(h *handler) {
 		h.name, h.version = name, version
-	}
+	})
 }
 
 // WithInstructions sets the instructions the initialize and server/discover
@@ -24,7 +30,7 @@ func WithServerInfo(name, version string) Option {
 // hint to the client's model on how to use this server's tools. Empty (the
 // default) omits them.
 func WithInstructions(instructions string) Option {
-	return func(h *handler) { h.instructions = instructions }
+	return optionFunc(func(h *handler) { h.instructions = instructions })
 }
 
 // WithPageSize splits tools/list into pages of at most n tools, linked by
@@ -34,7 +40,7 @@ func WithInstructions(instructions string) Option {
 // request, so a list that changes between two pages may shift by the tools
 // added or removed meanwhile.
 func WithPageSize(n int) Option {
-	return func(h *handler) { h.pageSize = max(n, 0) }
+	return optionFunc(func(h *handler) { h.pageSize = max(n, 0) })
 }
 
 // DefaultMaxBatchSize is the most messages a JSON-RPC batch may hold unless
@@ -46,12 +52,12 @@ const DefaultMaxBatchSize = 100
 // 400 and -32600, before any of it runs, so one request cannot queue
 // thousands of tool calls. n <= 0 restores DefaultMaxBatchSize.
 func WithMaxBatchSize(n int) Option {
-	return func(h *handler) {
+	return optionFunc(func(h *handler) {
 		if n <= 0 {
 			n = DefaultMaxBatchSize
 		}
 		h.maxBatch = n
-	}
+	})
 }
 
 // WithAllowedOrigins adds origins to those a browser may call the handler
@@ -68,7 +74,7 @@ func WithMaxBatchSize(n int) Option {
 // port. Calling WithAllowedOrigins more than once adds to the list, and
 // calling it with no origins changes nothing.
 func WithAllowedOrigins(origins ...string) Option {
-	return func(h *handler) { h.guard.AllowOrigins(origins...) }
+	return optionFunc(func(h *handler) { h.guard.AllowOrigins(origins...) })
 }
 
 // WithAllowedHosts sets the Host headers the handler answers; a request
@@ -89,7 +95,7 @@ func WithAllowedOrigins(origins ...string) Option {
 // list, and calling it with no hosts changes nothing. The lists of the
 // Executor's toolexec.WithRebindingProtection are added to these.
 func WithAllowedHosts(hosts ...string) Option {
-	return func(h *handler) { h.guard.AllowHosts(hosts...) }
+	return optionFunc(func(h *handler) { h.guard.AllowHosts(hosts...) })
 }
 
 // WithoutRebindingProtection turns off the default DNS-rebinding defense:
@@ -97,7 +103,7 @@ func WithAllowedHosts(hosts ...string) Option {
 // WithAllowedHosts and WithAllowedOrigins still apply. It is for hosts that
 // make the same checks in front of the handler.
 func WithoutRebindingProtection() Option {
-	return func(h *handler) { h.guard.Disable() }
+	return optionFunc(func(h *handler) { h.guard.Disable() })
 }
 
 // moduleVersion is the version of the toolexec module in the running
@@ -134,11 +140,11 @@ func moduleVersion() string {
 // A scope other than CachePublic is CachePrivate. Earlier versions carry no
 // hints.
 func WithCacheHints(ttl time.Duration, scope CacheScope) Option {
-	return func(h *handler) {
+	return optionFunc(func(h *handler) {
 		h.ttl = max(ttl, 0)
 		h.cacheScope = CachePrivate
 		if scope == CachePublic {
 			h.cacheScope = CachePublic
 		}
-	}
+	})
 }

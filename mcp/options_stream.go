@@ -15,7 +15,7 @@ import (
 // requests. On 2026-07-28 only the request's own _meta level counts, as
 // that revision requires.
 func WithLogLevel(level toolexec.LogLevel) Option {
-	return func(h *handler) { h.logLevel = level }
+	return optionFunc(func(h *handler) { h.logLevel = level })
 }
 
 // WithInputStateKey sets the HMAC-SHA256 key that signs the requestState
@@ -25,7 +25,7 @@ func WithLogLevel(level toolexec.LogLevel) Option {
 // replicas. Unset, each handler draws a random key when created: a call
 // must then be resumed by the same process.
 func WithInputStateKey(key []byte) Option {
-	return func(h *handler) { h.stateKey = append([]byte(nil), key...) }
+	return optionFunc(func(h *handler) { h.stateKey = append([]byte(nil), key...) })
 }
 
 // WithInputTimeout bounds how long a call waits for its client's answer to
@@ -34,7 +34,7 @@ func WithInputStateKey(key []byte) Option {
 // and how long a 2026-07-28 requestState stays valid. The default is
 // DefaultInputTimeout; d <= 0 restores it.
 func WithInputTimeout(d time.Duration) Option {
-	return func(h *handler) { h.inputTimeout = d }
+	return optionFunc(func(h *handler) { h.inputTimeout = d })
 }
 
 // DefaultStreamWriteTimeout bounds each write to an SSE stream unless
@@ -59,7 +59,7 @@ const DefaultStreamWriteTimeout = 10 * time.Second
 // says what happens when a host's middleware hides the connection's
 // deadlines.
 func WithStreamWriteTimeout(d time.Duration) Option {
-	return func(h *handler) { h.writeTimeout = d }
+	return optionFunc(func(h *handler) { h.writeTimeout = d })
 }
 
 // The defaults of WithListenLimits.
@@ -83,5 +83,5 @@ const (
 // defaults are DefaultMaxListenStreams and DefaultMaxListenStreamsPerCaller;
 // a value <= 0 restores its default.
 func WithListenLimits(total, perCaller int) Option {
-	return func(h *handler) { h.maxListen, h.maxListenPerCaller = total, perCaller }
+	return optionFunc(func(h *handler) { h.maxListen, h.maxListenPerCaller = total, perCaller })
 }

@@ -64,6 +64,12 @@ func (sw *sseWriter) event(data []byte, deadline time.Time) error {
 	return sw.write(encodeEvent(data), deadline)
 }
 
+// eventWithID is event with id as the event's id when not "" (resumable
+// streams: resume.go).
+func (sw *sseWriter) eventWithID(id string, data []byte, deadline time.Time) error {
+	return sw.write(encodeEventWithID(id, data), deadline)
+}
+
 // write writes p and flushes it, failing when that is not done by
 // deadline.
 func (sw *sseWriter) write(p []byte, deadline time.Time) error {
@@ -137,9 +143,18 @@ func writeFlush(w http.ResponseWriter, rc *http.ResponseController, p []byte) er
 // inside it (raw JSON a tool returned may hold some between tokens)
 // continues the event on another data line, which the client joins back
 // with a line feed.
-func encodeEvent(data []byte) []byte {
+func encodeEvent(data []byte) []byte { return encodeEventWithID("", data) }
+
+// encodeEventWithID is encodeEvent with an "id:" line first when id is
+// not "".
+func encodeEventWithID(id string, data []byte) []byte {
 	data = httpjson.ValidUTF8(data)
-	buf := make([]byte, 0, len(data)+24)
+	buf := make([]byte, 0, len(data)+len(id)+28)
+	if id != "" {
+		buf = append(buf, "id: "...)
+		buf = append(buf, id...)
+		buf = append(buf, '\n')
+	}
 	buf = append(buf, "event: message\ndata: "...)
 	for _, c := range data {
 		switch c {

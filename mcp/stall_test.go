@@ -25,6 +25,12 @@ const generous = 60 * time.Second
 // mcp.DefaultStreamWriteTimeout.
 const stallWriteTimeout = 250 * time.Millisecond
 
+// stallResumeWindow keeps them short on 2025 versions too, where a stream
+// is resumable: a call whose client stopped reading runs on for the resume
+// window (mcp.DefaultResumeWindow by default), in case the client resumes
+// the stream, and is cancelled then.
+const stallResumeWindow = 250 * time.Millisecond
+
 // rawPost opens a TCP connection to srv, sends one POST of body with hdr,
 // and returns the connection without reading anything from it: a client
 // that asked for a stream and stopped reading. Its receive buffer is made
@@ -63,6 +69,7 @@ func floodServer(t *testing.T, ended chan<- error, opts ...mcp.Option) (*httptes
 // floodServerWith is floodServer, started by start.
 func floodServerWith(t *testing.T, ended chan<- error, start func(*httptest.Server), opts ...mcp.Option) (*httptest.Server, <-chan string) {
 	t.Helper()
+	opts = append([]mcp.Option{mcp.WithResumeWindow(stallResumeWindow)}, opts...)
 	big := strings.Repeat("x", 64<<10)
 	reg := toolexec.NewRegistry()
 	reg.MustAdd(toolexec.Tool{Name: "flood_progress"}, func(ctx context.Context, _ string, _ map[string]any) ([]toolexec.Content, bool, string, error) {

@@ -231,11 +231,16 @@ func (s *stdioServer) serve(ctx context.Context, line []byte, hdr http.Header, c
 		return
 	}
 	req.Header = hdr
-	req.RemoteAddr = "stdio"
+	req.RemoteAddr = stdioRemoteAddr
 	rw := &stdioResponse{s: s, call: c, header: http.Header{}, initialize: initialize}
 	s.h.ServeHTTP(rw, req)
 	rw.finish(line)
 }
+
+// stdioRemoteAddr is the RemoteAddr of the requests a stdio message
+// becomes: it tells them from HTTP requests (a stdio stream has no
+// connection to lose, so it is not resumable: resume.go).
+const stdioRemoteAddr = "stdio"
 
 // headers are the request headers an HTTP client would send with the
 // message: the version it speaks, and at 2025 versions the session
@@ -249,6 +254,8 @@ func (s *stdioServer) headers(env *stdioEnvelope) http.Header {
 		hdr.Set(methodHeader, env.method)
 		if env.method == "tools/call" {
 			s.mirrorCall(hdr, env)
+		} else if id := taskNameOf(env.method, env.params); id != "" {
+			hdr.Set(nameHeader, headerSentinel(id)) // the tasks extension (tasks.go)
 		}
 		return hdr
 	}

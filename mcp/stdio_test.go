@@ -407,3 +407,30 @@ func TestServeStdio_RebindingListsDoNotApply(t *testing.T) {
 	res := result(t, c.next(), 1)
 	assert.Equal(t, false, res["isError"])
 }
+
+// A stream over stdio is not resumable (there is no connection to lose
+// and come back to): the end of the input cancels a 2025 call whose
+// stream has started as it cancels any other, without a resume window.
+func TestServeStdio_StreamsAreNotResumable(t *testing.T) {
+	reg := fixtureRegistry()
+	ended := make(chan error, 1)
+	reg.MustAdd(toolexec.Tool{Name: "report_then_wait", Description: "reports progress, then waits for its end"},
+		func(ctx context.Context, _ string, _ map[string]any) ([]toolexec.Content, bool, string, error) {
+			_ = toolexec.ReportProgress(ctx, toolexec.Progress{Progress: 1})
+			<-ctx.Done()
+			ended <- ctx.Err()
+			return nil, false, "", ctx.Err()
+		})
+	x := toolexec.New(reg, reg, toolexec.WithAllowExecute(true), toolexec.WithLogger(quietLogger()))
+	c := startStdio(t, x, mcp.WithResumeWindow(time.Hour))
+	c.send(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"report_then_wait","arguments":{},"_meta":{"progressToken":"p"}}}`)
+	progress := c.next()
+	assert.Equal(t, "notifications/progress", progress["method"])
+	require.NoError(t, c.in.Close())
+	select {
+	case err := <-ended:
+		assert.ErrorIs(t, err, context.Canceled)
+	case <-time.After(30 * time.Second):
+		t.Fatal("the call ran on after the end of the input, as if its stream could be resumed")
+	}
+}

@@ -40,6 +40,8 @@ type callStream struct {
 
 	mrtr      *mrtrCall // 2026-07-28: the call's input state (mrtrState); nil on 2025 versions
 	mrtrState mrtrCall
+	res       *resumable // 2025 over SSE: the stream's resumable side (resState, resume.go); nil when not resumable
+	resState  resumable
 	untrack   func() // ends the call's registration for notifications/cancelled
 
 	mu      sync.Mutex
@@ -51,6 +53,7 @@ type callStream struct {
 	started      bool // the SSE response has begun
 	closed       bool // the call's response was sent: nothing more may be written
 	failed       bool // a write failed: the client is gone
+	gone         bool // a resumable stream's client went away: events are only logged
 }
 
 // callMeta is what tools/call's params carry beside the name and the
@@ -296,6 +299,7 @@ func (s *callStream) Progress(ctx context.Context, p toolexec.Progress) error {
 	if s.meta.progressToken == nil || !s.sse {
 		return nil
 	}
+	s.res.bind(ctx)
 	s.mu.Lock()
 	if s.progressed && p.Progress <= s.lastProgress {
 		s.mu.Unlock()
@@ -319,6 +323,7 @@ func (s *callStream) Log(ctx context.Context, m toolexec.LogMessage) error {
 	if s.meta.logLevel < 0 || sev < s.meta.logLevel || !s.sse {
 		return nil
 	}
+	s.res.bind(ctx)
 	params := struct {
 		Level  toolexec.LogLevel `json:"level"`
 		Logger string            `json:"logger,omitempty"`
@@ -363,6 +368,7 @@ func (s *callStream) RequestInput(ctx context.Context, reqs []toolexec.InputRequ
 	if s.mrtr != nil {
 		return s.mrtr.request(ctx, reqs)
 	}
+	s.res.bind(ctx)
 	return s.h.inputs.ask(ctx, s, reqs)
 }
 
@@ -413,9 +419,32 @@ func (s *callStream) send(ctx context.Context, data []byte, last bool) error {
 	}
 	if !s.started {
 		s.started = true
+		if s.res != nil {
+			s.res.start()
+		}
 		writeSSEHeader(s.out.w)
 	}
-	if err := s.out.event(data, s.out.deadline(ctx)); err != nil {
+	id := ""
+	if s.res != nil {
+		// Logged, so that a client may resume from it, here or elsewhere
+		// (resume.go); "" when it could not be.
+		id = s.res.append(data)
+		if s.gone && id != "" {
+			return nil // for the client to resume
+		}
+	}
+	var err error = errStreamClosed // the client is gone, and cannot resume: as for any stream dropped
+	if !s.gone {
+		err = s.out.eventWithID(id, data, s.out.deadline(ctx))
+	}
+	if err != nil {
+		if id != "" {
+			// The client may come back for what it missed, here or on
+			// another replica: the call runs on for the resume window.
+			s.gone = true
+			s.res.detach()
+			return nil
+		}
 		s.failed = true
 		s.cancel()
 		s.h.streamDropped(s.r, err)

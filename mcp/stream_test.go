@@ -180,7 +180,7 @@ func TestProgressIsStreamedInOrderBeforeTheResult(t *testing.T) {
 	require.Equal(t, http.StatusOK, rec.Code)
 	assert.Equal(t, "text/event-stream", rec.Header().Get("Content-Type"))
 	assert.Equal(t, "no", rec.Header().Get("X-Accel-Buffering"))
-	assert.True(t, strings.HasPrefix(rec.Body.String(), "event: message\ndata: {"), rec.Body.String())
+	assert.Regexp(t, `^id: s-[0-9a-f]{16}-[0-9a-f]{32}_\d+\nevent: message\ndata: \{`, rec.Body.String())
 	msgs := sseMessages(t, rec.Body.String())
 	require.Len(t, msgs, 4)
 	for i, want := range []float64{0, 50, 100} {
@@ -542,28 +542,39 @@ func TestListenWithoutToolsListChangedAcknowledgesNothing(t *testing.T) {
 }
 
 func TestAClientDisconnectEndsTheStreamAndCancelsTheTool(t *testing.T) {
-	canceled := make(chan error, 1)
-	reg := toolexec.NewRegistry()
-	reg.MustAdd(toolexec.Tool{Name: "long", Description: "waits for its caller to leave"},
-		func(ctx context.Context, _ string, _ map[string]any) ([]toolexec.Content, bool, string, error) {
-			_ = toolexec.ReportProgress(ctx, toolexec.Progress{Progress: 1})
-			<-ctx.Done()
-			canceled <- ctx.Err()
-			return nil, false, "", ctx.Err()
+	for _, tt := range []struct {
+		name   string
+		window time.Duration
+	}{
+		{"at once without resumption", -1},
+		{"once the resume window passes without a client", 100 * time.Millisecond},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			canceled := make(chan error, 1)
+			reg := toolexec.NewRegistry()
+			reg.MustAdd(toolexec.Tool{Name: "long", Description: "waits for its caller to leave"},
+				func(ctx context.Context, _ string, _ map[string]any) ([]toolexec.Content, bool, string, error) {
+					_ = toolexec.ReportProgress(ctx, toolexec.Progress{Progress: 1})
+					<-ctx.Done()
+					canceled <- ctx.Err()
+					return nil, false, "", ctx.Err()
+				})
+			srv := httptest.NewServer(mcp.NewHandler(toolexec.New(reg, reg, toolexec.WithAllowExecute(true), toolexec.WithLogger(quietLogger())),
+				mcp.WithResumeWindow(tt.window)))
+			defer srv.Close()
+			ctx, cancel := context.WithCancel(context.Background())
+			resp := rpc(t, ctx, srv.URL, callWithMeta("long", `{"progressToken":"p"}`))
+			first := newEvents(t, resp.Body).next()
+			require.Equal(t, "notifications/progress", first["method"])
+			cancel()
+			resp.Body.Close()
+			select {
+			case err := <-canceled:
+				assert.True(t, errors.Is(err, context.Canceled))
+			case <-time.After(10 * time.Second):
+				t.Fatal("the tool's context did not end when the client went away")
+			}
 		})
-	srv := httptest.NewServer(mcp.NewHandler(toolexec.New(reg, reg, toolexec.WithAllowExecute(true), toolexec.WithLogger(quietLogger()))))
-	defer srv.Close()
-	ctx, cancel := context.WithCancel(context.Background())
-	resp := rpc(t, ctx, srv.URL, callWithMeta("long", `{"progressToken":"p"}`))
-	first := newEvents(t, resp.Body).next()
-	require.Equal(t, "notifications/progress", first["method"])
-	cancel()
-	resp.Body.Close()
-	select {
-	case err := <-canceled:
-		assert.True(t, errors.Is(err, context.Canceled))
-	case <-time.After(10 * time.Second):
-		t.Fatal("the tool's context did not end when the client went away")
 	}
 }
 

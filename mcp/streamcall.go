@@ -20,7 +20,7 @@ import (
 type streaming struct {
 	logLevel     toolexec.LogLevel // "" is info; "off": none
 	defaultSev   int               // logLevel's severity; -1: none
-	stateKey     []byte            // HMAC key of 2026-07-28's requestState
+	stateKey     []byte            // WithInputStateKey; nil: shared, rotated keys (keyring.go)
 	inputTimeout time.Duration
 	inputs       *inputRouter
 	running      *inFlight     // calls notifications/cancelled can reach (cancel.go)
@@ -52,10 +52,6 @@ func (h *handler) initStreaming() {
 		h.defaultSev = toolexec.LogInfo.Severity()
 	default:
 		h.defaultSev = h.logLevel.Severity() // "off", or anything else: -1
-	}
-	if len(h.stateKey) == 0 {
-		h.stateKey = make([]byte, 32)
-		_, _ = rand.Read(h.stateKey)
 	}
 	if h.inputTimeout <= 0 {
 		h.inputTimeout = DefaultInputTimeout
@@ -111,6 +107,13 @@ func (h *handler) openStream(ex *exchange, m *message, name string, args json.Ra
 	} else {
 		token := header(ex.r.Header, sessionHeaderKey)
 		s.meta.caps = capsFromSession(token)
+		if h.resumeWindow > 0 && s.writes() && ex.r.RemoteAddr != stdioRemoteAddr {
+			// The stream can be resumed: the call runs in a context of its
+			// own, which the client going away ends only when it does not
+			// come back (resume.go), and which the stream's cancel ends.
+			ctx = h.openResumable(ctx, ex.r, s, m.id)
+			s.cancel = s.res.cancel
+		}
 		if strings.HasPrefix(token, sessionPrefix) {
 			// A call notifications/cancelled can reach runs in a
 			// context of its own already: the stream cancels that one.
@@ -118,7 +121,7 @@ func (h *handler) openStream(ex *exchange, m *message, name string, args json.Ra
 			return ctx, s, nil
 		}
 	}
-	if s.writes() {
+	if s.writes() && s.res == nil {
 		ctx, s.cancel = context.WithCancel(ctx)
 	}
 	return ctx, s, nil
@@ -157,6 +160,9 @@ func (h *handler) closeStream(ex *exchange, m *message, name string, args json.R
 	}
 	if s.finish(out.data) {
 		out.streamed = true
+	}
+	if s.res != nil {
+		s.res.finish()
 	}
 }
 

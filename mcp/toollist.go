@@ -37,8 +37,13 @@ func newToolCache(kit toolexec.SurfaceKit) *toolenc.Cache[toolexec.Tool] {
 // that cannot be encoded (a schema that is not JSON) is left out and
 // logged, so that one broken tool does not hide all the others.
 func (h *handler) appendTools(dst []byte, r *http.Request, tools []toolexec.Tool, room int) []byte {
+	return h.appendToolsWith(h.tools, dst, r, tools, room)
+}
+
+// appendToolsWith is appendTools with the encodings of cache.
+func (h *handler) appendToolsWith(cache *toolenc.Cache[toolexec.Tool], dst []byte, r *http.Request, tools []toolexec.Tool, room int) []byte {
 	dst = append(dst, '[')
-	dst = h.tools.AppendList(dst, tools, room+1, func(t *toolexec.Tool, err error) {
+	dst = cache.AppendList(dst, tools, room+1, func(t *toolexec.Tool, err error) {
 		h.x.SurfaceKit().Logger().ErrorContext(r.Context(), "mcp: tool left out of the list: it cannot be encoded",
 			"tool", t.Name, "error", err)
 	})
@@ -50,6 +55,7 @@ func (h *handler) appendTools(dst []byte, r *http.Request, tools []toolexec.Tool
 func (h *handler) latestTools() []toolexec.Tool {
 	tools := h.x.LatestTools()
 	h.tools.Trim(len(tools))
+	h.execTools.Trim(len(tools))
 	return tools
 }
 

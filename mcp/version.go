@@ -2,17 +2,26 @@ package mcp
 
 // The MCP protocol versions the handler speaks, newest first.
 const (
-	// version20260728 is the stateless revision: no initialize, and every
-	// request declares its version in _meta and in MCP-Protocol-Version
-	// (see modern.go).
-	version20260728 = "2026-07-28"
-	// LatestProtocolVersion is the newest version negotiated through
+	// NewestProtocolVersion is the newest MCP protocol version the handler
+	// serves: the stateless revision, which has no initialize (a client
+	// states its version on every request, in _meta and in
+	// MCP-Protocol-Version).
+	NewestProtocolVersion = "2026-07-28"
+	// NewestInitializeVersion is the newest version negotiated through
 	// initialize, and the one an initialize request gets when it asks for
-	// one the handler does not support. (2026-07-28, newer, has no
-	// initialize.)
-	LatestProtocolVersion = "2025-11-25"
-	version20250618       = "2025-06-18"
-	version20250326       = "2025-03-26"
+	// one the handler does not support.
+	NewestInitializeVersion = "2025-11-25"
+
+	// LatestProtocolVersion is NewestInitializeVersion.
+	//
+	// Deprecated: its name reads as the newest version the handler serves,
+	// which is NewestProtocolVersion; use NewestInitializeVersion for what it
+	// holds.
+	LatestProtocolVersion = NewestInitializeVersion
+
+	version20260728 = NewestProtocolVersion
+	version20250618 = "2025-06-18"
+	version20250326 = "2025-03-26"
 )
 
 // protocolVersionHeader is the header a client repeats the negotiated
@@ -28,7 +37,7 @@ const (
 // speaks, newest first: 2026-07-28, then the three that initialize
 // negotiates. The slice is the caller's own.
 func SupportedProtocolVersions() []string {
-	return []string{version20260728, LatestProtocolVersion, version20250618, version20250326}
+	return []string{NewestProtocolVersion, NewestInitializeVersion, version20250618, version20250326}
 }
 
 func supported(v string) bool {
@@ -38,7 +47,7 @@ func supported(v string) bool {
 // legacy reports whether v is a version negotiated through initialize.
 func legacy(v string) bool {
 	switch v {
-	case LatestProtocolVersion, version20250618, version20250326:
+	case NewestInitializeVersion, version20250618, version20250326:
 		return true
 	}
 	return false
@@ -51,7 +60,7 @@ func negotiate(requested string) string {
 	if legacy(requested) {
 		return requested
 	}
-	return LatestProtocolVersion
+	return NewestInitializeVersion
 }
 
 // batchesAllowed reports whether JSON-RPC batches may be sent under

@@ -45,14 +45,20 @@ func (h *handler) call(w http.ResponseWriter, r *http.Request) {
 	if c.requirements {
 		ics = h.callInterceptors
 	}
-	start := time.Now()
-	res, err := h.x.SurfaceKit().Call(NewContext(r.Context(), c.cc), toolexec.CallRequest{
+	req := toolexec.CallRequest{
 		Name:      c.name,
 		Version:   c.version,
 		Arguments: c.input,
 		Request:   r,
 		Surface:   toolexec.SurfaceOXP,
-	}, ics...)
+	}
+	ctx := NewContext(r.Context(), c.cc)
+	if c.async && !c.wrapped {
+		h.callAsync(w, r.WithContext(ctx), &c, req, ics) // tasks.go
+		return
+	}
+	start := time.Now()
+	res, err := h.x.SurfaceKit().Call(ctx, req, ics...)
 	h.finish(w, r, &c, milliseconds(time.Since(start)), res, err)
 }
 
@@ -65,6 +71,7 @@ type pendingCall struct {
 	input         json.RawMessage
 	outputSchema  json.RawMessage // the tool version's (see valueOf)
 	requirements  bool            // the tool version declares requirements
+	async         bool            // the caller asked for Prefer: respond-async, and the tool allows tasks
 }
 
 // admit reads a call request and resolves its tool into c, answering a
@@ -89,6 +96,8 @@ func (h *handler) admit(w http.ResponseWriter, r *http.Request, c *pendingCall) 
 	c.form, c.cc, c.input = req.form, cc, req.input
 	c.name, c.version, c.outputSchema = e.tool.Name, e.tool.Version, e.tool.OutputSchema
 	c.requirements = !e.tool.Requirements.IsZero()
+	ts := e.tool.Options.TaskSupport
+	c.async = (ts == toolexec.TaskOptional || ts == toolexec.TaskRequired) && wantsAsync(r)
 	return true
 }
 
@@ -265,6 +274,16 @@ func (h *handler) refuseFailure(w http.ResponseWriter, f *form, err error) bool 
 		h.refuseForbidden(w, f, e)
 	case toolexec.CodeTooLarge:
 		h.refuse(w, f, http.StatusRequestEntityTooLarge, &serverError{Message: "The request is too large", DeveloperMessage: e.Message})
+	case toolexec.CodeRateLimited:
+		// Refused before the tool ran, as a busy server refuses: HTTP's
+		// own answer, which clients and proxies know to wait on.
+		if e.RetryAfter > 0 {
+			w.Header().Set("Retry-After", httpjson.RetryAfter(e.RetryAfter))
+		}
+		h.refuse(w, f, http.StatusTooManyRequests, &serverError{Message: e.Message})
+	case toolexec.CodeTaskRequired:
+		h.refuse(w, f, http.StatusBadRequest, &serverError{Message: "The tool runs only as an asynchronous call",
+			DeveloperMessage: e.Message + " Send Prefer: respond-async, and poll the Location of the 202 answer."})
 	case toolexec.CodeInvalidArguments:
 		body := invalidInput(e)
 		if f.wrapped {

@@ -28,8 +28,14 @@ const VersionHeader = "OXP-Version"
 // otherwise.
 const DefaultToolkit = "Tools"
 
-// Option configures the handler NewHandler returns.
-type Option func(*handler)
+// Option configures the handler NewHandler returns; the With functions of
+// this package make them.
+type Option interface{ apply(*handler) }
+
+// optionFunc is an Option that is a function of the handler.
+type optionFunc func(*handler)
+
+func (f optionFunc) apply(h *handler) { f(h) }
 
 // WithToolkit sets the toolkit of tools whose names carry no namespace: with
 // WithToolkit("Calculator"), the tool "add" has the id "Calculator.add@..."
@@ -38,7 +44,7 @@ type Option func(*handler)
 // ^[A-Za-z0-9_-]+$ (NewHandler panics otherwise). The default is
 // DefaultToolkit.
 func WithToolkit(name string) Option {
-	return func(h *handler) { h.toolkit = name }
+	return optionFunc(func(h *handler) { h.toolkit = name })
 }
 
 // WithReadiness sets the readiness check behind GET /health: while ready
@@ -47,7 +53,7 @@ func WithToolkit(name string) Option {
 // be fast and safe for concurrent use. Without it, GET /health always
 // answers 200.
 func WithReadiness(ready func(ctx context.Context) bool) Option {
-	return func(h *handler) { h.ready = ready }
+	return optionFunc(func(h *handler) { h.ready = ready })
 }
 
 // WithAuthorizationChallenge sets how a missing authorization requirement is
@@ -60,7 +66,7 @@ func WithReadiness(ready func(ctx context.Context) bool) Option {
 // user id is at hand. It must be safe for concurrent use. Without it, a
 // missing authorization is reported by provider id only.
 func WithAuthorizationChallenge(challenge func(r *http.Request, tool toolexec.Tool, need toolexec.AuthorizationRequirement) Challenge) Option {
-	return func(h *handler) { h.challenge = challenge }
+	return optionFunc(func(h *handler) { h.challenge = challenge })
 }
 
 // NewHandler returns the OXP 1.0 surface of x, an http.Handler serving,
@@ -69,6 +75,8 @@ func WithAuthorizationChallenge(challenge func(r *http.Request, tool toolexec.To
 //	GET  /health      200, or 503 while the WithReadiness check fails; no body
 //	GET  /tools       {"items": [ToolDefinition, ...]}, every version of every tool
 //	POST /tools/call  run a tool: {tool_id, call_id?, trace_id?, input?, context?}
+//	GET  /tasks/{id}  a call that runs on as a task (Prefer: respond-async): 202 while it runs, then its answer
+//	DELETE /tasks/{id}  cancel that call
 //
 // POST /tools/call also accepts the earlier draft's wrapped form,
 // {"request": {...}}, and then answers {"result": {...}}. Every response
@@ -90,7 +98,7 @@ func NewHandler(x *toolexec.Executor, opts ...Option) http.Handler {
 		h.lists = toolenc.NewLists(toolenc.Watch(x.OnToolsChanged), func(e *entry) toolVersion { return toolVersion{e.tool.Name, e.tool.Version} })
 	}
 	for _, opt := range opts {
-		opt(h)
+		opt.apply(h)
 	}
 	if !validName(h.toolkit) || len(h.toolkit) > maxNameLen-2 {
 		panic(fmt.Sprintf("oxp: NewHandler: toolkit name %q must match ^[A-Za-z0-9_-]{1,62}$", h.toolkit))
@@ -111,10 +119,14 @@ func NewHandler(x *toolexec.Executor, opts ...Option) http.Handler {
 	r.Handle("/health", methodNotAllowed("GET, HEAD"))
 	r.Handle("/tools", methodNotAllowed("GET"))
 	r.Handle("/tools/call", methodNotAllowed("POST"))
+	r.Handle("/tasks/{id}", methodNotAllowed("GET, HEAD, DELETE"))
 	r.Get("/health", h.health)
 	r.Head("/health", h.health)
 	r.Get("/tools", h.list)
 	r.Post("/tools/call", h.call)
+	r.Get("/tasks/{id}", h.task) // calls that run on as tasks (tasks.go)
+	r.Head("/tasks/{id}", h.task)
+	r.Delete("/tasks/{id}", h.task)
 	h.mux = r
 	return h
 }

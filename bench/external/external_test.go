@@ -85,7 +85,7 @@ func serveAndLoad(t *testing.T, b Binary, config string) {
 	defer p.Stop()
 	assert.Positive(t, p.Startup)
 
-	res, err := bench.LoopbackURL(p.URL, CallRequest(), bench.LoadOptions{
+	res, err := bench.Drive(p.URL, CallRequest(), bench.LoadOptions{
 		Clients: 4, Duration: 200 * time.Millisecond, MaxCalls: 200, Warmup: 2, Check: QuickCheck})
 	require.NoError(t, err)
 	assert.Zero(t, res.Errors, "%v", res.FirstError)

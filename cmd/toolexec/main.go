@@ -132,6 +132,7 @@ func serve(ctx context.Context, args []string, getenv func(string) (string, bool
 		noExplorer  = fs.Bool("no-explorer", false, "leave out the explorer page at /api/")
 		readTimeout = fs.Duration("read-timeout", 30*time.Second, "how long a request's body may take to arrive (0: no limit); headers have 10s")
 		stdio       = fs.Bool("stdio", false, "serve MCP over standard input and output instead of HTTP, for clients that start the server as a subprocess (no token: the client owns the process)")
+		redisURL    = fs.String("redis", "", "the Redis (or Valkey) that replicas of this server share, redis://[user:password@]host:port[/db] (default $"+redisEnv+"; none: everything stays in this process)")
 		allowHosts  listFlag
 		allowOrigin listFlag
 		oauthOpts   oauthFlags
@@ -192,6 +193,16 @@ func serve(ctx context.Context, args []string, getenv func(string) (string, bool
 		defer cancel()
 		_ = otelShutdown(sctx)
 	}()
+
+	shared, err := openStore(ctx, *redisURL, getenv)
+	if err != nil {
+		fmt.Fprintln(stderr, "toolexec: --redis:", err)
+		return 1
+	}
+	if shared != nil {
+		defer shared.close()
+		otelOpts = append(otelOpts, shared.option())
+	}
 
 	// The watch starts from the file as it is before the first load, so a
 	// change made while the server starts is not missed.
@@ -275,6 +286,9 @@ func serve(ctx context.Context, args []string, getenv func(string) (string, bool
 	}
 	if otelDesc != "" {
 		fmt.Fprintf(stdout, "  OpenTelemetry:%s\n", otelDesc)
+	}
+	if shared != nil {
+		fmt.Fprintf(stdout, "  shared with other replicas through %s\n", shared.desc)
 	}
 	if ready != nil {
 		ready <- ln.Addr()

@@ -1,12 +1,20 @@
 #!/usr/bin/env bash
 # Runs the official MCP conformance suite (@modelcontextprotocol/conformance)
 # against cmd/conformance-server: version 0.1.16 at protocol 2025-11-25 and
-# 0.2.0-alpha.12 at 2026-07-28 (both --suite all), side by side. Each run's
+# 0.2.0-alpha.12 at 2026-07-28 (both --suite all), side by side, and the
+# ten scenarios of 2026-07-28's tasks extension, which --suite all leaves
+# out, each by name. Each run's
 # failed checks are compared with its expected-failures file here by
 # cmd/conformance-compare, which fails on a new failure or on an entry that
 # now passes. The example server (examples/server, as shipped) must pass the
 # suite's dns-rebinding-protection scenario at both versions. `make
 # conformance` calls this.
+#
+# Then the same two suites, and the tasks scenarios, run against three
+# replicas of the server sharing a throw-away Redis (-redis), behind HAProxy
+# balancing round robin with no stickiness, and must give the same results
+# as the one process (the same expected-failures files). CONFORMANCE_CLUSTER=0 leaves that out; without
+# redis-server or haproxy it is left out with a note, unless CI is set.
 #
 # Node 22 (the suite needs it; Node 20 cannot run 0.2.0) and the two suite
 # versions (package.json and package-lock.json here) are installed with npm
@@ -38,9 +46,11 @@ fi
 work="$(mktemp -d)"
 server_pid=""
 example_pid=""
+cluster_pids=()
 cleanup() {
 	if [ -n "$server_pid" ]; then kill "$server_pid" 2>/dev/null || true; fi
 	if [ -n "$example_pid" ]; then kill "$example_pid" 2>/dev/null || true; fi
+	for pid in "${cluster_pids[@]}"; do kill "$pid" 2>/dev/null || true; done
 	rm -rf "$work"
 }
 trap cleanup EXIT
@@ -88,10 +98,103 @@ run example-2025-11-25 conformance-2025 "$example_url" --scenario dns-rebinding-
 p3=$!
 run example-2026-07-28 conformance-2026 "$example_url" --scenario dns-rebinding-protection --spec-version 2026-07-28 &
 p4=$!
-wait "$p1" "$p2" "$p3" "$p4"
+# run_tasks NAME URL: the tasks extension's scenarios (io.modelcontextprotocol/tasks,
+# at 2026-07-28), which --suite all leaves out: each by name, forced, one
+# after the other, into one results directory.
+run_tasks() {
+	local name=$1 target=$2 scenario
+	for scenario in tasks-lifecycle tasks-capability-negotiation tasks-wire-fields tasks-request-state-removal \
+		tasks-mrtr-input tasks-request-headers tasks-dispatch-and-envelope tasks-status-notifications \
+		tasks-required-task-error tasks-mrtr-composition; do
+		(cd "$work" && "$node" "$suites/node_modules/conformance-2026/dist/index.js" server --url "$target" -o "$work/$name" \
+			--scenario "$scenario" --spec-version 2026-07-28 --force) >>"$work/$name.log" 2>&1 || true
+	done
+}
+run_tasks tasks-2026-07-28 "$url" &
+p5=$!
+wait "$p1" "$p2" "$p3" "$p4" "$p5"
+names=(2025-11-25 2026-07-28 tasks-2026-07-28 example-2025-11-25 example-2026-07-28)
+
+# start_server ARGS...: starts a conformance server, prints its URL.
+start_server() {
+	local out="$work/replica-${#cluster_pids[@]}.out"
+	"$work/conformance-server" "$@" >"$out" 2>>"$work/cluster.err" &
+	cluster_pids+=($!)
+	for _ in $(seq 100); do
+		if [ -s "$out" ]; then head -n1 "$out"; return 0; fi
+		sleep 0.1
+	done
+	return 1
+}
+
+# The cluster: a Redis on a Unix socket in $work, three replicas, HAProxy.
+redis_server="$(command -v redis-server || true)"
+haproxy="$(command -v haproxy || ls /usr/sbin/haproxy 2>/dev/null || true)"
+if [ "${CONFORMANCE_CLUSTER:-1}" = 0 ]; then
+	echo "== conformance through a balancer: left out (CONFORMANCE_CLUSTER=0)"
+elif [ -z "$redis_server" ] || [ -z "$haproxy" ]; then
+	if [ -n "${CI:-}" ]; then
+		echo "conformance: redis-server and haproxy are needed (.ci/run installs them)" >&2
+		exit 1
+	fi
+	echo "== conformance through a balancer: left out (apt-get install redis-server haproxy to run it)"
+else
+	"$redis_server" --port 0 --unixsocket "$work/redis.sock" --save "" --appendonly no --dir "$work" \
+		--logfile "$work/redis.log" >/dev/null 2>&1 &
+	cluster_pids+=($!)
+	for _ in $(seq 100); do [ -S "$work/redis.sock" ] && break; sleep 0.1; done
+	backends=""
+	for i in 1 2 3; do
+		replica="$(start_server -addr 127.0.0.1:0 -redis "unix://$work/redis.sock")" ||
+			{ echo "conformance: a replica did not start" >&2; cat "$work/cluster.err" >&2; exit 1; }
+		hostport="${replica#http://}"
+		backends+="	server r$i ${hostport%/mcp} check inter 200ms fall 1 rise 1"$'\n'
+	done
+	balancer=""
+	for _ in 1 2 3 4 5; do
+		port=$((20000 + RANDOM % 40000))
+		cat >"$work/haproxy.cfg" <<-CFG
+		global
+		    maxconn 4096
+		defaults
+		    mode http
+		    timeout connect 2s
+		    timeout client 10m
+		    timeout server 10m
+		    timeout http-request 10s
+		    retries 3
+		    option redispatch 1
+		frontend replicas
+		    bind 127.0.0.1:$port
+		    default_backend replicas
+		backend replicas
+		    balance roundrobin
+		$backends
+		CFG
+		"$haproxy" -db -f "$work/haproxy.cfg" >>"$work/haproxy.log" 2>&1 &
+		hpid=$!
+		sleep 0.5
+		if kill -0 "$hpid" 2>/dev/null; then
+			cluster_pids+=($hpid)
+			balancer="http://127.0.0.1:$port/mcp"
+			break
+		fi
+	done
+	[ -n "$balancer" ] || { echo "conformance: haproxy did not start" >&2; cat "$work/haproxy.log" >&2; exit 1; }
+	echo "== conformance through HAProxy at $balancer (3 replicas sharing a Redis)"
+	run cluster-2025-11-25 conformance-2025 "$balancer" --suite all --spec-version 2025-11-25 &
+	p1=$!
+	run cluster-2026-07-28 conformance-2026 "$balancer" --suite all --spec-version 2026-07-28 &
+	p2=$!
+	run_tasks cluster-tasks-2026-07-28 "$balancer" &
+	p3=$!
+	wait "$p1" "$p2" "$p3"
+	names+=(cluster-2025-11-25 cluster-2026-07-28 cluster-tasks-2026-07-28)
+fi
+
 status=0
-for name in 2025-11-25 2026-07-28 example-2025-11-25 example-2026-07-28; do
-	expected="$here/expected-failures-$name.yml"
+for name in "${names[@]}"; do
+	expected="$here/expected-failures-${name#cluster-}.yml"
 	case $name in example-*) expected=/dev/null ;; esac # nothing may fail
 	echo "== conformance at $name"
 	if ! "$work/conformance-compare" -expected "$expected" "$work/$name"; then

@@ -73,6 +73,7 @@ func main() {
 	fmt.Fprintln(os.Stderr)
 	res.print(os.Stdout)
 	res.targets(os.Stdout)
+	res.scale.print(os.Stdout)
 	fmt.Fprintf(os.Stdout, "\nrun took %s\n", time.Since(start).Round(time.Second))
 }
 
@@ -151,6 +152,12 @@ func run(o options, log io.Writer) *results {
 	}
 	if s := "stack per call"; want(s) {
 		res.add(stack(s, contenders))
+	}
+	if want(scenarioStore) {
+		storeCost(o, &res.scale)
+	}
+	if want(scenarioReplicas) {
+		replicaThroughput(o, &res.scale)
 	}
 	return res
 }

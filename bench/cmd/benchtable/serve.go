@@ -240,7 +240,7 @@ func serveRun(p *external.Process, pg *external.Postgres, clients int, o options
 			measured()
 			read(&srv1, &db1, &sess1)
 		}}
-	res, err := bench.LoopbackURL(p.URL, external.CallRequest(), opts)
+	res, err := bench.Drive(p.URL, external.CallRequest(), opts)
 	if err == nil {
 		err = errors.Join(errs...)
 	}

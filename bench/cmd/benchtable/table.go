@@ -209,6 +209,7 @@ func (s *scenario) reference() *row {
 type results struct {
 	rounds    int
 	scenarios []*scenario
+	scale     scaleResults // the shared-store scenarios (scale.go)
 	// notes say what the comparison with mcp-toolbox ran, and what it
 	// left out and why; servers are its start-up, memory and size
 	// figures.

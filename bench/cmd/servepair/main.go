@@ -13,7 +13,7 @@
 // -a and -b each name a toolexec binary, "tree" (this tree's cmd/toolexec,
 // built once) or "toolbox" (the pinned mcp-toolbox, installed as make bench
 // installs it). Each round runs A then B, or B then A on odd rounds, for
-// -slice each with -c keep-alive clients (bench.LoopbackURL), every answer
+// -slice each with -c keep-alive clients (bench.Drive), every answer
 // checked. It prints both processes' ids to stderr before measuring, so a
 // profiler can attach (perf record -g -p PID).
 //
@@ -133,7 +133,7 @@ func run(a, b, aArgs, bArgs, aEnv, bEnv, db string, clients, rounds int, slice t
 	measure := func(p *external.Process) (sample, error) {
 		var c0, c1 time.Duration
 		var cerr error
-		res, err := bench.LoopbackURL(p.URL, external.CallRequest(), bench.LoadOptions{
+		res, err := bench.Drive(p.URL, external.CallRequest(), bench.LoadOptions{
 			Clients: clients, Duration: slice, MaxCalls: 1 << 30, Warmup: 20, Check: external.QuickCheck,
 			Around: func(m func()) {
 				c0, cerr = p.CPU()

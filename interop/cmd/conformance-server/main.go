@@ -8,10 +8,14 @@
 //
 // It prints the endpoint's URL on its first line of output and serves until
 // killed. Its handler runs with the defaults a host gets, DNS-rebinding
-// defense included.
+// defense included. With -redis URL it keeps what replicas share in that
+// Redis (github.com/toolexec/toolexec/redis), so several of it behind one
+// balancer serve as one server; a Redis that cannot be reached at start
+// is a fatal error.
 package main
 
 import (
+	"context"
 	"flag"
 	"fmt"
 	"log"
@@ -22,20 +26,47 @@ import (
 
 	"github.com/toolexec/toolexec"
 	"github.com/toolexec/toolexec/mcp"
+	"github.com/toolexec/toolexec/redis"
 )
+
+// toolChangeChannel carries test_trigger_tool_change to every replica.
+const toolChangeChannel = "conformance:tool-change"
 
 func main() {
 	addr := flag.String("addr", "127.0.0.1:0", "address to listen on")
+	redisURL := flag.String("redis", "", "URL of the Redis replicas share (redis://host:port/db); empty keeps everything in this process")
 	flag.Parse()
 
 	reg := toolexec.NewRegistry()
 	addTools(reg)
 	// The tools that report progress and log messages or ask the client
 	// for input mid-call (logging, progress, sampling, elicitation,
-	// input_required, tool-set changes).
-	addStreamingTools(reg)
+	// input_required, tool-set changes). A tool-set change is broadcast
+	// through the Executor's store, which every replica hears.
+	var store toolexec.PubSub
+	addStreamingTools(reg, func(ctx context.Context) error { return store.Publish(ctx, toolChangeChannel, nil) })
+	// The tools of the tasks extension's scenarios (MCP 2026-07-28): their
+	// tasks live in the Executor's store, so any replica serves them.
+	addTaskTools(reg)
 
-	x := toolexec.New(reg, reg, toolexec.WithAllowExecute(true))
+	opts := []toolexec.Option{toolexec.WithAllowExecute(true)}
+	if *redisURL != "" {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		rds, err := redis.Open(ctx, *redisURL, redis.Options{})
+		cancel()
+		if err != nil {
+			log.Fatal(err)
+		}
+		defer rds.Close()
+		opts = append(opts, toolexec.WithStore(rds))
+	}
+	x := toolexec.New(reg, reg, opts...)
+	store = x.SurfaceKit().Store()
+	stop, err := store.Subscribe(context.Background(), toolChangeChannel, func([]byte) { toggleDynamicTool(reg) })
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer stop()
 	h := mcp.NewHandler(x,
 		mcp.WithServerInfo("toolexec-conformance", "1.0.0"),
 		mcp.WithCacheHints(5*time.Minute, mcp.CachePublic))

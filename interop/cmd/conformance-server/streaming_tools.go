@@ -18,7 +18,11 @@ import (
 // protocol version: on 2025 versions its input requests travel on the
 // call's SSE stream; on 2026-07-28 they become an input-required result and
 // the tool runs again with the answers.
-func addStreamingTools(reg *toolexec.Registry) {
+//
+// The tool set is changed through broadcast, so that every replica sharing
+// a store (-redis) changes it alike, as one server would (see
+// toggleDynamicTool).
+func addStreamingTools(reg *toolexec.Registry, broadcast func(ctx context.Context) error) {
 	noArgs := json.RawMessage(`{"type":"object","properties":{}}`)
 	stringArg := func(name, desc string) json.RawMessage {
 		return json.RawMessage(fmt.Sprintf(`{"type":"object","properties":{%q:{"type":"string","description":%q}},"required":[%q]}`, name, desc, name))
@@ -237,17 +241,23 @@ func addStreamingTools(reg *toolexec.Registry) {
 	// server-stateless (2026-07-28): changes the tool set, so that
 	// subscriptions/listen streams carry notifications/tools/list_changed.
 	add("test_trigger_tool_change", "Adds and removes a tool, changing the tool list", noArgs, func(ctx context.Context, _ map[string]any) (string, error) {
-		const name = "test_dynamic_tool"
-		if !reg.Remove(name, "") {
-			if err := reg.Add(toolexec.Tool{Name: name, Description: "Appears and disappears", InputSchema: noArgs},
-				func(string, map[string]any) ([]toolexec.Content, bool, string, error) {
-					return []toolexec.Content{toolexec.Text("dynamic")}, false, "", nil
-				}); err != nil {
-				return "", err
-			}
+		if err := broadcast(ctx); err != nil {
+			return "", err
 		}
 		return "Tool list changed", nil
 	})
+}
+
+// toggleDynamicTool adds test_dynamic_tool to reg, or removes it when
+// there.
+func toggleDynamicTool(reg *toolexec.Registry) {
+	const name = "test_dynamic_tool"
+	if !reg.Remove(name, "") {
+		_ = reg.Add(toolexec.Tool{Name: name, Description: "Appears and disappears", InputSchema: json.RawMessage(`{"type":"object","properties":{}}`)},
+			func(string, map[string]any) ([]toolexec.Content, bool, string, error) {
+				return []toolexec.Content{toolexec.Text("dynamic")}, false, "", nil
+			})
+	}
 }
 
 // jsonText writes v as JSON, for a tool's text answer.

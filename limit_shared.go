@@ -1,0 +1,267 @@
+package toolexec
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"math/rand/v2"
+	"sync"
+	"time"
+)
+
+// DefaultLeaseTTL is how long a concurrency slot counted in a shared store
+// is held without renewal: a call renews its slot every third of it while
+// it runs, so the slots of a replica that dies free themselves within it.
+const DefaultLeaseTTL = 15 * time.Second
+
+// storeOpTimeout bounds each store operation the limit stage makes beyond
+// the call's own deadline, so a store that stops answering costs a call
+// at most this much before the stage counts in the process instead.
+const storeOpTimeout = 2 * time.Second
+
+// slotWaitMax is the longest pause between two attempts of a call waiting
+// for a slot counted in a shared store.
+const slotWaitMax = 100 * time.Millisecond
+
+// sharedLimit is the limit stage counted in the Executor's store: the
+// rate and the slot in one Admit, then, while every slot is held, Admit
+// again after a growing pause until the call's context ends. When the
+// store cannot be reached the call is counted in the process instead
+// (localLimit).
+func (x *Executor) sharedLimit(ctx context.Context, call *Call, next CallFunc) (*CallToolResult, error) {
+	t := &call.Tool
+	rate, ownRate, rated := x.rateFor(t)
+	cfg, ownSlot, limited := x.slotLimitFor(t)
+	if !rated && !limited {
+		return next(ctx, call)
+	}
+	var a Admission
+	if rated {
+		a.RateKey, a.Rate = rateKey(ctx, call, ownRate), rate
+	}
+	if limited {
+		a.SlotKey, a.SlotMax, a.SlotTTL = slotKey(t, ownSlot), cfg.Max, x.leaseTTL
+	}
+	if t.Options.Cache && x.cacheIsStore && !x.transformsInput(t) {
+		// The cache will look the call up: do it in the same round trip.
+		// (No input transform changes the arguments, hence the key,
+		// before the cache stage.)
+		if key, why := cacheKey(ctx, call); why == notUncached {
+			a.Read = key
+		}
+	}
+	sctx, st := call.observer().StartStage(ctx, StageInfo{Stage: StageLimit, LimitMax: cfg.Max})
+	adm, err := x.admitShared(sctx, call, &a, cfg)
+	if errors.Is(err, errStoreDown) {
+		st.End(nil, nil)
+		return x.localLimit(ctx, call, next)
+	}
+	if err == nil && adm.RateWait > 0 {
+		err = rateRefusal(call, rate, ownRate, adm.RateWait)
+	}
+	st.End(nil, err)
+	if err != nil {
+		return nil, err
+	}
+	var ov *storeOverlap
+	if a.Read != "" {
+		ov = &storeOverlap{key: a.Read, value: adm.Value, found: adm.Found}
+		ctx = context.WithValue(ctx, storeOverlapKey{}, ov)
+	}
+	if adm.Lease == "" {
+		defer ov.wait()
+		return next(ctx, call)
+	}
+	keep := x.keepLease(a.SlotKey, adm.Lease)
+	defer func() {
+		keep.release() // while the cache stores the result, if it does
+		ov.wait()
+	}()
+	return next(ctx, call)
+}
+
+// storeOverlap carries, from the limit stage to the cache stage of one
+// call, what overlaps their round trips to a shared store: the cache
+// lookup the admission made (Admission.Read), and the cache's store of the
+// result, which runs while the limit stage gives its slot back, and which
+// the limit stage waits for before the call returns.
+type storeOverlap struct {
+	key     string
+	value   []byte
+	found   bool
+	pending sync.WaitGroup // the cache's store in flight
+}
+
+type storeOverlapKey struct{}
+
+// overlapOf returns the call's storeOverlap, or nil.
+func overlapOf(ctx context.Context) *storeOverlap {
+	ov, _ := ctx.Value(storeOverlapKey{}).(*storeOverlap)
+	return ov
+}
+
+// wait waits for the cache's store; a nil overlap has none.
+func (o *storeOverlap) wait() {
+	if o != nil {
+		o.pending.Wait()
+	}
+}
+
+// errStoreDown is admitShared's error when the store could not be reached.
+var errStoreDown = errors.New("toolexec: store unreachable")
+
+// admitShared asks the store to admit the call, waiting while every slot
+// is held as cfg says. It returns the store's answer for a call admitted
+// or refused by its rate, an *Error for a call refused a slot, or
+// errStoreDown.
+func (x *Executor) admitShared(ctx context.Context, call *Call, a *Admission, cfg ConcurrencyLimit) (Admittance, error) {
+	pause := 2 * time.Millisecond
+	var timer *time.Timer
+	for {
+		adm, err := x.storeAdmit(ctx, a)
+		if err != nil {
+			if cerr := ctx.Err(); cerr != nil {
+				return adm, slotWaitEnded(call, cfg, cerr)
+			}
+			return adm, errStoreDown
+		}
+		if !adm.SlotsFull {
+			return adm, nil
+		}
+		if cfg.FailFast {
+			return adm, busy(call, cfg, nil)
+		}
+		// Jittered, so that waiting replicas do not ask in step.
+		d := pause/2 + rand.N(pause/2+1)
+		if timer == nil {
+			timer = time.NewTimer(d)
+			defer timer.Stop()
+		} else {
+			timer.Reset(d)
+		}
+		select {
+		case <-timer.C:
+		case <-ctx.Done():
+			return adm, slotWaitEnded(call, cfg, ctx.Err())
+		}
+		pause = min(pause*2, slotWaitMax)
+	}
+}
+
+// storeAdmit is one Admit, bounded by storeOpTimeout, that logs when the
+// store stops or starts answering.
+func (x *Executor) storeAdmit(ctx context.Context, a *Admission) (Admittance, error) {
+	octx, cancel := context.WithTimeout(ctx, storeOpTimeout)
+	adm, err := x.store.Admit(octx, *a)
+	cancel()
+	x.noteStore(ctx, err)
+	return adm, err
+}
+
+// noteStore logs the store's first failure after a success, and its first
+// success after a failure, so an outage is logged twice, not once per call.
+// A failure because the call's own context ended says nothing of the store.
+func (x *Executor) noteStore(ctx context.Context, err error) {
+	switch {
+	case err == nil:
+		if x.storeDown.CompareAndSwap(true, false) {
+			x.logger.InfoContext(ctx, "toolexec: the shared store answers again; limits are counted in it")
+		}
+	case ctx.Err() != nil:
+	default:
+		if x.storeDown.CompareAndSwap(false, true) {
+			x.logger.WarnContext(ctx, "toolexec: the shared store cannot be reached; limits are counted in this process until it answers", "error", err)
+		}
+	}
+}
+
+// slotWaitEnded is the error of a call whose context ended while it waited
+// for a slot.
+func slotWaitEnded(call *Call, cfg ConcurrencyLimit, cause error) *Error {
+	if errors.Is(cause, context.Canceled) {
+		return &Error{Stage: StageLimit, Code: CodeCanceled, Message: "The call was canceled while it waited for a slot.", Err: cause}
+	}
+	return busy(call, cfg, cause)
+}
+
+// slotLimitFor returns the concurrency limit that applies to t, with its
+// RetryAfter defaulted, and whether it is the tool's own; ok is false when
+// none applies.
+func (x *Executor) slotLimitFor(t *Tool) (cfg ConcurrencyLimit, own, ok bool) {
+	if l := t.Options.ConcurrencyLimit; l != nil {
+		cfg, own = *l, true
+	} else {
+		cfg = x.limit
+	}
+	if cfg.Max <= 0 {
+		return ConcurrencyLimit{}, own, false
+	}
+	if cfg.RetryAfter <= 0 {
+		cfg.RetryAfter = DefaultRetryAfter
+	}
+	return cfg, own, true
+}
+
+// slotKey is the key of a concurrency limit in the store: a digest of the
+// tool's name and version for its own limit, "slots:*" for the Executor's.
+func slotKey(t *Tool, own bool) string {
+	if !own {
+		return "slots:*"
+	}
+	h := sha256.New()
+	writeField(h, t.Name)
+	writeField(h, t.Version)
+	var sum [sha256.Size]byte
+	return "slots:" + hex.EncodeToString(h.Sum(sum[:0])[:16])
+}
+
+// leaseKeeper renews a slot's lease every third of its TTL while the call
+// runs, and releases it when the call ends.
+type leaseKeeper struct {
+	x          *Executor
+	key, lease string
+	mu         sync.Mutex
+	timer      *time.Timer
+	done       bool
+}
+
+// keepLease starts renewing lease.
+func (x *Executor) keepLease(key, lease string) *leaseKeeper {
+	k := &leaseKeeper{x: x, key: key, lease: lease}
+	k.timer = time.AfterFunc(x.leaseTTL/3, k.renew)
+	return k
+}
+
+func (k *leaseKeeper) renew() {
+	ctx, cancel := context.WithTimeout(context.Background(), storeOpTimeout)
+	ok, err := k.x.store.RenewSlot(ctx, k.key, k.lease, k.x.leaseTTL)
+	cancel()
+	k.x.noteStore(context.Background(), err)
+	if err == nil && !ok {
+		// The lease ran out (the store lost it, or could not be reached for
+		// longer than its TTL): another call may hold the slot now. The
+		// call goes on; renewing stops.
+		k.x.logger.Warn("toolexec: a running call's concurrency slot ran out before the call ended; the limit may be exceeded until it does")
+		return
+	}
+	k.mu.Lock()
+	if !k.done {
+		k.timer.Reset(k.x.leaseTTL / 3)
+	}
+	k.mu.Unlock()
+}
+
+// release stops renewing and gives the slot back. It waits for the store,
+// so that the caller's next call finds the slot free, as it would in one
+// process; a release that fails leaves the slot to run out.
+func (k *leaseKeeper) release() {
+	k.mu.Lock()
+	k.done = true
+	k.timer.Stop()
+	k.mu.Unlock()
+	ctx, cancel := context.WithTimeout(context.Background(), storeOpTimeout)
+	err := k.x.store.ReleaseSlot(ctx, k.key, k.lease)
+	cancel()
+	k.x.noteStore(context.Background(), err)
+}

@@ -1,0 +1,450 @@
+// Package redis is a toolexec.Store on Redis (or Valkey, which speaks the
+// same protocol): what the replicas of one toolexec service share, so that
+// a plain round-robin balancer in front of them needs no stickiness.
+//
+//	store, err := redis.Open(ctx, "redis://redis:6379/0", redis.Options{})
+//	if err != nil {
+//		log.Fatal(err) // Redis could not be reached: say so at start
+//	}
+//	defer store.Close()
+//	x := toolexec.New(reg, reg, toolexec.WithStore(store), ...)
+//
+// It uses Redis primitives only, each operation one round trip: strings
+// with expiry for the cache and records, one Lua script for a call's rate
+// (GCRA) and concurrency slot (a sorted set of leases scored by expiry),
+// pub/sub for messages between replicas, and a stream per event log,
+// trimmed to a bound and expiring with the log. Time comes from the Redis
+// server (TIME), so replicas' clocks need not agree.
+//
+// Keys and channels all start with Options.Prefix. Services that share one
+// Redis need prefixes of their own; on Redis Cluster, a prefix with a hash
+// tag ("{toolexec}:") keeps the keys one script touches in one slot.
+package redis
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	goredis "github.com/redis/go-redis/v9"
+
+	"github.com/toolexec/toolexec"
+)
+
+// Defaults of Options.
+const (
+	DefaultPrefix        = "toolexec:"
+	DefaultMaxValueBytes = 1 << 20
+	DefaultMaxLogEvents  = 1024
+)
+
+// Options configure a Store. The zero value is the defaults.
+type Options struct {
+	// Prefix starts every key and channel the store uses; "" means
+	// DefaultPrefix.
+	Prefix string
+	// MaxValueBytes is the largest value Set, Add and CompareAndSwap
+	// store; a larger one is refused with ErrValueTooLarge (a cached
+	// result that large then stays uncached). 0 or less means
+	// DefaultMaxValueBytes (1 MiB).
+	MaxValueBytes int
+	// MaxLogEvents is about how many events each event log keeps, the
+	// oldest trimmed first (Redis trims a stream in whole nodes, so a log
+	// may hold somewhat more); 0 or less means DefaultMaxLogEvents.
+	MaxLogEvents int
+}
+
+// ErrValueTooLarge is the error of a value over Options.MaxValueBytes.
+var ErrValueTooLarge = errors.New("redis: value larger than the store's MaxValueBytes")
+
+// Store is a toolexec.Store on one Redis database. It is safe for
+// concurrent use. Create one with New or Open.
+type Store struct {
+	rdb      goredis.UniversalClient
+	owned    bool // Close closes rdb
+	prefix   string
+	maxValue int
+	maxLog   int
+	hub      *hub
+}
+
+var _ toolexec.Store = (*Store)(nil)
+
+// New returns a Store on client, which the caller keeps and closes. It
+// contacts nothing; Ping says whether Redis answers. For calls to give up
+// on a Redis that stops answering at their own deadline, create the
+// client with ContextTimeoutEnabled, as Open does.
+func New(client goredis.UniversalClient, opts Options) *Store {
+	if opts.Prefix == "" {
+		opts.Prefix = DefaultPrefix
+	}
+	if opts.MaxValueBytes <= 0 {
+		opts.MaxValueBytes = DefaultMaxValueBytes
+	}
+	if opts.MaxLogEvents <= 0 {
+		opts.MaxLogEvents = DefaultMaxLogEvents
+	}
+	s := &Store{rdb: client, prefix: opts.Prefix, maxValue: opts.MaxValueBytes, maxLog: opts.MaxLogEvents}
+	s.hub = newHub(s)
+	return s
+}
+
+// Open connects to the Redis that url names (redis://, rediss:// or
+// unix://, as go-redis's ParseURL reads them: user, password, database and
+// options such as dial_timeout in the URL) and checks, within ctx, that it
+// answers; a Redis that cannot be reached is an error naming its address
+// (never the URL's password). The Store owns the connection: Close closes
+// it. Calls give up on Redis at their context's deadline
+// (ContextTimeoutEnabled), and a failed command is not retried; after a
+// failure to reach Redis, operations fail at once with ErrUnavailable for
+// a second before Redis is tried again, so that while Redis does not
+// answer (a partition, a paused server) a replica waits for it about once
+// a second, not once per call.
+func Open(ctx context.Context, url string, opts Options) (*Store, error) {
+	o, err := goredis.ParseURL(url)
+	if err != nil {
+		return nil, fmt.Errorf("redis: the URL is not a Redis URL (redis://[user:password@]host:port[/db]): %w", redactURLError(err, url))
+	}
+	o.ContextTimeoutEnabled = true
+	o.MaxRetries = -1 // no retries: the caller decides what a failure means
+	// Redis answers in well under a millisecond: a second without an
+	// answer is an outage, not a slow reply. (The URL may say otherwise:
+	// dial_timeout, read_timeout, write_timeout.)
+	for _, d := range []*time.Duration{&o.DialTimeout, &o.ReadTimeout, &o.WriteTimeout} {
+		if *d == 0 {
+			*d = time.Second
+		}
+	}
+	client := goredis.NewClient(o)
+	client.AddHook(&breaker{})
+	s := New(client, opts)
+	s.owned = true
+	if err := s.Ping(ctx); err != nil {
+		_ = client.Close()
+		return nil, fmt.Errorf("redis: cannot reach Redis at %s: %w", o.Addr, err)
+	}
+	return s, nil
+}
+
+// redactURLError keeps url's text, which may hold a password, out of err.
+func redactURLError(err error, url string) error {
+	if url == "" {
+		return err
+	}
+	msg := err.Error()
+	if i := strings.Index(msg, url); i >= 0 {
+		return errors.New(msg[:i] + "(the URL)" + msg[i+len(url):])
+	}
+	return err
+}
+
+// Ping reports whether Redis answers.
+func (s *Store) Ping(ctx context.Context) error { return s.rdb.Ping(ctx).Err() }
+
+// Close ends the store's subscriptions and, when Open made it, its
+// connection to Redis.
+func (s *Store) Close() error {
+	s.hub.close()
+	if s.owned {
+		return s.rdb.Close()
+	}
+	return nil
+}
+
+// key is the Redis key of a store key of kind.
+func (s *Store) key(kind, key string) string { return s.prefix + kind + key }
+
+// ms is d in whole milliseconds, rounded up, at least 1.
+func ms(d time.Duration) int64 {
+	n := (d + time.Millisecond - 1) / time.Millisecond
+	return max(int64(n), 1)
+}
+
+// Get implements toolexec.Cache.
+func (s *Store) Get(ctx context.Context, key string) ([]byte, bool, error) {
+	v, err := s.rdb.Get(ctx, s.key("kv:", key)).Bytes()
+	if errors.Is(err, goredis.Nil) {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, false, err
+	}
+	return v, true, nil
+}
+
+// Set implements toolexec.Cache; ttl <= 0 keeps the value until Redis
+// evicts it.
+func (s *Store) Set(ctx context.Context, key string, value []byte, ttl time.Duration) error {
+	if len(value) > s.maxValue {
+		return ErrValueTooLarge
+	}
+	exp := time.Duration(0)
+	if ttl > 0 {
+		exp = time.Duration(ms(ttl)) * time.Millisecond
+	}
+	return s.rdb.Set(ctx, s.key("kv:", key), value, exp).Err()
+}
+
+// Add implements toolexec.KV.
+func (s *Store) Add(ctx context.Context, key string, value []byte, ttl time.Duration) (bool, error) {
+	if len(value) > s.maxValue {
+		return false, ErrValueTooLarge
+	}
+	args := goredis.SetArgs{Mode: "NX"}
+	if ttl > 0 {
+		args.TTL = time.Duration(ms(ttl)) * time.Millisecond
+	}
+	err := s.rdb.SetArgs(ctx, s.key("kv:", key), value, args).Err()
+	if errors.Is(err, goredis.Nil) {
+		return false, nil
+	}
+	return err == nil, err
+}
+
+var casScript = goredis.NewScript(`
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
+if ARGV[3] == '0' then
+  redis.call('SET', KEYS[1], ARGV[2])
+else
+  redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3])
+end
+return 1`)
+
+// CompareAndSwap implements toolexec.KV.
+func (s *Store) CompareAndSwap(ctx context.Context, key string, old, value []byte, ttl time.Duration) (bool, error) {
+	if len(value) > s.maxValue {
+		return false, ErrValueTooLarge
+	}
+	px := int64(0)
+	if ttl > 0 {
+		px = ms(ttl)
+	}
+	n, err := casScript.Run(ctx, s.rdb, []string{s.key("kv:", key)}, old, value, px).Int()
+	return n == 1, err
+}
+
+// Delete implements toolexec.KV.
+func (s *Store) Delete(ctx context.Context, key string) error {
+	return s.rdb.Del(ctx, s.key("kv:", key)).Err()
+}
+
+// admitScript is Limits.Admit: the GCRA state of the rate is a string (the
+// theoretical arrival time, microseconds of Redis's clock), the slots a
+// sorted set of lease ids scored by their expiry (milliseconds). It
+// returns {0, 0, value of KEYS[3] or false} for an admitted call, {1, wait
+// in microseconds} for one the rate refused, {2, 0} for one that found
+// every slot held.
+var admitScript = goredis.NewScript(`
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
+local newtat
+if ARGV[1] == '1' then
+  local tat = tonumber(redis.call('GET', KEYS[1])) or now
+  if tat < now then tat = now end
+  newtat = tat + tonumber(ARGV[2])
+  local over = newtat - now - tonumber(ARGV[3])
+  if over > 0 then return {1, over} end
+end
+if ARGV[4] == '1' then
+  local nowms = math.floor(now / 1000)
+  redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', nowms)
+  if redis.call('ZCARD', KEYS[2]) >= tonumber(ARGV[5]) then return {2, 0} end
+  local ttl = tonumber(ARGV[6])
+  redis.call('ZADD', KEYS[2], nowms + ttl, ARGV[7])
+  if redis.call('PTTL', KEYS[2]) < ttl then redis.call('PEXPIRE', KEYS[2], ttl) end
+end
+if ARGV[1] == '1' then
+  redis.call('SET', KEYS[1], string.format('%d', newtat), 'PX', math.ceil((newtat - now) / 1000) + 1)
+end
+if ARGV[8] == '1' then
+  return {0, 0, redis.call('GET', KEYS[3])}
+end
+return {0, 0}`)
+
+// Admit implements toolexec.Limits, in one round trip.
+func (s *Store) Admit(ctx context.Context, a toolexec.Admission) (toolexec.Admittance, error) {
+	rateKey, slotKey := s.key("", "norate"), s.key("", "noslot")
+	rate, interval, tolerance := "0", int64(0), int64(0)
+	if a.RateKey != "" {
+		if iv, tol, ok := gcraParams(a.Rate); ok {
+			rateKey, rate, interval, tolerance = s.key("", a.RateKey), "1", iv, tol
+		}
+	}
+	slot, lease := "0", ""
+	if a.SlotKey != "" {
+		slotKey, slot, lease = s.key("", a.SlotKey), "1", newLeaseID()
+	}
+	readKey, read := s.key("", "noread"), "0"
+	if a.Read != "" {
+		readKey, read = s.key("kv:", a.Read), "1"
+	}
+	if rate == "0" && slot == "0" {
+		if read == "0" {
+			return toolexec.Admittance{}, nil
+		}
+		v, ok, err := s.Get(ctx, a.Read)
+		return toolexec.Admittance{Value: v, Found: ok}, err
+	}
+	res, err := admitScript.Run(ctx, s.rdb, []string{rateKey, slotKey, readKey},
+		rate, interval, tolerance, slot, a.SlotMax, ms(a.SlotTTL), lease, read).Slice()
+	if err != nil {
+		return toolexec.Admittance{}, err
+	}
+	if len(res) < 2 {
+		return toolexec.Admittance{}, fmt.Errorf("redis: admit answered %v", res)
+	}
+	code, _ := res[0].(int64)
+	wait, _ := res[1].(int64)
+	switch code {
+	case 1:
+		return toolexec.Admittance{RateWait: time.Duration(wait) * time.Microsecond}, nil
+	case 2:
+		return toolexec.Admittance{SlotsFull: true}, nil
+	}
+	adm := toolexec.Admittance{Lease: lease}
+	if len(res) == 3 {
+		if v, ok := res[2].(string); ok {
+			adm.Value, adm.Found = []byte(v), true
+		}
+	}
+	return adm, nil
+}
+
+// gcraParams are the rate's emission interval and burst tolerance in
+// microseconds, as toolexec.RateLimit documents them.
+func gcraParams(l toolexec.RateLimit) (interval, tolerance int64, ok bool) {
+	if l.Rate <= 0 {
+		return 0, 0, false
+	}
+	per := l.Per
+	if per <= 0 {
+		per = time.Second
+	}
+	burst := l.Burst
+	if burst <= 0 {
+		burst = l.Rate
+	}
+	iv := max(per/time.Duration(l.Rate), 1)
+	return max(iv.Microseconds(), 1), max((iv * time.Duration(burst)).Microseconds(), 1), true
+}
+
+var renewScript = goredis.NewScript(`
+local t = redis.call('TIME')
+local nowms = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local score = tonumber(redis.call('ZSCORE', KEYS[1], ARGV[1]))
+if not score or score <= nowms then return 0 end
+local ttl = tonumber(ARGV[2])
+redis.call('ZADD', KEYS[1], nowms + ttl, ARGV[1])
+if redis.call('PTTL', KEYS[1]) < ttl then redis.call('PEXPIRE', KEYS[1], ttl) end
+return 1`)
+
+// RenewSlot implements toolexec.Limits.
+func (s *Store) RenewSlot(ctx context.Context, key, lease string, ttl time.Duration) (bool, error) {
+	n, err := renewScript.Run(ctx, s.rdb, []string{s.key("", key)}, lease, ms(ttl)).Int()
+	return n == 1, err
+}
+
+// ReleaseSlot implements toolexec.Limits.
+func (s *Store) ReleaseSlot(ctx context.Context, key, lease string) error {
+	return s.rdb.ZRem(ctx, s.key("", key), lease).Err()
+}
+
+// Publish implements toolexec.PubSub.
+func (s *Store) Publish(ctx context.Context, channel string, message []byte) error {
+	return s.rdb.Publish(ctx, s.key("ch:", channel), message).Err()
+}
+
+// Subscribe implements toolexec.PubSub. All of a Store's subscriptions
+// share one Redis connection, which go-redis reconnects (and subscribes
+// again) after a failure; messages published meanwhile are lost.
+func (s *Store) Subscribe(ctx context.Context, channel string, fn func([]byte)) (func(), error) {
+	return s.hub.subscribe(ctx, s.key("ch:", channel), fn)
+}
+
+// appendScript is EventLog.AppendEvent: the event added to the log's
+// stream (trimmed to about ARGV[3] events), the log kept ARGV[2]
+// milliseconds, and watchers told on the log's channel.
+var appendScript = goredis.NewScript(`
+local id = redis.call('XADD', KEYS[1], 'MAXLEN', '~', ARGV[3], '*', 'd', ARGV[1])
+redis.call('PEXPIRE', KEYS[1], ARGV[2])
+redis.call('PUBLISH', ARGV[4], id)
+return id`)
+
+// AppendEvent implements toolexec.EventLog, in one round trip.
+func (s *Store) AppendEvent(ctx context.Context, stream string, data []byte, ttl time.Duration) (string, error) {
+	return appendScript.Run(ctx, s.rdb, []string{s.key("log:", stream)},
+		data, ms(ttl), s.maxLog, s.key("logch:", stream)).Text()
+}
+
+// ReadEvents implements toolexec.EventLog, in one round trip.
+func (s *Store) ReadEvents(ctx context.Context, stream, after string, max int) ([]toolexec.Event, bool, error) {
+	key := s.key("log:", stream)
+	if after == "" {
+		var msgs []goredis.XMessage
+		var err error
+		if max > 0 {
+			msgs, err = s.rdb.XRangeN(ctx, key, "-", "+", int64(max)).Result()
+		} else {
+			msgs, err = s.rdb.XRange(ctx, key, "-", "+").Result()
+		}
+		if err != nil {
+			return nil, false, err
+		}
+		return events(msgs), true, nil
+	}
+	if !streamID(after) {
+		return nil, false, nil
+	}
+	pipe := s.rdb.Pipeline()
+	self := pipe.XRangeN(ctx, key, after, after, 1)
+	var rest *goredis.XMessageSliceCmd
+	if max > 0 {
+		rest = pipe.XRangeN(ctx, key, "("+after, "+", int64(max))
+	} else {
+		rest = pipe.XRange(ctx, key, "("+after, "+")
+	}
+	if _, err := pipe.Exec(ctx); err != nil {
+		return nil, false, err
+	}
+	if len(self.Val()) == 0 {
+		return nil, false, nil
+	}
+	return events(rest.Val()), true, nil
+}
+
+// streamID reports whether id has the form of a Redis stream id, MS-SEQ.
+func streamID(id string) bool {
+	msPart, seq, ok := strings.Cut(id, "-")
+	if !ok {
+		return false
+	}
+	_, err1 := strconv.ParseUint(msPart, 10, 64)
+	_, err2 := strconv.ParseUint(seq, 10, 64)
+	return err1 == nil && err2 == nil
+}
+
+// newLeaseID returns a fresh random lease id.
+func newLeaseID() string {
+	var b [12]byte
+	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails (Go 1.24+)
+	return hex.EncodeToString(b[:])
+}
+
+func events(msgs []goredis.XMessage) []toolexec.Event {
+	out := make([]toolexec.Event, 0, len(msgs))
+	for _, m := range msgs {
+		d, _ := m.Values["d"].(string)
+		out = append(out, toolexec.Event{ID: m.ID, Data: []byte(d)})
+	}
+	return out
+}
+
+// WatchEvents implements toolexec.EventLog.
+func (s *Store) WatchEvents(ctx context.Context, stream string, notify func()) (func(), error) {
+	return s.hub.subscribe(ctx, s.key("logch:", stream), func([]byte) { notify() })
+}

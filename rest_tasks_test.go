@@ -1,0 +1,200 @@
+package toolexec_test
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/go-chi/chi/v5"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/toolexec/toolexec"
+)
+
+// restTaskServer serves, under /api, tools that run as tasks: "jobs/slow"
+// (until release is closed, reporting its cancellation on ended),
+// "must" (runs only as a task, fails as a tool) and "quick".
+func restTaskServer(t *testing.T, opts ...toolexec.Option) (srv *httptest.Server, release chan struct{}, ended chan error) {
+	t.Helper()
+	release, ended = make(chan struct{}), make(chan error, 4)
+	optional := toolexec.ToolOptions{TaskSupport: toolexec.TaskOptional}
+	reg := toolexec.NewRegistry()
+	reg.MustAdd(toolexec.Tool{Name: "jobs/slow", Options: optional}, func(ctx context.Context, _ string, args map[string]any) ([]toolexec.Content, bool, string, error) {
+		_ = toolexec.ReportProgress(ctx, toolexec.Progress{Progress: 1, Total: 2, Message: "halfway"})
+		select {
+		case <-release:
+			return []toolexec.Content{toolexec.Text("slow " + args["x"].(string))}, false, "", nil
+		case <-ctx.Done():
+			ended <- ctx.Err()
+			return nil, false, "", ctx.Err()
+		}
+	})
+	reg.MustAdd(toolexec.Tool{Name: "must", Options: toolexec.ToolOptions{TaskSupport: toolexec.TaskRequired}}, becomesFailing())
+	reg.MustAdd(toolexec.Tool{Name: "quick", Options: optional}, textHandler("quick"))
+	x := toolexec.New(reg, reg, append([]toolexec.Option{toolexec.WithAllowExecute(true),
+		toolexec.WithTasks(toolexec.TaskSettings{Wait: 20 * time.Millisecond})}, opts...)...)
+	r := chi.NewRouter()
+	r.Mount("/api", toolexec.NewHandler(x))
+	srv = httptest.NewServer(r)
+	t.Cleanup(srv.Close)
+	return srv, release, ended
+}
+
+// becomesFailing makes its call a task, then fails as a tool.
+func becomesFailing() handlerFunc {
+	return func(ctx context.Context, _ string, _ map[string]any) ([]toolexec.Content, bool, string, error) {
+		toolexec.BecomeTask(ctx)
+		return []toolexec.Content{toolexec.Text("it went wrong")}, true, "", nil
+	}
+}
+
+func restDo(t *testing.T, method, u, body string, hdr ...string) (*http.Response, map[string]any) {
+	t.Helper()
+	req, err := http.NewRequest(method, u, strings.NewReader(body))
+	require.NoError(t, err)
+	for i := 0; i+1 < len(hdr); i += 2 {
+		req.Header.Add(hdr[i], hdr[i+1])
+	}
+	resp, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	data, err := io.ReadAll(resp.Body)
+	require.NoError(t, err)
+	var m map[string]any
+	if len(data) > 0 {
+		require.NoError(t, json.Unmarshal(data, &m), string(data))
+	}
+	return resp, m
+}
+
+// resolve resolves a Location against the request's URL, as clients do.
+func resolve(t *testing.T, base, loc string) string {
+	t.Helper()
+	b, err := url.Parse(base)
+	require.NoError(t, err)
+	l, err := url.Parse(loc)
+	require.NoError(t, err)
+	return b.ResolveReference(l).String()
+}
+
+func TestRESTRespondAsyncAnswers202AndTheTaskIsPolled(t *testing.T) {
+	srv, release, _ := restTaskServer(t)
+	callURL := srv.URL + "/api/tools/jobs/slow/call" // a name with a '/' in it
+	resp, body := restDo(t, http.MethodPost, callURL, `{"x":"done"}`, "Prefer", "respond-async")
+	require.Equal(t, http.StatusAccepted, resp.StatusCode, "%v", body)
+	assert.Equal(t, "respond-async", resp.Header.Get("Preference-Applied"))
+	assert.Equal(t, "1", resp.Header.Get("Retry-After"))
+	id := body["taskId"].(string)
+	assert.Equal(t, "../../../tasks/"+id, resp.Header.Get("Location"))
+	statusURL := resolve(t, callURL, resp.Header.Get("Location"))
+	assert.Equal(t, srv.URL+"/api/tasks/"+id, statusURL, "the Location resolves to the task, under the mount point")
+	assert.Equal(t, "working", body["status"])
+	assert.Equal(t, "jobs/slow", body["tool"])
+	assert.NotContains(t, body, "result")
+
+	resp, body = restDo(t, http.MethodGet, statusURL, "")
+	require.Equal(t, http.StatusOK, resp.StatusCode)
+	assert.Equal(t, "1", resp.Header.Get("Retry-After"))
+	assert.Equal(t, "working", body["status"])
+
+	close(release)
+	require.Eventually(t, func() bool {
+		resp, body = restDo(t, http.MethodGet, statusURL, "")
+		return body["status"] == "completed"
+	}, 10*time.Second, 10*time.Millisecond)
+	assert.Empty(t, resp.Header.Get("Retry-After"), "nothing more to poll for")
+	assert.EqualValues(t, http.StatusOK, body["resultStatus"])
+	assert.Equal(t, map[string]any{"content": []any{map[string]any{"type": "text", "text": "slow done"}}, "isError": false}, body["result"],
+		"the result POST .../call would have answered")
+}
+
+func TestRESTTasksAreOnlyForThoseWhoAsk(t *testing.T) {
+	srv, release, _ := restTaskServer(t)
+	close(release)
+	resp, body := restDo(t, http.MethodPost, srv.URL+"/api/tools/jobs%2Fslow/call", `{"x":"sync"}`)
+	require.Equal(t, http.StatusOK, resp.StatusCode, "without Prefer: respond-async the call is an ordinary one")
+	assert.Equal(t, "slow sync", body["content"].([]any)[0].(map[string]any)["text"])
+
+	resp, body = restDo(t, http.MethodPost, srv.URL+"/api/tools/quick/call", `{}`, "Prefer", "respond-async, wait=5")
+	require.Equal(t, http.StatusOK, resp.StatusCode, "a call that ends within the wait is answered directly")
+	assert.Empty(t, resp.Header.Get("Preference-Applied"))
+	assert.Equal(t, false, body["isError"])
+
+	resp, body = restDo(t, http.MethodPost, srv.URL+"/api/tools/must/call", `{}`)
+	require.Equal(t, http.StatusBadRequest, resp.StatusCode)
+	assert.Equal(t, "Tool must runs only as a task, and this call cannot become one. Send Prefer: respond-async.", body["error"])
+
+	resp, body = restDo(t, http.MethodPost, srv.URL+"/api/tools/must/call", `{}`, "Prefer", "respond-async")
+	require.Equal(t, http.StatusAccepted, resp.StatusCode, "%v", body)
+	statusURL := resolve(t, srv.URL+"/api/tools/must/call", resp.Header.Get("Location"))
+	require.Eventually(t, func() bool {
+		_, body = restDo(t, http.MethodGet, statusURL, "")
+		return body["status"] == "completed"
+	}, 10*time.Second, 10*time.Millisecond)
+	assert.EqualValues(t, http.StatusInternalServerError, body["resultStatus"], "an isError result, as POST .../call answers it")
+}
+
+func TestRESTTaskCancelledWithDelete(t *testing.T) {
+	srv, _, ended := restTaskServer(t)
+	resp, body := restDo(t, http.MethodPost, srv.URL+"/api/tools/jobs%2Fslow/call", `{"x":"-"}`, "Prefer", "wait=0", "Prefer", "respond-async")
+	require.Equal(t, http.StatusAccepted, resp.StatusCode, "%v", body)
+	assert.Equal(t, "../../tasks/"+body["taskId"].(string), resp.Header.Get("Location"), "an encoded '/' is no segment")
+	statusURL := srv.URL + "/api/tasks/" + body["taskId"].(string)
+
+	resp, body = restDo(t, http.MethodDelete, statusURL, "")
+	require.Equal(t, http.StatusOK, resp.StatusCode)
+	assert.Equal(t, "cancelled", body["status"])
+	select {
+	case err := <-ended:
+		assert.ErrorIs(t, err, context.Canceled)
+	case <-time.After(10 * time.Second):
+		t.Fatal("the handler's context was never cancelled")
+	}
+	_, body = restDo(t, http.MethodGet, statusURL, "")
+	assert.Equal(t, "cancelled", body["status"])
+	assert.NotContains(t, body, "result")
+
+	resp, _ = restDo(t, http.MethodPut, statusURL, "")
+	assert.Equal(t, http.StatusMethodNotAllowed, resp.StatusCode)
+	assert.Equal(t, "GET, HEAD, DELETE", resp.Header.Get("Allow"))
+	resp, body = restDo(t, http.MethodGet, srv.URL+"/api/tasks/"+strings.Repeat("0", 32), "")
+	assert.Equal(t, http.StatusNotFound, resp.StatusCode)
+	assert.Equal(t, "Task not found", body["error"])
+	resp, _ = restDo(t, http.MethodGet, srv.URL+"/api/tasks", "")
+	assert.Equal(t, http.StatusNotFound, resp.StatusCode, "tasks cannot be listed")
+}
+
+func TestRESTTaskBelongsToItsCaller(t *testing.T) {
+	srv, release, _ := restTaskServer(t, toolexec.WithAuthHook(identityHook))
+	defer close(release)
+	resp, body := restDo(t, http.MethodPost, srv.URL+"/api/tools/jobs%2Fslow/call", `{"x":"-"}`,
+		"Prefer", "respond-async", "Authorization", "Bearer alice")
+	require.Equal(t, http.StatusAccepted, resp.StatusCode)
+	statusURL := srv.URL + "/api/tasks/" + body["taskId"].(string)
+
+	for _, method := range []string{http.MethodGet, http.MethodDelete} {
+		resp, _ = restDo(t, method, statusURL, "", "Authorization", "Bearer mallory")
+		assert.Equal(t, http.StatusNotFound, resp.StatusCode, method)
+	}
+	resp, body = restDo(t, http.MethodGet, statusURL, "", "Authorization", "Bearer alice")
+	require.Equal(t, http.StatusOK, resp.StatusCode)
+	assert.Equal(t, "working", body["status"])
+	assert.Equal(t, "halfway", body["statusMessage"])
+	assert.Equal(t, map[string]any{"progress": 1.0, "total": 2.0}, body["progress"])
+}
+
+func TestRESTPreferHeaderIsRead(t *testing.T) {
+	srv, release, _ := restTaskServer(t)
+	defer close(release)
+	for _, prefer := range []string{"respond-async", "RESPOND-ASYNC", "handling=lenient, respond-async; x=1", "wait=0,respond-async"} {
+		resp, _ := restDo(t, http.MethodPost, srv.URL+"/api/tools/jobs%2Fslow/call", `{"x":"-"}`, "Prefer", prefer)
+		assert.Equal(t, http.StatusAccepted, resp.StatusCode, prefer)
+	}
+}

@@ -1,0 +1,339 @@
+package toolexec
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/hashicorp/golang-lru/v2/simplelru"
+)
+
+// MemoryStore is the in-process Store: what one process keeps for itself
+// when it runs alone. An Executor without WithStore keeps its own; tests
+// and single-process hosts may share one between Executors. Everything it
+// holds is bounded:
+//
+//   - KV: a MemoryCache of DefaultCacheSize entries;
+//   - rates: MaxLocalRateKeys callers, the least recently seen forgotten
+//     first;
+//   - slots: one lease per call holding one;
+//   - event logs: MaxMemoryEventLogs logs of at most MaxMemoryLogEvents
+//     events each, MaxMemoryEventBytes of events in all; the least
+//     recently written log, and a log's oldest events, are dropped first.
+//
+// Create one with NewMemoryStore: the zero value is not usable.
+type MemoryStore struct {
+	*MemoryCache
+	limits memoryLimits
+	bus    memoryBus
+	logs   memoryLogs
+}
+
+// NewMemoryStore returns an empty MemoryStore.
+func NewMemoryStore() *MemoryStore {
+	s := &MemoryStore{MemoryCache: NewMemoryCache(0)}
+	s.limits.init()
+	s.logs.init(&s.bus)
+	return s
+}
+
+// Admit implements Limits.
+func (s *MemoryStore) Admit(ctx context.Context, a Admission) (Admittance, error) {
+	adm := s.limits.admit(a, time.Now())
+	if a.Read != "" && adm.Admitted() {
+		adm.Value, adm.Found, _ = s.Get(ctx, a.Read)
+	}
+	return adm, nil
+}
+
+// RenewSlot implements Limits.
+func (s *MemoryStore) RenewSlot(_ context.Context, key, lease string, ttl time.Duration) (bool, error) {
+	return s.limits.renew(key, lease, ttl, time.Now()), nil
+}
+
+// ReleaseSlot implements Limits.
+func (s *MemoryStore) ReleaseSlot(_ context.Context, key, lease string) error {
+	s.limits.release(key, lease)
+	return nil
+}
+
+// Publish implements PubSub.
+func (s *MemoryStore) Publish(_ context.Context, channel string, message []byte) error {
+	s.bus.publish(channel, message)
+	return nil
+}
+
+// Subscribe implements PubSub.
+func (s *MemoryStore) Subscribe(_ context.Context, channel string, fn func([]byte)) (func(), error) {
+	return s.bus.subscribe(channel, fn), nil
+}
+
+// AppendEvent implements EventLog.
+func (s *MemoryStore) AppendEvent(_ context.Context, stream string, data []byte, ttl time.Duration) (string, error) {
+	return s.logs.append(stream, data, ttl, time.Now()), nil
+}
+
+// ReadEvents implements EventLog.
+func (s *MemoryStore) ReadEvents(_ context.Context, stream, after string, max int) ([]Event, bool, error) {
+	evs, found := s.logs.read(stream, after, max, time.Now())
+	return evs, found, nil
+}
+
+// WatchEvents implements EventLog.
+func (s *MemoryStore) WatchEvents(_ context.Context, stream string, notify func()) (func(), error) {
+	return s.bus.subscribe(eventChannel(stream), func([]byte) { notify() }), nil
+}
+
+// eventChannel is the bus channel of stream's appends.
+func eventChannel(stream string) string { return "\x00events\x00" + stream }
+
+// memoryLimits counts rates and slots in the process.
+type memoryLimits struct {
+	mu    sync.Mutex
+	rates *simplelru.LRU[string, time.Time] // rate key: its theoretical arrival time
+	slots map[string]map[string]time.Time   // slot key: lease id: expiry
+}
+
+func (l *memoryLimits) init() {
+	l.rates, _ = simplelru.NewLRU[string, time.Time](MaxLocalRateKeys, nil)
+	l.slots = make(map[string]map[string]time.Time)
+}
+
+// admit decides a, atomically, at now.
+func (l *memoryLimits) admit(a Admission, now time.Time) Admittance {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var newTAT time.Time
+	if a.RateKey != "" {
+		tat, _ := l.rates.Peek(a.RateKey)
+		var wait time.Duration
+		if newTAT, wait = gcra(a.Rate, tat, now); wait > 0 {
+			return Admittance{RateWait: wait}
+		}
+	}
+	var lease string
+	if a.SlotKey != "" {
+		held := l.slots[a.SlotKey]
+		for id, exp := range held {
+			if !now.Before(exp) {
+				delete(held, id) // run out: its holder died, or stopped renewing
+			}
+		}
+		if len(held) >= a.SlotMax {
+			return Admittance{SlotsFull: true}
+		}
+		if held == nil {
+			held = make(map[string]time.Time, a.SlotMax)
+			l.slots[a.SlotKey] = held
+		}
+		lease = newLeaseID()
+		held[lease] = now.Add(a.SlotTTL)
+	}
+	if a.RateKey != "" {
+		l.rates.Add(a.RateKey, newTAT)
+	}
+	return Admittance{Lease: lease}
+}
+
+func (l *memoryLimits) renew(key, lease string, ttl time.Duration, now time.Time) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	held := l.slots[key]
+	exp, ok := held[lease]
+	if !ok || !now.Before(exp) {
+		return false
+	}
+	held[lease] = now.Add(ttl)
+	return true
+}
+
+func (l *memoryLimits) release(key, lease string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	held := l.slots[key]
+	delete(held, lease)
+	if len(held) == 0 {
+		delete(l.slots, key)
+	}
+}
+
+// newLeaseID returns a fresh random lease id.
+func newLeaseID() string {
+	var b [12]byte
+	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails (Go 1.24+)
+	return hex.EncodeToString(b[:])
+}
+
+// memoryBus is an in-process PubSub.
+type memoryBus struct {
+	mu   sync.Mutex
+	subs map[string][]*memorySub
+}
+
+type memorySub struct {
+	fn func([]byte)
+	mu sync.Mutex // held while fn runs, so stop waits for it
+	on bool       // guarded by mu
+}
+
+func (b *memoryBus) subscribe(channel string, fn func([]byte)) func() {
+	s := &memorySub{fn: fn, on: true}
+	b.mu.Lock()
+	if b.subs == nil {
+		b.subs = make(map[string][]*memorySub)
+	}
+	b.subs[channel] = append(b.subs[channel], s)
+	b.mu.Unlock()
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			b.mu.Lock()
+			list := b.subs[channel]
+			for i, x := range list {
+				if x == s {
+					list = append(list[:i:i], list[i+1:]...)
+					break
+				}
+			}
+			if len(list) == 0 {
+				delete(b.subs, channel)
+			} else {
+				b.subs[channel] = list
+			}
+			b.mu.Unlock()
+			s.mu.Lock()
+			s.on = false
+			s.mu.Unlock()
+		})
+	}
+}
+
+// publish calls the channel's subscribers, on the publisher's goroutine,
+// in the order they subscribed; a message is delivered to one subscriber
+// at a time.
+func (b *memoryBus) publish(channel string, message []byte) {
+	b.mu.Lock()
+	list := b.subs[channel]
+	b.mu.Unlock()
+	for _, s := range list {
+		s.mu.Lock()
+		if s.on {
+			s.fn(message)
+		}
+		s.mu.Unlock()
+	}
+}
+
+// MaxMemoryEventLogs, MaxMemoryLogEvents and MaxMemoryEventBytes bound a
+// MemoryStore's event logs: how many logs it keeps, how many events each
+// keeps (the oldest dropped first), and how many bytes of events they hold
+// together (the least recently written log dropped first, past either
+// bound).
+const (
+	MaxMemoryEventLogs  = 4096
+	MaxMemoryLogEvents  = 1024
+	MaxMemoryEventBytes = 64 << 20
+)
+
+// memoryLogs is an in-process EventLog.
+type memoryLogs struct {
+	mu    sync.Mutex
+	logs  *simplelru.LRU[string, *memoryLog]
+	bus   *memoryBus
+	bytes int // the data all logs hold
+}
+
+type memoryLog struct {
+	next    uint64 // the sequence number of the next event
+	events  []memoryEvent
+	bytes   int
+	expires time.Time
+}
+
+type memoryEvent struct {
+	seq  uint64
+	data []byte
+}
+
+func (m *memoryLogs) init(bus *memoryBus) {
+	m.logs, _ = simplelru.NewLRU[string, *memoryLog](MaxMemoryEventLogs, func(_ string, lg *memoryLog) { m.bytes -= lg.bytes })
+	m.bus = bus
+}
+
+// get returns the unexpired log of stream; m.mu is held.
+func (m *memoryLogs) get(stream string, now time.Time) *memoryLog {
+	lg, ok := m.logs.Get(stream)
+	if !ok {
+		return nil
+	}
+	if !now.Before(lg.expires) {
+		m.logs.Remove(stream)
+		return nil
+	}
+	return lg
+}
+
+func (m *memoryLogs) append(stream string, data []byte, ttl time.Duration, now time.Time) string {
+	m.mu.Lock()
+	lg := m.get(stream, now)
+	if lg == nil {
+		lg = &memoryLog{next: 1}
+		m.logs.Add(stream, lg)
+	}
+	seq := lg.next
+	lg.next++
+	if len(lg.events) == MaxMemoryLogEvents {
+		lg.bytes -= len(lg.events[0].data)
+		m.bytes -= len(lg.events[0].data)
+		lg.events = append(lg.events[:0], lg.events[1:]...)
+	}
+	lg.events = append(lg.events, memoryEvent{seq: seq, data: append([]byte(nil), data...)})
+	lg.bytes += len(data)
+	m.bytes += len(data)
+	lg.expires = now.Add(ttl)
+	for m.bytes > MaxMemoryEventBytes && m.logs.Len() > 1 {
+		m.logs.RemoveOldest()
+	}
+	m.mu.Unlock()
+	m.bus.publish(eventChannel(stream), nil)
+	return strconv.FormatUint(seq, 10)
+}
+
+func (m *memoryLogs) read(stream, after string, max int, now time.Time) ([]Event, bool) {
+	var n uint64 // the sequence number of after; 0 reads from the start
+	if after != "" {
+		var err error
+		if n, err = strconv.ParseUint(after, 10, 64); err != nil || n == 0 {
+			return nil, false
+		}
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	lg := m.get(stream, now)
+	if lg == nil {
+		return nil, after == ""
+	}
+	first := lg.next // the oldest event held
+	if len(lg.events) > 0 {
+		first = lg.events[0].seq
+	}
+	if after != "" && (n >= lg.next || n+1 < first) {
+		// after is not an event of this log, or the events right after
+		// it were dropped.
+		return nil, false
+	}
+	var out []Event
+	for _, e := range lg.events {
+		if e.seq <= n {
+			continue
+		}
+		if max > 0 && len(out) == max {
+			break
+		}
+		out = append(out, Event{ID: strconv.FormatUint(e.seq, 10), Data: append([]byte(nil), e.data...)})
+	}
+	return out, true
+}

@@ -1,0 +1,156 @@
+package toolexec
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"net/http"
+)
+
+// A task belongs to the caller that created it: the identity the auth
+// hook established (WithIdentity), or, when it established none, the
+// credentials the request carried. Only a request from the same owner
+// reads, updates or cancels it; to anyone else it does not exist. The
+// surfaces run the auth hook on those requests (SurfaceKit.Authenticate)
+// and pass the request it returns.
+
+// taskCredentialHeaders are the headers that carry a caller's credentials
+// when the auth hook names no identity: a task is bound to all of them.
+var taskCredentialHeaders = [...]string{"Authorization", "Cookie", "X-Api-Key", "X-Handsai-Token"}
+
+// taskOwner is a digest of whom a task belongs to: the identity in ctx,
+// else the credential headers of r (nil: none); "" for an anonymous caller
+// without any, whose tasks any anonymous caller holding the id may use.
+func taskOwner(ctx context.Context, r *http.Request) string {
+	h := sha256.New()
+	if id, ok := IdentityFromContext(ctx); ok {
+		h.Write([]byte("identity\x00"))
+		h.Write([]byte(id))
+	} else {
+		if r == nil {
+			return ""
+		}
+		found := false
+		for _, k := range taskCredentialHeaders {
+			for _, v := range r.Header[k] {
+				found = true
+				fmt.Fprintf(h, "%s\x00%d\x00%s", k, len(v), v)
+			}
+		}
+		if !found {
+			return ""
+		}
+	}
+	return hex.EncodeToString(h.Sum(nil)[:16])
+}
+
+// ownRecord reads the task id for the caller of r: ErrTaskNotFound when
+// there is no such task, or it is another's. A task whose runner stopped
+// is marked failed first.
+func (k SurfaceKit) ownRecord(r *http.Request, id string) (*taskRecord, error) {
+	if !validTaskID(id) {
+		return nil, ErrTaskNotFound
+	}
+	rec, err := k.x.tasks.alive(r.Context(), id)
+	if err != nil {
+		return nil, err
+	}
+	if rec == nil || rec.Owner != taskOwner(r.Context(), r) {
+		return nil, ErrTaskNotFound
+	}
+	return rec, nil
+}
+
+// Task returns the task id as it is now, for the caller of r: the request
+// as the auth hook passed it on (see Authenticate), whose identity or
+// credentials must be those of the task's owner. It returns
+// ErrTaskNotFound for a task that does not exist, expired, or belongs to
+// another caller; another error means the store could not be read. A task
+// whose runner's replica stopped is marked failed ("the replica running
+// this task stopped") before it is returned.
+func (k SurfaceKit) Task(r *http.Request, id string) (*Task, error) {
+	rec, err := k.ownRecord(r, id)
+	if err != nil {
+		return nil, err
+	}
+	return rec.snapshot()
+}
+
+// UpdateTask hands answers to the task id's input requests (its
+// InputRequests), keyed as they are, for the caller of r (see Task). An
+// answer whose key the task does not wait for (never asked, answered
+// already, or withdrawn) is ignored, as is every answer to a task that has
+// ended; a task answered in full is working again. The answers reach the
+// replica running the task, which decodes them (TaskInput).
+func (k SurfaceKit) UpdateTask(r *http.Request, id string, answers map[string]json.RawMessage) error {
+	rec, err := k.ownRecord(r, id)
+	if err != nil || rec.Status.Terminal() || len(answers) == 0 {
+		return err
+	}
+	_, err = k.x.tasks.update(r.Context(), id, func(rec *taskRecord) bool {
+		if rec.Status.Terminal() {
+			return false
+		}
+		changed := false
+		kept := rec.Inputs[:0:0]
+		for _, in := range rec.Inputs {
+			a, ok := answers[in.Key]
+			if !ok {
+				kept = append(kept, in)
+				continue
+			}
+			if rec.Answers == nil {
+				rec.Answers = make(map[string]json.RawMessage)
+			}
+			rec.Answers[in.Key] = a
+			changed = true
+		}
+		rec.Inputs = kept
+		if changed && len(kept) == 0 && rec.Status == TaskInputRequired {
+			rec.Status = TaskWorking
+		}
+		return changed
+	})
+	return err
+}
+
+// CancelTask cancels the task id for the caller of r (see Task) and returns
+// it as it is then. A task that has not ended is cancelled at once: its
+// status is TaskCancelled from then on, whatever its call does, and the
+// call's context is cancelled on the replica running it, soon after. A
+// task that has ended is left as it is.
+func (k SurfaceKit) CancelTask(r *http.Request, id string) (*Task, error) {
+	rec, err := k.ownRecord(r, id)
+	if err != nil {
+		return nil, err
+	}
+	if !rec.Status.Terminal() {
+		rec, err = k.x.tasks.update(r.Context(), id, func(rec *taskRecord) bool {
+			if rec.Status.Terminal() {
+				return false
+			}
+			rec.Status, rec.Message, rec.Inputs, rec.Answers = TaskCancelled, "The task was cancelled.", nil, nil
+			return true
+		})
+		if err != nil {
+			return nil, err
+		}
+		if rec == nil {
+			return nil, ErrTaskNotFound
+		}
+	}
+	return rec.snapshot()
+}
+
+// WatchTask calls notify each time the task id may have changed, from when
+// it returns until stop is called, for the caller of r (see Task); the
+// watcher then reads it (Task). notify must return quickly. Changes may be
+// coalesced, and are missed while the store cannot be reached.
+func (k SurfaceKit) WatchTask(r *http.Request, id string, notify func()) (stop func(), err error) {
+	if _, err := k.ownRecord(r, id); err != nil {
+		return nil, err
+	}
+	return k.x.tasks.bus.Subscribe(r.Context(), taskChannel(id), func([]byte) { notify() })
+}

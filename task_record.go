@@ -1,0 +1,277 @@
+package toolexec
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// A task lives in the store as one record under taskKey(id), a JSON
+// document every replica reads and changes with CompareAndSwap, so that
+// concurrent changes (the runner's progress, a caller's answers or
+// cancellation) never overwrite one another. Beside it, while the task
+// runs, the replica running it holds a lease under leaseKey(id), a key it
+// renews every third of the Executor's lease TTL: a record that says the
+// task runs while its lease has run out belongs to a replica that stopped,
+// and the first replica to read it marks it failed. Every change is
+// announced on the task's channel (taskChannel), where the runner hears of
+// answers and cancellation and listen streams of status changes; since
+// messages may be lost, the runner also reads the record on its own now
+// and then.
+
+func taskKey(id string) string     { return "task:" + id }
+func leaseKey(id string) string    { return "task-lease:" + id }
+func taskChannel(id string) string { return "task:" + id }
+
+// taskRecord is a task as the store keeps it. Times are Unix milliseconds.
+type taskRecord struct {
+	ID       string                     `json:"id"`
+	Tool     string                     `json:"tool"`
+	Version  string                     `json:"v,omitempty"`
+	Label    string                     `json:"l,omitempty"`
+	Owner    string                     `json:"owner,omitempty"`
+	Status   TaskStatus                 `json:"status"`
+	Message  string                     `json:"msg,omitempty"`
+	Progress float64                    `json:"p,omitempty"`
+	Total    float64                    `json:"pt,omitempty"`
+	Created  int64                      `json:"c"`
+	Updated  int64                      `json:"u"`
+	Expires  int64                      `json:"e"`
+	PollMs   int64                      `json:"poll"`
+	Inputs   []recordInput              `json:"in,omitempty"`
+	Answers  map[string]json.RawMessage `json:"ans,omitempty"`
+	Result   json.RawMessage            `json:"res,omitempty"`
+	Err      *recordError               `json:"err,omitempty"`
+}
+
+// recordInput is one question the task waits for an answer to.
+type recordInput struct {
+	Key     string          `json:"k"`
+	Request json.RawMessage `json:"r"`
+}
+
+// recordError is an *Error as a record keeps it: what the surfaces render,
+// including what a handler's *ToolError said beyond its message.
+type recordError struct {
+	Stage      Stage               `json:"s"`
+	Code       Code                `json:"c"`
+	Message    string              `json:"m"`
+	Failures   []ValidationFailure `json:"f,omitempty"`
+	Omitted    int                 `json:"o,omitempty"`
+	RetryAfter int64               `json:"ra,omitempty"` // milliseconds
+	Tool       *recordToolError    `json:"t,omitempty"`
+}
+
+type recordToolError struct {
+	DeveloperMessage        string `json:"dm,omitempty"`
+	CanRetry                bool   `json:"cr,omitempty"`
+	RetryAfter              int64  `json:"ra,omitempty"` // milliseconds
+	AdditionalPromptContent string `json:"ap,omitempty"`
+}
+
+func toRecordError(e *Error) *recordError {
+	re := &recordError{Stage: e.Stage, Code: e.Code, Message: e.Message, Failures: e.Failures, Omitted: e.Omitted,
+		RetryAfter: e.RetryAfter.Milliseconds()}
+	var te *ToolError
+	if errors.As(e.Err, &te) {
+		re.Tool = &recordToolError{DeveloperMessage: te.DeveloperMessage, CanRetry: te.CanRetry,
+			RetryAfter: te.RetryAfter.Milliseconds(), AdditionalPromptContent: te.AdditionalPromptContent}
+	}
+	return re
+}
+
+func (re *recordError) toError() *Error {
+	e := &Error{Stage: re.Stage, Code: re.Code, Message: re.Message, Failures: re.Failures, Omitted: re.Omitted,
+		RetryAfter: time.Duration(re.RetryAfter) * time.Millisecond}
+	if t := re.Tool; t != nil {
+		e.Err = &ToolError{Message: re.Message, DeveloperMessage: t.DeveloperMessage, CanRetry: t.CanRetry,
+			RetryAfter: time.Duration(t.RetryAfter) * time.Millisecond, AdditionalPromptContent: t.AdditionalPromptContent}
+	}
+	return e
+}
+
+func unixMilli(ms int64) time.Time { return time.UnixMilli(ms).UTC() }
+
+// snapshot is the Task r describes.
+func (r *taskRecord) snapshot() (*Task, error) {
+	t := &Task{
+		ID: r.ID, Tool: r.Tool, Version: r.Version, Label: r.Label, Status: r.Status, StatusMessage: r.Message,
+		Progress:  Progress{Progress: r.Progress, Total: r.Total},
+		CreatedAt: unixMilli(r.Created), UpdatedAt: unixMilli(r.Updated), ExpiresAt: unixMilli(r.Expires),
+		PollInterval: time.Duration(r.PollMs) * time.Millisecond,
+	}
+	if r.Status == TaskWorking {
+		t.Progress.Message = r.Message
+	}
+	for _, in := range r.Inputs {
+		t.InputRequests = append(t.InputRequests, TaskInputRequest{Key: in.Key, Request: in.Request})
+	}
+	if r.Err != nil {
+		t.Err = r.Err.toError()
+	}
+	if len(r.Result) > 0 {
+		res, err := decodeStoredResult(r.Result)
+		if err != nil {
+			return nil, fmt.Errorf("toolexec: task %s: stored result: %w", r.ID, err)
+		}
+		t.Result = res
+	}
+	return t, nil
+}
+
+// decodeStoredResult reads a result a task keeps, keeping its structured
+// content as the exact JSON the handler produced.
+func decodeStoredResult(data []byte) (*CallToolResult, error) {
+	var w struct {
+		Content           json.RawMessage `json:"content"`
+		StructuredContent json.RawMessage `json:"structuredContent"`
+		IsError           bool            `json:"isError"`
+		Meta              map[string]any  `json:"_meta"`
+	}
+	if err := json.Unmarshal(data, &w); err != nil {
+		return nil, err
+	}
+	content, err := unmarshalContents(w.Content)
+	if err != nil {
+		return nil, err
+	}
+	res := &CallToolResult{Content: content, IsError: w.IsError, Meta: w.Meta}
+	if len(w.StructuredContent) > 0 && string(w.StructuredContent) != "null" {
+		res.StructuredContent = w.StructuredContent
+	}
+	return res, nil
+}
+
+// newTaskID returns a fresh task id: 128 bits from crypto/rand.
+func newTaskID() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails (Go 1.24+)
+	return hex.EncodeToString(b[:])
+}
+
+// validTaskID reports whether id has the form newTaskID gives, so that
+// nothing else is ever looked up in the store.
+func validTaskID(id string) bool {
+	if len(id) != 32 {
+		return false
+	}
+	for i := 0; i < len(id); i++ {
+		c := id[i]
+		if (c < '0' || c > '9') && (c < 'a' || c > 'f') {
+			return false
+		}
+	}
+	return true
+}
+
+// taskStore is where an Executor keeps its tasks: records and leases in
+// KVs, messages on a PubSub. Without a shared store both KVs are bounded
+// maps of the process's own (taskMemory) and the bus is the process's.
+type taskStore struct {
+	records, leases KV
+	bus             PubSub
+	settings        TaskSettings
+	leaseTTL        time.Duration
+}
+
+// newTaskStore builds where the Executor keeps its tasks: the shared store
+// when there is one, else bounded maps of the process's own.
+func (x *Executor) newTaskStore() *taskStore {
+	s := &taskStore{settings: x.taskSettings.withDefaults(), leaseTTL: x.leaseTTL}
+	if x.store != nil {
+		s.records, s.leases, s.bus = x.store, x.store, x.store
+		return s
+	}
+	s.records = newTaskMemory(s.settings.MaxMemoryTasks, s.settings.MaxMemoryBytes)
+	// A lease is a short key and a byte: the records bound them.
+	s.leases = newTaskMemory(s.settings.MaxMemoryTasks, s.settings.MaxMemoryTasks*(taskEntryOverhead+64))
+	s.bus = x.local
+	return s
+}
+
+// errTaskConflict is update's error when the record kept changing under it.
+var errTaskConflict = errors.New("toolexec: the task kept changing; try again")
+
+// maxUpdateAttempts bounds how often update retries a change that lost a
+// race with another.
+const maxUpdateAttempts = 32
+
+// load reads the record of id; nil when there is none.
+func (s *taskStore) load(ctx context.Context, id string) (*taskRecord, []byte, error) {
+	raw, ok, err := s.records.Get(ctx, taskKey(id))
+	if err != nil || !ok {
+		return nil, nil, err
+	}
+	r := new(taskRecord)
+	if err := json.Unmarshal(raw, r); err != nil {
+		return nil, nil, fmt.Errorf("toolexec: task %s: unreadable record: %w", id, err)
+	}
+	return r, raw, nil
+}
+
+// update changes the record of id with change, which reports whether it
+// changed anything, until its CompareAndSwap wins; a record changed is
+// kept for the TTL from now, and the change announced on the task's
+// channel. It returns the record as it is after (nil when there is none;
+// change is then not called).
+func (s *taskStore) update(ctx context.Context, id string, change func(r *taskRecord) bool) (*taskRecord, error) {
+	for range maxUpdateAttempts {
+		r, raw, err := s.load(ctx, id)
+		if err != nil || r == nil {
+			return nil, err
+		}
+		if !change(r) {
+			return r, nil
+		}
+		now := time.Now()
+		r.Updated = now.UnixMilli()
+		r.Expires = now.Add(s.settings.TTL).UnixMilli()
+		next, err := json.Marshal(r)
+		if err != nil {
+			return nil, err
+		}
+		ok, err := s.records.CompareAndSwap(ctx, taskKey(id), raw, next, s.settings.TTL)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			s.announce(ctx, id)
+			return r, nil
+		}
+	}
+	return nil, errTaskConflict
+}
+
+// announce tells the task's listeners it changed. A message lost is made
+// up for by the readers' own reads, so a failure is not an error.
+func (s *taskStore) announce(ctx context.Context, id string) {
+	_ = s.bus.Publish(ctx, taskChannel(id), nil)
+}
+
+// errRunnerGone is the failure of a task whose replica stopped running it.
+var errRunnerGone = &Error{Stage: StageExecute, Code: CodeInternal, Message: "the replica running this task stopped"}
+
+// alive reads the record of id, and marks a task whose runner's lease has
+// run out as failed, before returning it.
+func (s *taskStore) alive(ctx context.Context, id string) (*taskRecord, error) {
+	r, _, err := s.load(ctx, id)
+	if err != nil || r == nil || r.Status.Terminal() {
+		return r, err
+	}
+	_, held, err := s.leases.Get(ctx, leaseKey(id))
+	if err != nil || held {
+		return r, err
+	}
+	return s.update(ctx, id, func(r *taskRecord) bool {
+		if r.Status.Terminal() {
+			return false
+		}
+		r.Status, r.Message, r.Inputs, r.Answers = TaskFailed, errRunnerGone.Message, nil, nil
+		r.Err = toRecordError(errRunnerGone)
+		return true
+	})
+}

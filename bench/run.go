@@ -129,7 +129,7 @@ func Drive(base string, r Request, opts LoadOptions) (LoadResult, error) {
 			return 0, err
 		}
 		_, err = io.Copy(io.Discard, resp.Body)
-		resp.Body.Close()
+		_ = resp.Body.Close() // drained above; closing only frees the connection
 		d := time.Since(start)
 		if err == nil && resp.StatusCode != http.StatusOK {
 			err = fmt.Errorf("status %d", resp.StatusCode)

@@ -129,7 +129,9 @@ var (
 func (c *idConn) Prepare(query string) (driver.Stmt, error) { return c.conn.Prepare(query) }
 func (c *idConn) Close() error                              { return c.conn.Close() }
 
-//nolint:staticcheck // required by driver.Conn; database/sql calls BeginTx
+// Begin is required by driver.Conn; database/sql calls BeginTx.
+//
+//lint:ignore SA1019 driver.Conn still requires it
 func (c *idConn) Begin() (driver.Tx, error) { return c.conn.Begin() }
 
 func (c *idConn) BeginTx(ctx context.Context, opts driver.TxOptions) (driver.Tx, error) {

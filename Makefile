@@ -3,12 +3,17 @@ GO      ?= go
 # Every Go module in the repository (the library, bench/, interop/, ...).
 MODULES := $(shell find . -name go.mod -not -path './.git/*' -not -path './.cache/*' -exec dirname {} \; | sort)
 
-.PHONY: run test vet lint bench fuzz soak tidy conformance
+.PHONY: run test deps vet lint bench fuzz soak tidy conformance
 
 FUZZTIME ?= 20s
 
 run:
 	cd examples && $(GO) run ./server
+
+# Installs the Debian packages make test needs besides Go and git (.ci/deps
+# lists them and why); run it as root: sudo make deps.
+deps:
+	.ci/deps
 
 test: lint
 	@set -e; for m in $(MODULES); do \

@@ -3,14 +3,19 @@ GO      ?= go
 # Every Go module in the repository (the library, bench/, interop/, ...).
 MODULES := $(shell find . -name go.mod -not -path './.git/*' -not -path './.cache/*' -exec dirname {} \; | sort)
 
-.PHONY: run test vet lint bench fuzz soak tidy conformance
+.PHONY: run test deps vet lint bench fuzz soak tidy conformance
 
 FUZZTIME ?= 20s
 
 run:
 	cd examples && $(GO) run ./server
 
-test: vet
+# Installs the Debian packages make test needs besides Go and git (.ci/deps
+# lists them and why); run it as root: sudo make deps.
+deps:
+	.ci/deps
+
+test: lint
 	@set -e; for m in $(MODULES); do \
 		echo "== go test -race $$m"; \
 		(cd $$m && $(GO) test -race -count=1 ./...); \
@@ -29,12 +34,22 @@ vet:
 
 # The one Go version every go.mod states, and the README names.
 GOVERSION := 1.26
+# The linters, pinned, run with go run (the Go module proxy serves them).
+STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
+ERRCHECK    := github.com/kisielk/errcheck@v1.30.0
 
+# gofmt, go vet, staticcheck and errcheck over every module (errcheck on
+# non-test code; .errcheck-excludes says what it does not ask for, and
+# why), and one Go version everywhere. make test runs it first.
 lint: vet
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	@bad=$$(grep -H '^go ' $$(git ls-files '*go.mod') | grep -v 'go $(GOVERSION)\.0$$' || true); \
 		if [ -n "$$bad" ]; then echo "every go.mod must state go $(GOVERSION).0:"; echo "$$bad"; exit 1; fi
 	@grep -q 'Go $(GOVERSION) or newer' README.md || { echo "README.md must say: Go $(GOVERSION) or newer"; exit 1; }
+	@set -e; for m in $(MODULES); do \
+		echo "== staticcheck, errcheck $$m"; \
+		(cd $$m && $(GO) run $(STATICCHECK) ./... && $(GO) run $(ERRCHECK) -ignoretests -exclude $(CURDIR)/.errcheck-excludes ./...); \
+	done
 
 tidy:
 	@set -e; for m in $(MODULES); do (cd $$m && $(GO) mod tidy); done

@@ -108,7 +108,7 @@ func (r *taskRecord) snapshot() (*Task, error) {
 		t.Progress.Message = r.Message
 	}
 	for _, in := range r.Inputs {
-		t.InputRequests = append(t.InputRequests, TaskInputRequest{Key: in.Key, Request: in.Request})
+		t.InputRequests = append(t.InputRequests, TaskInputRequest(in))
 	}
 	if r.Err != nil {
 		t.Err = r.Err.toError()

@@ -150,7 +150,7 @@ func Drive(base string, r Request, opts LoadOptions) (LoadResult, error) {
 		} else {
 			_, err = io.Copy(io.Discard, resp.Body)
 		}
-		resp.Body.Close()
+		_ = resp.Body.Close() // read above; closing only frees the connection
 		d := time.Since(start)
 		if err == nil && resp.StatusCode != http.StatusOK {
 			err = fmt.Errorf("status %d", resp.StatusCode)

@@ -1,3 +1,5 @@
+//lint:file-ignore SA1019 real clients are tested with log messages, sampling and roots as long as MCP carries them
+
 package interop
 
 import (

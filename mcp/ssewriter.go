@@ -117,7 +117,7 @@ func (sw *sseWriter) writeUnbounded(p []byte, deadline time.Time) error {
 // handler returns (the end of the chunked body) by one more ceiling.
 func (sw *sseWriter) end() {
 	if sw.stuck != nil {
-		<-sw.stuck
+		_ = <-sw.stuck // the stalled write's end; the stream was dropped when it stalled
 		return
 	}
 	if !sw.unbounded {

@@ -1,3 +1,5 @@
+//lint:file-ignore SA1019 the stream carries log messages as long as MCP does
+
 package mcp_test
 
 import (

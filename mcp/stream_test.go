@@ -1,3 +1,5 @@
+//lint:file-ignore SA1019 log messages, sampling and roots are tested as long as MCP carries them
+
 package mcp_test
 
 import (

@@ -225,8 +225,3 @@ func (h *handler) legacyOutcome(ex *exchange, m *message, t *toolexec.Task) outc
 		return outcome{data: encodeError(m.id, e)}
 	}
 }
-
-// legacyTaskMethod reports whether method is a tasks method of 2025-11-25.
-func legacyTaskMethod(method string) bool {
-	return method == "tasks/get" || method == "tasks/result" || method == "tasks/cancel"
-}

@@ -60,7 +60,7 @@ func (rm *remote) do(req *http.Request, v any) error {
 	if err != nil {
 		return err
 	}
-	defer resp.Body.Close()
+	defer func() { _ = resp.Body.Close() }() // read up to its limit; closing only frees the connection
 	body, err := io.ReadAll(io.LimitReader(resp.Body, maxDocumentBytes+1))
 	if err != nil {
 		return err

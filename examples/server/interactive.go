@@ -62,6 +62,7 @@ func countdown(ctx context.Context, _ string, args map[string]any) ([]toolexec.C
 		}
 		left := steps - i
 		_ = toolexec.ReportProgress(ctx, toolexec.Progress{Progress: float64(i), Total: float64(steps), Message: fmt.Sprintf("%d to go", left)})
+		//lint:ignore SA1019 the explorer shows log lines, which every MCP version still carries
 		_ = toolexec.Logf(ctx, toolexec.LogInfo, "step %d of %d", i, steps)
 	}
 	return []toolexec.Content{toolexec.Text(fmt.Sprintf("counted down %d steps", steps))}, false, "", nil

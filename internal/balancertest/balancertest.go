@@ -129,7 +129,7 @@ func start(bin, dir string, backends []string) (*Balancer, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer logFile.Close()
+	defer func() { _ = logFile.Close() }() // HAProxy writes it; the test only reads it back
 	cmd := exec.Command(bin, "-db", "-f", cfg)
 	cmd.Stdout, cmd.Stderr = logFile, logFile
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
@@ -141,7 +141,7 @@ func start(bin, dir string, backends []string) (*Balancer, error) {
 	deadline := time.Now().Add(10 * time.Second)
 	for {
 		if c, err := net.DialTimeout("tcp", addr, time.Second); err == nil {
-			c.Close()
+			_ = c.Close() // a probe that the port answers: nothing was sent
 			break
 		}
 		select {
@@ -184,6 +184,6 @@ func freePort() (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	defer ln.Close()
+	defer func() { _ = ln.Close() }() // a free-port probe: nothing was sent
 	return ln.Addr().(*net.TCPAddr).Port, nil
 }

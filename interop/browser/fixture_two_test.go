@@ -1,3 +1,5 @@
+//lint:file-ignore SA1019 the page shows log lines as long as MCP carries them
+
 package browser_test
 
 import (

@@ -37,7 +37,7 @@ func main() {
 		if err != nil {
 			log.Fatal(err)
 		}
-		defer store.Close()
+		defer func() { _ = store.Close() }() // the process is ending
 		opts = append(opts, toolexec.WithStore(store))
 	}
 	reg := toolexec.NewRegistry()

@@ -96,7 +96,7 @@ func storeCost(o options, sr *scaleResults) {
 	}
 	defer srv.Close()
 	client := goredis.NewClient(&goredis.Options{Addr: srv.Addr, ContextTimeoutEnabled: true})
-	defer client.Close()
+	defer func() { _ = client.Close() }() // the benchmark is done with it
 	var trips roundTrips
 	client.AddHook(&trips)
 	cases := []struct {
@@ -162,7 +162,7 @@ func replicaThroughput(o options, sr *scaleResults) {
 	if err != nil {
 		fatal(err)
 	}
-	defer os.RemoveAll(dir)
+	defer func() { _ = os.RemoveAll(dir) }() // a temporary directory; the OS cleans what is left
 	bin := filepath.Join(dir, "benchreplica")
 	if out, err := exec.Command("go", "build", "-o", bin, "./cmd/benchreplica").CombinedOutput(); err != nil {
 		fatal(fmt.Errorf("building benchreplica: %v\n%s", err, out))

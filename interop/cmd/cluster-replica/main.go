@@ -55,7 +55,7 @@ func main() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	defer store.Close()
+	defer func() { _ = store.Close() }() // the process is ending
 
 	reg := toolexec.NewRegistry()
 	addTools(reg, *upstream, *name)
@@ -100,7 +100,7 @@ func addTools(reg *toolexec.Registry, upstream, name string) {
 		if err != nil {
 			return "", err
 		}
-		defer resp.Body.Close()
+		defer func() { _ = resp.Body.Close() }() // read; closing only frees the connection
 		b, err := io.ReadAll(resp.Body)
 		return string(b), err
 	}

@@ -57,7 +57,7 @@ func main() {
 		if err != nil {
 			log.Fatal(err)
 		}
-		defer rds.Close()
+		defer func() { _ = rds.Close() }() // the process is ending
 		opts = append(opts, toolexec.WithStore(rds))
 	}
 	x := toolexec.New(reg, reg, opts...)

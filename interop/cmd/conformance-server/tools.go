@@ -99,6 +99,7 @@ func addTools(reg *toolexec.Registry) {
 			}}))
 	reg.MustAdd(toolexec.Tool{Name: "test_error_handling", Description: "Tests error response handling"},
 		func(context.Context, string, map[string]any) ([]toolexec.Content, bool, string, error) {
+			//lint:ignore ST1005 the conformance suite's scenario expects these words
 			return nil, false, "", errors.New("This tool intentionally returns an error for testing")
 		})
 	reg.MustAdd(toolexec.Tool{Name: "test_reconnection",

@@ -28,7 +28,7 @@ func Load(path string, getenv func(string) (string, bool)) (*Config, error) {
 	if err != nil {
 		return nil, Problems{{File: path, Message: err.Error()}}
 	}
-	defer f.Close()
+	defer func() { _ = f.Close() }() // opened for reading: closing it loses nothing
 	data, err := io.ReadAll(io.LimitReader(f, MaxFileBytes+1))
 	if err != nil {
 		return nil, Problems{{File: path, Message: err.Error()}}

@@ -181,7 +181,7 @@ func (t *Tool) Handle(ctx context.Context, args map[string]any) (*toolexec.CallT
 	if err != nil {
 		return nil, t.fail(ctx, err)
 	}
-	defer resp.Body.Close()
+	defer func() { _ = resp.Body.Close() }() // read up to its cap; closing only frees the connection
 	body, err := io.ReadAll(io.LimitReader(resp.Body, int64(t.maxBytes)+1))
 	if err != nil {
 		return nil, t.fail(ctx, err)

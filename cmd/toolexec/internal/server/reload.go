@@ -40,7 +40,7 @@ func stamp(path string) (fileStamp, error) {
 	if err != nil {
 		return fileStamp{}, err
 	}
-	defer f.Close()
+	defer func() { _ = f.Close() }() // opened for reading: closing it loses nothing
 	st, err := f.Stat()
 	if err != nil {
 		return fileStamp{}, err

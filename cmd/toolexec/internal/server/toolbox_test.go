@@ -154,8 +154,7 @@ func TestHotelsQuickstart_Postgres(t *testing.T) {
 }
 
 func TestHotelsQuickstart_SQLite(t *testing.T) {
-	var base string
-	base = hotelsServer(t, "sqlite.yaml", nil)
+	base := hotelsServer(t, "sqlite.yaml", nil)
 	checkHotelsQuickstart(t, base, func(id int) string {
 		res := mcpToolCall(t, base, "search-hotels-by-name", `{"name":""}`)
 		for _, s := range contentTexts(res) {

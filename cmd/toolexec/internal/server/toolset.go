@@ -60,7 +60,9 @@ func buildSet(ctx context.Context, cfg *config.Config, logger *slog.Logger, http
 	sqlSources := map[string]*sqltool.Source{}
 	httpSources := map[string]*httptool.Source{}
 	fail := func(err error) (*Set, error) {
-		s.closeSources()
+		if cerr := s.closeSources(); cerr != nil {
+			err = errors.Join(err, cerr)
+		}
 		return nil, err
 	}
 	for _, t := range cfg.Tools {

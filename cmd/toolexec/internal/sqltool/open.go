@@ -88,14 +88,14 @@ func Open(ctx context.Context, src *config.Source, writes bool) (*Source, error)
 		// A server before PostgreSQL 14 does not report the setting, and
 		// a pooler in between may refuse it: reads then run in read-only
 		// transactions of their own, which read-only sessions never need.
-		s.Close()
+		_ = s.Close() // never served a call: nothing to lose
 		if s, err = openPostgres(src, writes, false); err != nil {
 			return nil, err
 		}
 		err = s.ping(ctx, src)
 	}
 	if err != nil {
-		s.Close()
+		_ = s.Close() // never served a call: the connect error is what matters
 		return nil, fmt.Errorf("source %q: cannot connect: %s", src.Name, redact(err))
 	}
 	return s, nil
@@ -171,7 +171,7 @@ func openSQLite(ctx context.Context, src *config.Source, writes bool) (*Source, 
 		s := &Source{Kind: config.KindSQLite, ro: db, rw: db, memory: true}
 		if src.Init != "" {
 			if err := applyInit(ctx, db, src.Init); err != nil {
-				db.Close()
+				_ = db.Close() // the init error is what matters
 				return nil, fmt.Errorf("source %q: %w", src.Name, err)
 			}
 		}
@@ -194,7 +194,7 @@ func openSQLite(ctx context.Context, src *config.Source, writes bool) (*Source, 
 	if writes {
 		rw, err := sql.Open("sqlite", u.String()+"?_pragma=busy_timeout(5000)&_pragma=foreign_keys(1)")
 		if err != nil {
-			ro.Close()
+			_ = ro.Close() // never served a call: the open error is what matters
 			return nil, err
 		}
 		s.rw = rw

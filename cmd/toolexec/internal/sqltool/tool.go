@@ -256,7 +256,7 @@ func (t *Tool) run(ctx context.Context, statement string, args []any) (*toolexec
 				// the connection serves no other call.
 				_ = conn.Raw(func(any) error { return driver.ErrBadConn })
 			}
-			conn.Close()
+			_ = conn.Close() // back to the pool; a bad connection is dropped by it
 		}()
 		// START TRANSACTION READ ONLY for read-only tools: the server
 		// refuses writes.
@@ -275,14 +275,17 @@ func (t *Tool) run(ctx context.Context, statement string, args []any) (*toolexec
 		return nil, t.fail(ctx, err)
 	}
 	if tx != nil {
-		defer tx.Rollback() //nolint:errcheck // a no-op after Commit
+		defer func() { _ = tx.Rollback() }() // a no-op after Commit; after a failure, the failure is what matters
 		if t.src.memory && ro {
 			if _, err := tx.ExecContext(ctx, "PRAGMA query_only = 1"); err != nil {
 				return nil, t.fail(ctx, err)
 			}
 			// Runs before the deferred rollback, on the same connection:
 			// the pragma is per connection, not per transaction.
-			defer tx.ExecContext(context.WithoutCancel(ctx), "PRAGMA query_only = 0") //nolint:errcheck // best effort; a failed reset only makes later writes fail
+			defer func() {
+				// Best effort: a failed reset only makes later writes fail.
+				_, _ = tx.ExecContext(context.WithoutCancel(ctx), "PRAGMA query_only = 0")
+			}()
 		}
 	}
 	if !t.cfg.Class.Rows {
@@ -326,7 +329,7 @@ func (t *Tool) run(ctx context.Context, statement string, args []any) (*toolexec
 				return nil, t.fail(ctx, err)
 			}
 			if !t.stmt.CompareAndSwap(nil, stmt) {
-				stmt.Close()
+				_ = stmt.Close() // another call's statement won; this one was never used
 				stmt = t.stmt.Load()
 			}
 		}
@@ -376,7 +379,7 @@ func affected(n int64) *toolexec.CallToolResult {
 // cut, cut is called (it cancels the query) or, when nil, the rest of the
 // rows are read and dropped.
 func (t *Tool) collect(rows *sql.Rows, cut func()) (*toolexec.CallToolResult, error) {
-	defer rows.Close()
+	defer func() { _ = rows.Close() }() // errors while reading come from rows.Err
 	cols, err := rows.Columns()
 	if err != nil {
 		return nil, err

@@ -111,13 +111,17 @@ func (sw *sseWriter) writeUnbounded(p []byte, deadline time.Time) error {
 	}
 }
 
+// stalledWriteEnded waits for the write that stalled to end, and returns
+// its error.
+func (sw *sseWriter) stalledWriteEnded() error { return <-sw.stuck }
+
 // end is called once the handler has written its stream's last event (or
 // given up on it), before it returns: it waits for a write left running
 // (see sseWriter), then bounds what net/http still writes after the
 // handler returns (the end of the chunked body) by one more ceiling.
 func (sw *sseWriter) end() {
 	if sw.stuck != nil {
-		_ = <-sw.stuck // the stalled write's end; the stream was dropped when it stalled
+		_ = sw.stalledWriteEnded() // reported when it stalled, and the stream dropped then
 		return
 	}
 	if !sw.unbounded {

@@ -187,7 +187,7 @@ func (s *Postgres) Exec(ctx context.Context, sql string) error {
 	if err != nil {
 		return err
 	}
-	defer conn.Close(ctx)
+	defer func() { _ = conn.Close(ctx) }() // a set-up connection, done with
 	_, err = conn.Exec(ctx, sql)
 	return err
 }
@@ -201,7 +201,7 @@ func (s *Postgres) Sessions() (int64, error) {
 	if err != nil {
 		return 0, err
 	}
-	defer f.Close()
+	defer func() { _ = f.Close() }() // opened for reading: closing it loses nothing
 	if _, err := f.Seek(s.logOffset, 0); err != nil {
 		return 0, err
 	}

@@ -62,7 +62,7 @@ func compareServers(o options, res *results, log io.Writer) {
 	if err != nil {
 		fatal(err)
 	}
-	defer os.RemoveAll(tmp)
+	defer func() { _ = os.RemoveAll(tmp) }() // a temporary directory; the OS cleans what is left
 
 	fmt.Fprintln(log, "building toolexec serve...")
 	te, err := external.BuildToolexec(ctx, root, tmp)

@@ -59,7 +59,7 @@ func run(a, b, aArgs, bArgs, aEnv, bEnv, db string, clients, rounds int, slice t
 	if err != nil {
 		return err
 	}
-	defer os.RemoveAll(tmp)
+	defer func() { _ = os.RemoveAll(tmp) }() // a temporary directory; the OS cleans what is left
 	var tree *external.Binary
 	binary := func(name string) (external.Binary, error) {
 		switch name {

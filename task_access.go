@@ -2,11 +2,10 @@ package toolexec
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
-	"fmt"
 	"net/http"
+
+	"github.com/toolexec/toolexec/internal/caller"
 )
 
 // A task belongs to the caller that created it: the identity the auth
@@ -16,34 +15,16 @@ import (
 // surfaces run the auth hook on those requests (SurfaceKit.Authenticate)
 // and pass the request it returns.
 
-// taskCredentialHeaders are the headers that carry a caller's credentials
-// when the auth hook names no identity: a task is bound to all of them.
-var taskCredentialHeaders = [...]string{"Authorization", "Cookie", "X-Api-Key", "X-Handsai-Token"}
-
 // taskOwner is a digest of whom a task belongs to: the identity in ctx,
 // else the credential headers of r (nil: none); "" for an anonymous caller
 // without any, whose tasks any anonymous caller holding the id may use.
 func taskOwner(ctx context.Context, r *http.Request) string {
-	h := sha256.New()
-	if id, ok := IdentityFromContext(ctx); ok {
-		h.Write([]byte("identity\x00"))
-		h.Write([]byte(id))
-	} else {
-		if r == nil {
-			return ""
-		}
-		found := false
-		for _, k := range taskCredentialHeaders {
-			for _, v := range r.Header[k] {
-				found = true
-				fmt.Fprintf(h, "%s\x00%d\x00%s", k, len(v), v)
-			}
-		}
-		if !found {
-			return ""
-		}
+	id, _ := IdentityFromContext(ctx)
+	var h http.Header
+	if r != nil {
+		h = r.Header
 	}
-	return hex.EncodeToString(h.Sum(nil)[:16])
+	return caller.Digest(id, h)
 }
 
 // ownRecord reads the task id for the caller of r: ErrTaskNotFound when

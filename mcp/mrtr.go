@@ -6,14 +6,14 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
-	"fmt"
-	"github.com/toolexec/toolexec/internal/jsonwalk"
 	"net/http"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/toolexec/toolexec"
+	"github.com/toolexec/toolexec/internal/caller"
+	"github.com/toolexec/toolexec/internal/jsonwalk"
 )
 
 // mrtrCall is the input state of one tools/call on 2026-07-28 (multi
@@ -239,14 +239,10 @@ func argsDigest(args json.RawMessage) string {
 	return hex.EncodeToString(sum[:16])
 }
 
-// credentialHeaders are the headers that carry a caller's credentials when
-// the auth hook names no identity: a state is bound to all of them.
-var credentialHeaders = [...]string{"Authorization", "Cookie", "X-Api-Key", "X-Handsai-Token"}
-
 // callerPrincipal is whom a requestState is bound to: a digest of the
 // identity the auth hook established (toolexec.WithIdentity), or, when it
-// established none, of the credentials the call's request carried (the
-// headers of credentialHeaders); "" for an anonymous call without any.
+// established none, of the credentials the call's request carried (see
+// internal/caller); "" for an anonymous call without any.
 func callerPrincipal(ctx context.Context) string {
 	call := toolexec.CallFromContext(ctx)
 	if call == nil {
@@ -259,24 +255,10 @@ func callerPrincipal(ctx context.Context) string {
 // resumed stream): ctx is the context the auth hook passed on, r the
 // request it passed on (nil: none).
 func requestPrincipal(ctx context.Context, r *http.Request) string {
-	h := sha256.New()
-	if id, ok := toolexec.IdentityFromContext(ctx); ok {
-		h.Write([]byte("identity\x00"))
-		h.Write([]byte(id))
-	} else {
-		if r == nil {
-			return ""
-		}
-		found := false
-		for _, k := range credentialHeaders {
-			for _, v := range r.Header[k] {
-				found = true
-				fmt.Fprintf(h, "%s\x00%d\x00%s", k, len(v), v)
-			}
-		}
-		if !found {
-			return ""
-		}
+	id, _ := toolexec.IdentityFromContext(ctx)
+	var h http.Header
+	if r != nil {
+		h = r.Header
 	}
-	return hex.EncodeToString(h.Sum(nil)[:16])
+	return caller.Digest(id, h)
 }

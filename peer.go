@@ -185,6 +185,7 @@ type InputError struct {
 // answer in time.
 const CodeInputTimeout = -32001
 
+// Error returns the caller's refusal with its message and code.
 func (e *InputError) Error() string {
 	return fmt.Sprintf("toolexec: the caller refused the input request: %s (code %d)", e.Message, e.Code)
 }

@@ -105,6 +105,13 @@ func (x *Executor) cacheInterceptor(next CallFunc) CallFunc {
 		if hit {
 			return res, nil
 		}
+		if ov != nil && ov.admitAgain != nil {
+			// The store found a value that did not decode, and the call
+			// took no slot for it: take one now.
+			if err := ov.admitAgain(ctx); err != nil {
+				return nil, err
+			}
+		}
 
 		res, err := next(ctx, call)
 		if err != nil || res == nil || res.IsError || call.askedInput {
@@ -112,17 +119,18 @@ func (x *Executor) cacheInterceptor(next CallFunc) CallFunc {
 			// theirs alone: a hit would skip asking the next caller.
 			return res, err
 		}
-		if ov != nil {
-			// Stored while the limit stage gives its slot back, which
-			// waits for it.
-			ov.pending.Add(1)
-			go func() {
-				defer ov.pending.Done()
-				x.cacheSet(ctx, call, key, res)
-			}()
+		data, ttl, ok := x.cacheEncode(call, res)
+		if !ok {
 			return res, nil
 		}
-		x.cacheSet(ctx, call, key, res)
+		if ov != nil {
+			// Stored by the limit stage, in the round trip that gives its
+			// slot back.
+			ov.write, ov.ttl = data, ttl
+			return res, nil
+		}
+		err = x.cache.Set(context.WithoutCancel(ctx), key, data, ttl)
+		x.noteCache(ctx, err)
 		return res, nil
 	}
 }
@@ -151,10 +159,10 @@ func (x *Executor) cacheDecode(ctx context.Context, call *Call, data []byte, fou
 	return res
 }
 
-// cacheSet stores res under key for the tool's TTL. It stores the result's
-// JSON, taken now, so whatever the caller later does to res stays out of
-// the cache. The store is not cancelled with the call.
-func (x *Executor) cacheSet(ctx context.Context, call *Call, key string, res *CallToolResult) {
+// cacheEncode returns what the cache stores for res, and for how long:
+// the result's JSON, taken now, so whatever the caller later does to res
+// stays out of the cache. ok is false for a result that cannot be encoded.
+func (x *Executor) cacheEncode(call *Call, res *CallToolResult) (data []byte, ttl time.Duration, ok bool) {
 	stored := *res
 	if _, ok := stored.Meta[traceIDKey]; ok {
 		// A trace id belongs to the call that ran; a hit is another call.
@@ -163,14 +171,13 @@ func (x *Executor) cacheSet(ctx context.Context, call *Call, key string, res *Ca
 	}
 	data, err := json.Marshal(stored)
 	if err != nil {
-		return // the surface reports the encoding failure to the caller
+		return nil, 0, false // the surface reports the encoding failure to the caller
 	}
-	ttl := call.Tool.Options.CacheTTL
+	ttl = call.Tool.Options.CacheTTL
 	if ttl <= 0 {
 		ttl = x.cacheTTL
 	}
-	err = x.cache.Set(context.WithoutCancel(ctx), key, data, ttl)
-	x.noteCache(ctx, err)
+	return data, ttl, true
 }
 
 // noteCache logs a cache failure: at warning level the first after a

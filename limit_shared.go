@@ -67,30 +67,59 @@ func (x *Executor) sharedLimit(ctx context.Context, call *Call, next CallFunc) (
 	var ov *storeOverlap
 	if a.Read != "" {
 		ov = &storeOverlap{key: a.Read, value: adm.Value, found: adm.Found}
+		if adm.Found && limited {
+			// Answered from the cache, the call took no slot. Should the
+			// cached value not decode, the cache stage runs the tool, which
+			// then waits for a slot as any call does (the rate counted it).
+			slotOnly := Admission{SlotKey: a.SlotKey, SlotMax: a.SlotMax, SlotTTL: a.SlotTTL}
+			ov.admitAgain = func(ctx context.Context) error {
+				adm, err := x.admitShared(ctx, call, &slotOnly, cfg)
+				switch {
+				case errors.Is(err, errStoreDown):
+					return nil // the call runs uncounted, as its hit would have
+				case err != nil:
+					return err
+				}
+				ov.keep = x.keepLease(slotOnly.SlotKey, adm.Lease)
+				return nil
+			}
+		}
 		ctx = context.WithValue(ctx, storeOverlapKey{}, ov)
 	}
-	if adm.Lease == "" {
-		defer ov.wait()
+	var keep *leaseKeeper
+	if adm.Lease != "" {
+		keep = x.keepLease(a.SlotKey, adm.Lease)
+	}
+	if keep == nil && ov == nil {
 		return next(ctx, call)
 	}
-	keep := x.keepLease(a.SlotKey, adm.Lease)
 	defer func() {
-		keep.release() // while the cache stores the result, if it does
-		ov.wait()
+		if ov != nil && ov.keep != nil {
+			keep = ov.keep
+		}
+		x.release(ctx, keep, ov)
 	}()
 	return next(ctx, call)
 }
 
 // storeOverlap carries, from the limit stage to the cache stage of one
-// call, what overlaps their round trips to a shared store: the cache
-// lookup the admission made (Admission.Read), and the cache's store of the
-// result, which runs while the limit stage gives its slot back, and which
-// the limit stage waits for before the call returns.
+// call, what lets their work in a shared store share round trips: the
+// cache lookup the admission made (Admission.Read), and the result the
+// cache leaves to store, which the limit stage stores as it gives its slot
+// back (Limits.Release).
 type storeOverlap struct {
-	key     string
-	value   []byte
-	found   bool
-	pending sync.WaitGroup // the cache's store in flight
+	key   string
+	value []byte
+	found bool
+	// admitAgain, when set, takes the slot the call skipped because its
+	// lookup found a value, for a call that runs the tool after all (the
+	// value did not decode); keep is that slot's.
+	admitAgain func(context.Context) error
+	keep       *leaseKeeper
+	// write is what the cache leaves to store under key, for ttl; nil
+	// stores nothing.
+	write []byte
+	ttl   time.Duration
 }
 
 type storeOverlapKey struct{}
@@ -101,10 +130,31 @@ func overlapOf(ctx context.Context) *storeOverlap {
 	return ov
 }
 
-// wait waits for the cache's store; a nil overlap has none.
-func (o *storeOverlap) wait() {
-	if o != nil {
-		o.pending.Wait()
+// release ends a call in the store in one Limits.Release: it stops
+// renewing keep's lease and gives its slot back (so that the caller's next
+// call finds the slot free, as it would in one process), and stores the
+// result the cache left in ov. Either may be nil. It is not cancelled
+// with the call; a release that fails leaves the slot to run out.
+func (x *Executor) release(ctx context.Context, keep *leaseKeeper, ov *storeOverlap) {
+	var r Release
+	if keep != nil {
+		keep.stop()
+		r.SlotKey, r.Lease = keep.key, keep.lease
+	}
+	if ov != nil && ov.write != nil {
+		r.Write, r.Value, r.TTL = ov.key, ov.write, ov.ttl
+	}
+	if r.Lease == "" && r.Write == "" {
+		return
+	}
+	ctx = context.WithoutCancel(ctx)
+	octx, cancel := context.WithTimeout(ctx, storeOpTimeout)
+	err := x.store.Release(octx, r)
+	cancel()
+	if r.Write != "" {
+		x.noteCache(ctx, err)
+	} else {
+		x.noteStore(ctx, err)
 	}
 }
 
@@ -217,7 +267,7 @@ func slotKey(t *Tool, own bool) string {
 }
 
 // leaseKeeper renews a slot's lease every third of its TTL while the call
-// runs, and releases it when the call ends.
+// runs, until stopped.
 type leaseKeeper struct {
 	x          *Executor
 	key, lease string
@@ -252,16 +302,10 @@ func (k *leaseKeeper) renew() {
 	k.mu.Unlock()
 }
 
-// release stops renewing and gives the slot back. It waits for the store,
-// so that the caller's next call finds the slot free, as it would in one
-// process; a release that fails leaves the slot to run out.
-func (k *leaseKeeper) release() {
+// stop stops renewing the lease.
+func (k *leaseKeeper) stop() {
 	k.mu.Lock()
 	k.done = true
 	k.timer.Stop()
 	k.mu.Unlock()
-	ctx, cancel := context.WithTimeout(context.Background(), storeOpTimeout)
-	err := k.x.store.ReleaseSlot(ctx, k.key, k.lease)
-	cancel()
-	k.x.noteStore(context.Background(), err)
 }

@@ -32,11 +32,11 @@ func (s *flakyStore) Admit(ctx context.Context, a toolexec.Admission) (toolexec.
 	return s.MemoryStore.Admit(ctx, a)
 }
 
-func (s *flakyStore) ReleaseSlot(ctx context.Context, key, lease string) error {
+func (s *flakyStore) Release(ctx context.Context, r toolexec.Release) error {
 	if s.down.Load() {
 		return errUnreachable
 	}
-	return s.MemoryStore.ReleaseSlot(ctx, key, lease)
+	return s.MemoryStore.Release(ctx, r)
 }
 
 func TestLimitsAreCountedInTheProcessWhileTheStoreIsDown(t *testing.T) {
@@ -172,4 +172,39 @@ func TestASharedStoreLooksACallUpWithItsAdmission(t *testing.T) {
 	assert.Equal(t, first.Content, second.Content)
 	assert.Equal(t, int32(2), store.admitReads.Load(), "each call was looked up with its admission")
 	assert.Zero(t, store.gets.Load(), "and in no other round trip")
+}
+
+// undecodableHitStore is a MemoryStore whose every cache lookup made with
+// an admission finds a value that does not decode.
+type undecodableHitStore struct{ *toolexec.MemoryStore }
+
+func (s undecodableHitStore) Admit(ctx context.Context, a toolexec.Admission) (toolexec.Admittance, error) {
+	if a.Read == "" {
+		return s.MemoryStore.Admit(ctx, a)
+	}
+	return toolexec.Admittance{Found: true, Value: []byte("{not json")}, nil
+}
+
+func TestACachedValueThatDoesNotDecodeRunsTheToolInASlot(t *testing.T) {
+	store := undecodableHitStore{toolexec.NewMemoryStore()}
+	g := newGate()
+	x := newExec(t, toolexec.Tool{Name: "q", Options: toolexec.ToolOptions{Cache: true, CacheShared: true}}, g.handle,
+		toolexec.WithStore(store), toolexec.WithLogger(slog.New(slog.DiscardHandler)),
+		toolexec.WithConcurrencyLimit(toolexec.ConcurrencyLimit{Max: 1, FailFast: true}))
+
+	first := background(x, "q")
+	<-g.entered // the lookup found no usable value: the tool runs
+	second := background(x, "q")
+	select {
+	case err := <-second:
+		requireError(t, err, toolexec.StageLimit, toolexec.CodeUnavailable) // in the slot the first call took after all
+	case <-g.entered:
+		close(g.release)
+		t.Fatal("a second call ran the tool: the first held no slot")
+	}
+	close(g.release)
+	require.NoError(t, <-first)
+	res, err := call(x, "q", `{}`)
+	require.NoError(t, err, "the slot was given back")
+	assert.False(t, res.IsError)
 }

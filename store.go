@@ -64,9 +64,14 @@ type Limits interface {
 	// now, and reports false when the lease had run out or been released
 	// already (its slot may then be held by another call).
 	RenewSlot(ctx context.Context, key, lease string, ttl time.Duration) (bool, error)
-	// ReleaseSlot gives the slot of lease back. Releasing a lease that has
-	// run out, or was released, does nothing.
-	ReleaseSlot(ctx context.Context, key, lease string) error
+	// Release ends what an admitted call leaves in the store, as one step
+	// (one round trip to a remote store): it gives the call's slot back
+	// and stores the KV value the call leaves (the read-through cache's
+	// result of a miss). Either part may be absent (see Release).
+	// Releasing a lease that has run out, or was released, does nothing.
+	// A value the store refuses (too large) is not stored, and its error
+	// is returned, but the slot is given back all the same.
+	Release(ctx context.Context, r Release) error
 }
 
 // Admission is one call's claim on the limits that apply to it.
@@ -86,15 +91,31 @@ type Admission struct {
 	// Read names a KV key whose value an admitted call gets in the same
 	// step (Admittance.Value), so that a call that will look it up anyway
 	// (the read-through cache) pays no other round trip for it; "" reads
-	// nothing.
+	// nothing. A call whose Read finds a value takes no slot: it is
+	// answered from that value and does not run (the rate still counts
+	// it).
 	Read string
+}
+
+// Release is what one call gives back and leaves when it ends
+// (Limits.Release).
+type Release struct {
+	// SlotKey and Lease name the slot the call held (Admission.SlotKey,
+	// Admittance.Lease); a "" Lease gives none back.
+	SlotKey, Lease string
+	// Write names a KV key to store Value under for TTL, as KV.Set does;
+	// "" stores nothing.
+	Write string
+	Value []byte
+	TTL   time.Duration
 }
 
 // Admittance is Limits.Admit's answer: the call was admitted when it
 // was refused neither by the rate nor for want of a slot.
 type Admittance struct {
 	// Lease identifies the slot the admitted call holds, for RenewSlot and
-	// ReleaseSlot; "" when it asked for none, or was refused.
+	// Release; "" when it asked for none, was refused, or was answered
+	// from the value Admission.Read found.
 	Lease string
 	// RateWait, when positive, says the rate refused the call, and how long
 	// until a call would be allowed.

@@ -42,9 +42,17 @@ func NewMemoryStore() *MemoryStore {
 
 // Admit implements Limits.
 func (s *MemoryStore) Admit(ctx context.Context, a Admission) (Admittance, error) {
+	var value []byte
+	var found bool
+	if a.Read != "" {
+		value, found, _ = s.Get(ctx, a.Read)
+		if found {
+			a.SlotKey = "" // answered from the value: no slot
+		}
+	}
 	adm := s.limits.admit(a, time.Now())
-	if a.Read != "" && adm.Admitted() {
-		adm.Value, adm.Found, _ = s.Get(ctx, a.Read)
+	if adm.Admitted() {
+		adm.Value, adm.Found = value, found
 	}
 	return adm, nil
 }
@@ -54,9 +62,14 @@ func (s *MemoryStore) RenewSlot(_ context.Context, key, lease string, ttl time.D
 	return s.limits.renew(key, lease, ttl, time.Now()), nil
 }
 
-// ReleaseSlot implements Limits.
-func (s *MemoryStore) ReleaseSlot(_ context.Context, key, lease string) error {
-	s.limits.release(key, lease)
+// Release implements Limits.
+func (s *MemoryStore) Release(ctx context.Context, r Release) error {
+	if r.Lease != "" {
+		s.limits.release(r.SlotKey, r.Lease)
+	}
+	if r.Write != "" {
+		return s.Set(ctx, r.Write, r.Value, r.TTL)
+	}
 	return nil
 }
 

@@ -166,33 +166,48 @@ func TestValuesAreBoundedInSize(t *testing.T) {
 }
 
 // roundTrips counts the round trips a client makes: one per command sent
-// alone, one per pipeline (a script run with EVALSHA is one command).
+// alone, one per pipeline (a script run with EVALSHA is one command). The
+// commands go-redis sends to set up a new connection (HELLO, CLIENT) are
+// not the calls' and are not counted.
 type roundTrips struct{ n atomic.Int32 }
 
 func (r *roundTrips) DialHook(next goredis.DialHook) goredis.DialHook { return next }
 func (r *roundTrips) ProcessHook(next goredis.ProcessHook) goredis.ProcessHook {
 	return func(ctx context.Context, cmd goredis.Cmder) error {
-		r.n.Add(1)
+		if !handshake(cmd) {
+			r.n.Add(1)
+		}
 		return next(ctx, cmd)
 	}
 }
 func (r *roundTrips) ProcessPipelineHook(next goredis.ProcessPipelineHook) goredis.ProcessPipelineHook {
 	return func(ctx context.Context, cmds []goredis.Cmder) error {
-		r.n.Add(1)
+		if len(cmds) > 0 && !handshake(cmds[0]) {
+			r.n.Add(1)
+		}
 		return next(ctx, cmds)
 	}
 }
 
-func TestACallPaysOneRoundTripBeforeItsHandler(t *testing.T) {
+func handshake(cmd goredis.Cmder) bool {
+	switch strings.ToLower(cmd.Name()) {
+	case "hello", "client", "auth", "select":
+		return true
+	}
+	return false
+}
+
+func TestACallPaysOneRoundTripBeforeItsHandlerAndOneAfter(t *testing.T) {
 	srv := redistest.New(t)
 	client := goredis.NewClient(&goredis.Options{Addr: srv.Addr, ContextTimeoutEnabled: true})
 	defer client.Close()
 	var trips roundTrips
 	client.AddHook(&trips)
 	reg := toolexec.NewRegistry()
-	var before atomic.Int32
+	var before, runs atomic.Int32
 	h := func(context.Context, string, map[string]any) ([]toolexec.Content, bool, string, error) {
 		before.Store(trips.n.Load())
+		runs.Add(1)
 		return []toolexec.Content{toolexec.Text("ok")}, false, "", nil
 	}
 	reg.MustAdd(toolexec.Tool{Name: "limited"}, h)
@@ -207,22 +222,57 @@ func TestACallPaysOneRoundTripBeforeItsHandler(t *testing.T) {
 
 	for _, tc := range []struct {
 		tool, args string
-		after      int32
 		what       string
 	}{
-		{"limited", `{}`, 1, "the slot given back"},
-		{"cached", `{"q":1}`, 2, "the result stored and the slot given back, side by side"},
+		{"limited", `{}`, "the slot given back"},
+		{"cached", `{"q":1}`, "the result stored as the slot is given back, pipelined"},
 	} {
 		trips.n.Store(0)
 		_, err := run(x, "a", tc.tool, tc.args)
 		require.NoError(t, err)
 		assert.Equal(t, int32(1), before.Load(), "%s: the rate, the slot and the cache lookup in one round trip before the handler", tc.tool)
-		assert.Equal(t, 1+tc.after, trips.n.Load(), "%s: then %s", tc.tool, tc.what)
+		assert.Equal(t, int32(2), trips.n.Load(), "%s: then %s, in one more", tc.tool, tc.what)
 	}
 	trips.n.Store(0)
+	runs.Store(0)
 	_, err := run(x, "a", "cached", `{"q":1}`)
 	require.NoError(t, err)
-	assert.Equal(t, int32(2), trips.n.Load(), "a hit: the admission with its lookup, and the slot given back")
+	assert.Zero(t, runs.Load(), "a hit")
+	assert.Equal(t, int32(1), trips.n.Load(), "a hit: one round trip in all (the rate counted, the value read, no slot taken)")
+}
+
+func TestAHitNeedsNoSlotEvenWhenEveryOneIsHeld(t *testing.T) {
+	srv := redistest.New(t)
+	entered, release := make(chan struct{}), make(chan struct{})
+	var runs atomic.Int32
+	h := func(_ context.Context, _ string, args map[string]any) ([]toolexec.Content, bool, string, error) {
+		runs.Add(1)
+		if args["slow"] != nil {
+			close(entered)
+			<-release
+		}
+		return []toolexec.Content{toolexec.Text("ok")}, false, "", nil
+	}
+	xs := replicas(t, srv, 2, h, []toolexec.Tool{
+		{Name: "c", Options: toolexec.ToolOptions{Cache: true, CacheShared: true,
+			ConcurrencyLimit: &toolexec.ConcurrencyLimit{Max: 1, FailFast: true}}},
+	})
+	_, err := run(xs[0], "", "c", `{"q":1}`)
+	require.NoError(t, err)
+	done := make(chan error, 1)
+	go func() { _, err := run(xs[0], "", "c", `{"slow":1}`); done <- err }()
+	<-entered
+
+	res, err := run(xs[1], "", "c", `{"q":1}`)
+	require.NoError(t, err, "answered from the cache while the tool's one slot is held on the other replica")
+	assert.False(t, res.IsError)
+	_, err = run(xs[1], "", "c", `{"q":2}`)
+	var te *toolexec.Error
+	require.ErrorAs(t, err, &te, "a miss needs the slot, which is held")
+	assert.Equal(t, toolexec.CodeUnavailable, te.Code)
+	close(release)
+	require.NoError(t, <-done)
+	assert.Equal(t, int32(2), runs.Load())
 }
 
 func TestCallsGoOnWhileRedisIsDownAndRedisComesBack(t *testing.T) {

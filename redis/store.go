@@ -183,11 +183,16 @@ func (s *Store) Set(ctx context.Context, key string, value []byte, ttl time.Dura
 	if len(value) > s.maxValue {
 		return ErrValueTooLarge
 	}
-	exp := time.Duration(0)
-	if ttl > 0 {
-		exp = time.Duration(ms(ttl)) * time.Millisecond
+	return s.rdb.Set(ctx, s.key("kv:", key), value, expiry(ttl)).Err()
+}
+
+// expiry is ttl as Set sends it: whole milliseconds, at least one; 0 (no
+// expiry) for ttl <= 0.
+func expiry(ttl time.Duration) time.Duration {
+	if ttl <= 0 {
+		return 0
 	}
-	return s.rdb.Set(ctx, s.key("kv:", key), value, exp).Err()
+	return time.Duration(ms(ttl)) * time.Millisecond
 }
 
 // Add implements toolexec.KV.
@@ -236,9 +241,9 @@ func (s *Store) Delete(ctx context.Context, key string) error {
 // admitScript is Limits.Admit: the GCRA state of the rate is a string (the
 // theoretical arrival time, microseconds of Redis's clock), the slots a
 // sorted set of lease ids scored by their expiry (milliseconds). It
-// returns {0, 0, value of KEYS[3] or false} for an admitted call, {1, wait
-// in microseconds} for one the rate refused, {2, 0} for one that found
-// every slot held.
+// returns {0, 0, value of KEYS[3] or false} for an admitted call (one
+// whose read found a value takes no slot), {1, wait in microseconds} for
+// one the rate refused, {2, 0} for one that found every slot held.
 var admitScript = goredis.NewScript(`
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
@@ -250,7 +255,9 @@ if ARGV[1] == '1' then
   local over = newtat - now - tonumber(ARGV[3])
   if over > 0 then return {1, over} end
 end
-if ARGV[4] == '1' then
+local value = false
+if ARGV[8] == '1' then value = redis.call('GET', KEYS[3]) end
+if ARGV[4] == '1' and not value then
   local nowms = math.floor(now / 1000)
   redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', nowms)
   if redis.call('ZCARD', KEYS[2]) >= tonumber(ARGV[5]) then return {2, 0} end
@@ -261,9 +268,7 @@ end
 if ARGV[1] == '1' then
   redis.call('SET', KEYS[1], string.format('%d', newtat), 'PX', math.ceil((newtat - now) / 1000) + 1)
 end
-if ARGV[8] == '1' then
-  return {0, 0, redis.call('GET', KEYS[3])}
-end
+if value then return {0, 1, value} end
 return {0, 0}`)
 
 // Admit implements toolexec.Limits, in one round trip.
@@ -306,13 +311,11 @@ func (s *Store) Admit(ctx context.Context, a toolexec.Admission) (toolexec.Admit
 	case 2:
 		return toolexec.Admittance{SlotsFull: true}, nil
 	}
-	adm := toolexec.Admittance{Lease: lease}
-	if len(res) == 3 {
-		if v, ok := res[2].(string); ok {
-			adm.Value, adm.Found = []byte(v), true
-		}
+	if len(res) == 3 { // answered from the value read: no slot taken
+		v, _ := res[2].(string)
+		return toolexec.Admittance{Value: []byte(v), Found: true}, nil
 	}
-	return adm, nil
+	return toolexec.Admittance{Lease: lease}, nil
 }
 
 // gcraParams are the rate's emission interval and burst tolerance in
@@ -349,9 +352,30 @@ func (s *Store) RenewSlot(ctx context.Context, key, lease string, ttl time.Durat
 	return n == 1, err
 }
 
-// ReleaseSlot implements toolexec.Limits.
-func (s *Store) ReleaseSlot(ctx context.Context, key, lease string) error {
-	return s.rdb.ZRem(ctx, s.key("", key), lease).Err()
+// Release implements toolexec.Limits, in one round trip: the slot's ZREM
+// and the value's SET pipelined. A value over MaxValueBytes is not stored
+// (ErrValueTooLarge), and the slot is given back all the same.
+func (s *Store) Release(ctx context.Context, r toolexec.Release) error {
+	var tooLarge error
+	if r.Write != "" && len(r.Value) > s.maxValue {
+		r.Write, tooLarge = "", ErrValueTooLarge
+	}
+	switch {
+	case r.Lease != "" && r.Write != "":
+		_, err := s.rdb.Pipelined(ctx, func(p goredis.Pipeliner) error {
+			p.ZRem(ctx, s.key("", r.SlotKey), r.Lease)
+			p.Set(ctx, s.key("kv:", r.Write), r.Value, expiry(r.TTL))
+			return nil
+		})
+		return err
+	case r.Lease != "":
+		if err := s.rdb.ZRem(ctx, s.key("", r.SlotKey), r.Lease).Err(); err != nil {
+			return err
+		}
+	case r.Write != "":
+		return s.Set(ctx, r.Write, r.Value, r.TTL)
+	}
+	return tooLarge
 }
 
 // Publish implements toolexec.PubSub.

@@ -58,6 +58,8 @@ var checks = []struct {
 	{"Limits/LeaseRunsOut", limitsLeaseRunsOut},
 	{"Limits/RenewKeepsTheSlot", limitsRenew},
 	{"Limits/AdmitReadsAKey", limitsRead},
+	{"Limits/AFoundValueTakesNoSlot", limitsReadHit},
+	{"Limits/ReleaseGivesBackAndWrites", limitsRelease},
 	{"PubSub/DeliversInOrder", pubsubOrder},
 	{"PubSub/EverySubscriberAndOnlyItsChannel", pubsubFanOut},
 	{"PubSub/StopEndsDelivery", pubsubStop},
@@ -204,8 +206,8 @@ func limitsSlots(t *testing.T, s toolexec.Store) {
 	other := admit(t, s, toolexec.Admission{SlotKey: "other", SlotMax: 1, SlotTTL: time.Hour})
 	assert.True(t, other.Admitted(), "another key, other slots")
 
-	require.NoError(t, s.ReleaseSlot(ctx(), "s", one.Lease))
-	require.NoError(t, s.ReleaseSlot(ctx(), "s", one.Lease), "releasing twice is no error")
+	require.NoError(t, s.Release(ctx(), toolexec.Release{SlotKey: "s", Lease: one.Lease}))
+	require.NoError(t, s.Release(ctx(), toolexec.Release{SlotKey: "s", Lease: one.Lease}), "releasing twice is no error")
 	assert.True(t, admit(t, s, a).Admitted(), "a released slot is free")
 	assert.True(t, admit(t, s, a).SlotsFull, "and only that one")
 }
@@ -217,7 +219,7 @@ func limitsAtomicSlot(t *testing.T, s toolexec.Store) {
 	for range 3 {
 		assert.True(t, admit(t, s, both).SlotsFull)
 	}
-	require.NoError(t, s.ReleaseSlot(ctx(), "s", held.Lease))
+	require.NoError(t, s.Release(ctx(), toolexec.Release{SlotKey: "s", Lease: held.Lease}))
 	adm := admit(t, s, both)
 	assert.True(t, adm.Admitted(), "the refusals consumed nothing of the rate")
 	assert.NotEmpty(t, adm.Lease)
@@ -256,7 +258,7 @@ func limitsRenew(t *testing.T, s toolexec.Store) {
 	time.Sleep(600 * time.Millisecond) // past the first TTL
 	assert.True(t, admit(t, s, a).SlotsFull, "the renewed lease still holds the slot")
 
-	require.NoError(t, s.ReleaseSlot(ctx(), "s", held.Lease))
+	require.NoError(t, s.Release(ctx(), toolexec.Release{SlotKey: "s", Lease: held.Lease}))
 	ok, err = s.RenewSlot(ctx(), "s", held.Lease, time.Hour)
 	require.NoError(t, err)
 	assert.False(t, ok, "a released lease cannot be renewed")
@@ -278,6 +280,44 @@ func limitsRead(t *testing.T, s toolexec.Store) {
 	assert.True(t, adm.Admitted())
 	assert.False(t, adm.Found, "a key that holds nothing")
 	assert.Nil(t, adm.Value)
+}
+
+func limitsReadHit(t *testing.T, s toolexec.Store) {
+	require.NoError(t, s.Set(ctx(), "k", []byte("cached"), time.Hour))
+	held := admit(t, s, toolexec.Admission{SlotKey: "s", SlotMax: 1, SlotTTL: time.Hour})
+	require.True(t, held.Admitted())
+
+	rate := toolexec.RateLimit{Rate: 1, Per: time.Hour}
+	hit := admit(t, s, toolexec.Admission{RateKey: "r", Rate: rate, SlotKey: "s", SlotMax: 1, SlotTTL: time.Hour, Read: "k"})
+	assert.True(t, hit.Admitted(), "a call answered from the value needs no slot, though every slot is held")
+	assert.True(t, hit.Found)
+	assert.Empty(t, hit.Lease, "and takes none")
+	assert.Positive(t, admit(t, s, toolexec.Admission{RateKey: "r", Rate: rate}).RateWait, "the rate counted it")
+
+	miss := admit(t, s, toolexec.Admission{SlotKey: "s", SlotMax: 1, SlotTTL: time.Hour, Read: "absent"})
+	assert.True(t, miss.SlotsFull, "a call that finds nothing waits for a slot")
+	assert.False(t, miss.Found)
+}
+
+func limitsRelease(t *testing.T, s toolexec.Store) {
+	a := toolexec.Admission{SlotKey: "s", SlotMax: 1, SlotTTL: time.Hour}
+	held := admit(t, s, a)
+	require.True(t, held.Admitted())
+	require.NoError(t, s.Release(ctx(), toolexec.Release{SlotKey: "s", Lease: held.Lease, Write: "k", Value: []byte("v"), TTL: time.Hour}))
+	got, ok, err := s.Get(ctx(), "k")
+	require.NoError(t, err)
+	assert.True(t, ok, "the value is stored")
+	assert.Equal(t, "v", string(got))
+	again := admit(t, s, a)
+	assert.True(t, again.Admitted(), "and the slot given back")
+
+	require.NoError(t, s.Release(ctx(), toolexec.Release{Write: "k2", Value: []byte("w"), TTL: time.Hour}), "a write alone")
+	got, _, err = s.Get(ctx(), "k2")
+	require.NoError(t, err)
+	assert.Equal(t, "w", string(got))
+	require.NoError(t, s.Release(ctx(), toolexec.Release{SlotKey: "s", Lease: again.Lease}), "a slot alone")
+	assert.True(t, admit(t, s, a).Admitted())
+	require.NoError(t, s.Release(ctx(), toolexec.Release{}), "nothing at all")
 }
 
 // collector gathers the messages of a subscription.

@@ -199,6 +199,20 @@ func WithStore(s Store) Option {
 // keys, for example).
 func (k SurfaceKit) Store() Store { return k.x.storeOrLocal() }
 
+// StoreShared reports whether the Executor was given a store with
+// WithStore, which other replicas may share: a surface that counts
+// something per caller across replicas (MCP's listen streams) counts it in
+// Store only then. Without one, Store is the Executor's own, in the
+// process, and the surface counts in the process as it always did.
+func (k SurfaceKit) StoreShared() bool { return k.x.store != nil }
+
+// LeaseTTL returns how long a concurrency slot held in the shared store
+// stays held without renewal (WithLeaseTTL, else DefaultLeaseTTL). A
+// surface that holds slots of its own (Limits.Admit) renews each every
+// third of it while it holds it, as the pipeline does, so that the slots
+// of a replica that dies free themselves within it.
+func (k SurfaceKit) LeaseTTL() time.Duration { return k.x.leaseTTL }
+
 // storeOrLocal is the store given with WithStore, else the Executor's own.
 func (x *Executor) storeOrLocal() Store {
 	if x.store != nil {
@@ -210,8 +224,10 @@ func (x *Executor) storeOrLocal() Store {
 // WithLeaseTTL sets how long a concurrency slot counted in a shared store
 // (WithStore) is held without renewal: a running call renews it every
 // third of d, and the slots of a replica that dies free themselves within
-// d. d <= 0 restores DefaultLeaseTTL. Without a shared store slots are
-// counted in the process and d plays no part.
+// d. d <= 0 restores DefaultLeaseTTL. The surfaces' slots (MCP's listen
+// streams, counted per caller across replicas) are leases of d too.
+// Without a shared store slots are counted in the process and d plays no
+// part.
 func WithLeaseTTL(d time.Duration) Option {
 	return func(x *Executor) { x.leaseTTL = d }
 }

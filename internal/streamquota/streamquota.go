@@ -3,8 +3,8 @@
 //
 // Counter is the seam: a surface asks it to admit each stream and releases
 // the stream when it ends, and knows nothing of where the counts live.
-// Local keeps them in the process; a store shared by replicas can count
-// them across a cluster behind the same interface.
+// Local keeps them in the process; Shared counts each caller's across the
+// replicas sharing a store, behind the same interface.
 package streamquota
 
 import (
@@ -30,8 +30,9 @@ type Counter interface {
 	// who opens it) and returns Admitted with the function that uncounts
 	// it, or the cap that refused it (release is then nil). release must
 	// be called once the stream ends; calling it again does nothing. A
-	// counter that cannot count (a shared store that cannot be reached)
-	// returns an error, and the stream must not be opened.
+	// counter that cannot count returns an error, and the stream must not
+	// be opened (Shared, whose store cannot be reached, counts in the
+	// process instead).
 	Acquire(ctx context.Context, caller string) (release func(), v Verdict, err error)
 }
 

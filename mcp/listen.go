@@ -23,6 +23,17 @@ const listenKeepAlive = 25 * time.Second
 // is told to wait before trying again.
 const listenRetryAfter = 5 * time.Second
 
+// listenSlotPrefix starts the store key of a caller's listen streams,
+// counted across replicas sharing the Executor's store; the rest of the
+// key is a digest of the caller (streamquota.Shared).
+const listenSlotPrefix = "listen:"
+
+// listenStoreTimeout bounds each store operation that counts a caller's
+// listen streams across replicas, as the pipeline's limits are bounded: a
+// store that does not answer in time has the caller counted in the
+// process instead.
+const listenStoreTimeout = 2 * time.Second
+
 // maxSubscriptionIDBytes bounds the id of a subscriptions/listen request,
 // as sent: every notification of its stream repeats it.
 const maxSubscriptionIDBytes = 256

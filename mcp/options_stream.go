@@ -81,7 +81,22 @@ const (
 // 429, one over the total 503, each with Retry-After and a JSON-RPC error
 // (CodeRequestRejected); a stream's place is freed when it ends. The
 // defaults are DefaultMaxListenStreams and DefaultMaxListenStreamsPerCaller;
-// a value <= 0 restores its default.
+// a value <= 0 restores its default. Resumed 2025 streams count as listen
+// streams.
+//
+// total is this handler's, on every replica: it bounds what one process
+// holds. perCaller counts across every replica sharing the Executor's store
+// (toolexec.WithStore), so that a caller holds at most perCaller streams in
+// the whole service: each stream holds a slot in the store under a digest
+// of its caller (never the identity or address itself), a lease of the
+// Executor's toolexec.WithLeaseTTL renewed while the stream is open and
+// given back when it ends, so the slots of a replica that dies free
+// themselves within that time. A listen request checks the total first,
+// then its caller's slot (one round trip to the store). While the store
+// cannot be reached, or takes more than two seconds to answer, each
+// replica counts the caller's streams in its own process instead (the
+// change is logged once), so nothing is refused for want of the store.
+// Without a shared store both caps are counted in the process.
 func WithListenLimits(total, perCaller int) Option {
 	return optionFunc(func(h *handler) { h.maxListen, h.maxListenPerCaller = total, perCaller })
 }

@@ -67,7 +67,23 @@ func (h *handler) initStreaming() {
 	if h.maxListenPerCaller <= 0 {
 		h.maxListenPerCaller = DefaultMaxListenStreamsPerCaller
 	}
-	h.listens = streamquota.NewLocal(h.maxListen, h.maxListenPerCaller)
+	h.listens = h.listenCounter()
+}
+
+// listenCounter is what counts listen streams: in the process, or, when
+// the Executor's store is shared (toolexec.WithStore), each caller's
+// streams across the replicas sharing it (the total stays this
+// replica's: it bounds this process's goroutines and memory).
+func (h *handler) listenCounter() streamquota.Counter {
+	kit := h.x.SurfaceKit()
+	if !kit.StoreShared() {
+		return streamquota.NewLocal(h.maxListen, h.maxListenPerCaller)
+	}
+	return streamquota.NewShared(streamquota.SharedConfig{
+		Limits: kit.Store(), Total: h.maxListen, PerCaller: h.maxListenPerCaller,
+		Prefix: listenSlotPrefix, LeaseTTL: kit.LeaseTTL(), OpTimeout: listenStoreTimeout,
+		Logger: kit.Logger(), Name: "mcp: listen streams",
+	})
 }
 
 // openStream prepares the Peer of a tools/call: the context the call runs

@@ -22,9 +22,13 @@ const breakerCooldown = time.Second
 // breaker is a go-redis hook that fails commands at once for
 // breakerCooldown after one failed to reach Redis, so that while Redis
 // does not answer (a network partition, a paused server) each replica
-// waits for it about once a second, not once per call.
+// waits for it about once a second, not once per call. On a cluster, each
+// node's client has a breaker of its own.
 type breaker struct {
 	openUntil atomic.Int64 // UnixNano; 0: closed
+	// onOpen, if set, is called when the breaker opens: a cluster client
+	// then reloads the cluster's state, to learn of a failover.
+	onOpen func()
 }
 
 func (b *breaker) DialHook(next goredis.DialHook) goredis.DialHook {
@@ -78,7 +82,10 @@ func (b *breaker) note(ctx context.Context, err error) {
 		b.openUntil.Store(0)
 	case ctx.Err() != nil:
 	case unreachable(err):
-		b.openUntil.Store(time.Now().Add(breakerCooldown).UnixNano())
+		now := time.Now()
+		if prev := b.openUntil.Swap(now.Add(breakerCooldown).UnixNano()); prev <= now.UnixNano() && b.onOpen != nil {
+			b.onOpen()
+		}
 	default: // an error reply: Redis answered
 		b.openUntil.Store(0)
 	}

@@ -30,9 +30,17 @@ func open(t *testing.T, srv *redistest.Server, prefix string) *redis.Store {
 	return s
 }
 
+// storeOpener opens a Store of its own under prefix, for t.
+type storeOpener func(t *testing.T, prefix string) toolexec.Store
+
+// on opens stores on srv.
+func on(srv *redistest.Server) storeOpener {
+	return func(t *testing.T, prefix string) toolexec.Store { return open(t, srv, prefix) }
+}
+
 // replicas returns n Executors serving tools with h, each with a Store of
-// its own on srv under one prefix: n replicas of one service.
-func replicas(t *testing.T, srv *redistest.Server, n int, h handlerFunc, tools []toolexec.Tool, opts ...toolexec.Option) []*toolexec.Executor {
+// its own from stores under one prefix: n replicas of one service.
+func replicas(t *testing.T, stores storeOpener, n int, h handlerFunc, tools []toolexec.Tool, opts ...toolexec.Option) []*toolexec.Executor {
 	t.Helper()
 	prefix := strings.ReplaceAll(t.Name(), "/", ".") + ":"
 	var xs []*toolexec.Executor
@@ -41,7 +49,7 @@ func replicas(t *testing.T, srv *redistest.Server, n int, h handlerFunc, tools [
 		for _, tool := range tools {
 			reg.MustAdd(tool, h)
 		}
-		all := append([]toolexec.Option{toolexec.WithAllowExecute(true), toolexec.WithStore(open(t, srv, prefix))}, opts...)
+		all := append([]toolexec.Option{toolexec.WithAllowExecute(true), toolexec.WithStore(stores(t, prefix))}, opts...)
 		xs = append(xs, toolexec.New(reg, reg, all...))
 	}
 	return xs
@@ -55,14 +63,15 @@ func run(x *toolexec.Executor, id, name, args string) (*toolexec.CallToolResult,
 	return x.Call(ctx, toolexec.CallRequest{Name: name, Arguments: json.RawMessage(args)})
 }
 
-func TestReplicasShareTheCache(t *testing.T) {
-	srv := redistest.New(t)
+func TestReplicasShareTheCache(t *testing.T) { replicasShareTheCache(t, on(redistest.New(t))) }
+
+func replicasShareTheCache(t *testing.T, stores storeOpener) {
 	var upstream atomic.Int32
 	h := func(context.Context, string, map[string]any) ([]toolexec.Content, bool, string, error) {
 		n := upstream.Add(1)
 		return []toolexec.Content{toolexec.Text("answer " + string(rune('0'+n)))}, false, "", nil
 	}
-	xs := replicas(t, srv, 3, h, []toolexec.Tool{{Name: "c", Options: toolexec.ToolOptions{Cache: true}}})
+	xs := replicas(t, stores, 3, h, []toolexec.Tool{{Name: "c", Options: toolexec.ToolOptions{Cache: true}}})
 
 	for i, x := range xs {
 		res, err := run(x, "alice", "c", `{"q":1}`)
@@ -77,7 +86,10 @@ func TestReplicasShareTheCache(t *testing.T) {
 }
 
 func TestReplicasNeverRunAOneSlotToolTwiceAtOnce(t *testing.T) {
-	srv := redistest.New(t)
+	replicasNeverRunAOneSlotToolTwiceAtOnce(t, on(redistest.New(t)))
+}
+
+func replicasNeverRunAOneSlotToolTwiceAtOnce(t *testing.T, stores storeOpener) {
 	var running, peak, total atomic.Int32
 	h := func(context.Context, string, map[string]any) ([]toolexec.Content, bool, string, error) {
 		n := running.Add(1)
@@ -89,7 +101,7 @@ func TestReplicasNeverRunAOneSlotToolTwiceAtOnce(t *testing.T) {
 		return nil, false, "", nil
 	}
 	one := &toolexec.ConcurrencyLimit{Max: 1}
-	xs := replicas(t, srv, 3, h, []toolexec.Tool{{Name: "one", Options: toolexec.ToolOptions{ConcurrencyLimit: one}}})
+	xs := replicas(t, stores, 3, h, []toolexec.Tool{{Name: "one", Options: toolexec.ToolOptions{ConcurrencyLimit: one}}})
 
 	var wg sync.WaitGroup
 	for i := range 30 {
@@ -103,14 +115,15 @@ func TestReplicasNeverRunAOneSlotToolTwiceAtOnce(t *testing.T) {
 	assert.Equal(t, int32(1), peak.Load(), "never two at once, whichever replica ran them")
 }
 
-func TestReplicasHoldARateTogether(t *testing.T) {
-	srv := redistest.New(t)
+func TestReplicasHoldARateTogether(t *testing.T) { replicasHoldARateTogether(t, on(redistest.New(t))) }
+
+func replicasHoldARateTogether(t *testing.T, stores storeOpener) {
 	var runs atomic.Int32
 	h := func(context.Context, string, map[string]any) ([]toolexec.Content, bool, string, error) {
 		runs.Add(1)
 		return nil, false, "", nil
 	}
-	xs := replicas(t, srv, 3, h, []toolexec.Tool{{Name: "r"}}, toolexec.WithRateLimit(toolexec.RateLimit{Rate: 4, Per: time.Hour}))
+	xs := replicas(t, stores, 3, h, []toolexec.Tool{{Name: "r"}}, toolexec.WithRateLimit(toolexec.RateLimit{Rate: 4, Per: time.Hour}))
 
 	var refused []*toolexec.Error
 	for i := range 9 {
@@ -253,7 +266,7 @@ func TestAHitNeedsNoSlotEvenWhenEveryOneIsHeld(t *testing.T) {
 		}
 		return []toolexec.Content{toolexec.Text("ok")}, false, "", nil
 	}
-	xs := replicas(t, srv, 2, h, []toolexec.Tool{
+	xs := replicas(t, on(srv), 2, h, []toolexec.Tool{
 		{Name: "c", Options: toolexec.ToolOptions{Cache: true, CacheShared: true,
 			ConcurrencyLimit: &toolexec.ConcurrencyLimit{Max: 1, FailFast: true}}},
 	})
@@ -282,7 +295,7 @@ func TestCallsGoOnWhileRedisIsDownAndRedisComesBack(t *testing.T) {
 		runs.Add(1)
 		return []toolexec.Content{toolexec.Text("ok")}, false, "", nil
 	}
-	xs := replicas(t, srv, 2, h, []toolexec.Tool{
+	xs := replicas(t, on(srv), 2, h, []toolexec.Tool{
 		{Name: "c", Options: toolexec.ToolOptions{Cache: true, CacheShared: true}},
 		{Name: "one", Options: toolexec.ToolOptions{ConcurrencyLimit: &toolexec.ConcurrencyLimit{Max: 1}}},
 	}, toolexec.WithTimeout(5*time.Second), toolexec.WithLogger(discardLogger()))
@@ -339,12 +352,18 @@ type handlerFunc = func(context.Context, string, map[string]any) ([]toolexec.Con
 
 func TestCallsGoOnWhileRedisDoesNotAnswer(t *testing.T) {
 	srv := redistest.New(t)
+	callsGoOnWhileRedisDoesNotAnswer(t, on(srv), func() *redistest.Server { return srv })
+}
+
+// callsGoOnWhileRedisDoesNotAnswer pauses the server that server names
+// once a replica on stores is warm.
+func callsGoOnWhileRedisDoesNotAnswer(t *testing.T, stores storeOpener, server func() *redistest.Server) {
 	var runs atomic.Int32
 	h := func(context.Context, string, map[string]any) ([]toolexec.Content, bool, string, error) {
 		runs.Add(1)
 		return []toolexec.Content{toolexec.Text("ok")}, false, "", nil
 	}
-	xs := replicas(t, srv, 1, h, []toolexec.Tool{{Name: "both", Options: toolexec.ToolOptions{
+	xs := replicas(t, stores, 1, h, []toolexec.Tool{{Name: "both", Options: toolexec.ToolOptions{
 		Cache: true, CacheShared: true,
 		ConcurrencyLimit: &toolexec.ConcurrencyLimit{Max: 1},
 		RateLimit:        &toolexec.RateLimit{Rate: 100},
@@ -352,6 +371,7 @@ func TestCallsGoOnWhileRedisDoesNotAnswer(t *testing.T) {
 	_, err := run(xs[0], "", "both", `{"warm":true}`) // connections and scripts are ready
 	require.NoError(t, err)
 
+	srv := server()
 	srv.Pause() // no answer at all, as in a partition
 	defer srv.Resume()
 	start := time.Now()

@@ -17,8 +17,16 @@
 // server (TIME), so replicas' clocks need not agree.
 //
 // Keys and channels all start with Options.Prefix. Services that share one
-// Redis need prefixes of their own; on Redis Cluster, a prefix with a hash
-// tag ("{toolexec}:") keeps the keys one script touches in one slot.
+// Redis need prefixes of their own.
+//
+// On Redis Cluster (Open with a redis+cluster:// URL, or New with a
+// *goredis.ClusterClient) the prefix holds a hash tag, "{toolexec}:" say,
+// or is given one, so that all of a store's keys and channels hash to one
+// slot: the scripts that touch several keys work there, and the store's
+// messages leave from one node, in order. A store's data thus lives on one
+// node and its replicas: a cluster gives the store failover to a replica,
+// not its load spread over nodes (services with prefixes of their own
+// land on slots of their own).
 package redis
 
 import (
@@ -27,6 +35,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	neturl "net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -46,7 +55,12 @@ const (
 // Options configure a Store. The zero value is the defaults.
 type Options struct {
 	// Prefix starts every key and channel the store uses; "" means
-	// DefaultPrefix.
+	// DefaultPrefix. On Redis Cluster (a *goredis.ClusterClient, or Open
+	// with a redis+cluster:// URL), every key the store uses must hash to
+	// one slot, so the prefix must hold a hash tag, as "{toolexec}:" does;
+	// a Prefix without one is put in braces: "toolexec:" becomes
+	// "{toolexec:}". (One that begins with '}', which braces would not
+	// make a tag, is preceded by "{toolexec}" instead.)
 	Prefix string
 	// MaxValueBytes is the largest value Set, Add and CompareAndSwap
 	// store; a larger one is refused with ErrValueTooLarge (a cached
@@ -75,13 +89,18 @@ type Store struct {
 
 var _ toolexec.Store = (*Store)(nil)
 
-// New returns a Store on client, which the caller keeps and closes. It
-// contacts nothing; Ping says whether Redis answers. For calls to give up
-// on a Redis that stops answering at their own deadline, create the
-// client with ContextTimeoutEnabled, as Open does.
+// New returns a Store on client, which the caller keeps and closes: a
+// *goredis.Client (one server, or go-redis's failover client for Redis
+// Sentinel) or a *goredis.ClusterClient (Redis Cluster; see
+// Options.Prefix). It contacts nothing; Ping says whether Redis answers.
+// For calls to give up on a Redis that stops answering at their own
+// deadline, create the client with ContextTimeoutEnabled, as Open does.
 func New(client goredis.UniversalClient, opts Options) *Store {
 	if opts.Prefix == "" {
 		opts.Prefix = DefaultPrefix
+	}
+	if _, cluster := client.(*goredis.ClusterClient); cluster && !hashTagged(opts.Prefix) {
+		opts.Prefix = withHashTag(opts.Prefix)
 	}
 	if opts.MaxValueBytes <= 0 {
 		opts.MaxValueBytes = DefaultMaxValueBytes
@@ -94,41 +113,140 @@ func New(client goredis.UniversalClient, opts Options) *Store {
 	return s
 }
 
-// Open connects to the Redis that url names (redis://, rediss:// or
-// unix://, as go-redis's ParseURL reads them: user, password, database and
-// options such as dial_timeout in the URL) and checks, within ctx, that it
-// answers; a Redis that cannot be reached is an error naming its address
-// (never the URL's password). The Store owns the connection: Close closes
-// it. Calls give up on Redis at their context's deadline
-// (ContextTimeoutEnabled), and a failed command is not retried; after a
-// failure to reach Redis, operations fail at once with ErrUnavailable for
+// Open connects to the Redis that url names and checks, within ctx, that
+// it answers; a Redis that cannot be reached is an error naming its
+// address (never the URL's password). Two forms of URL are read:
+//
+//	redis://[user:password@]host:port[/db]    one server (rediss:// for TLS, or unix://)
+//	redis+cluster://[user:password@]host:port[?addr=host:port&addr=host:port]
+//	                                          Redis Cluster (rediss+cluster:// for TLS)
+//
+// A redis:// URL is read as go-redis's ParseURL reads it, options such as
+// dial_timeout included. A redis+cluster:// URL names one or more of the
+// cluster's nodes (the host, then any addr parameters), from which the
+// client learns the others; the rest is read as go-redis's
+// ParseClusterURL reads a redis:// URL, and a path other than /0 is an
+// error, a cluster having database 0 only. On a cluster, the Store's
+// prefix gets a hash tag (see Options.Prefix).
+//
+// The Store owns the connection: Close closes it. Calls give up on Redis
+// at their context's deadline (ContextTimeoutEnabled), and a failed
+// command is not retried, except on a cluster, where go-redis follows a
+// node's MOVED and ASK redirections (that is how it learns where slots
+// went after a failover or a resharding) up to max_redirects times, 3
+// unless the URL says otherwise, and within that budget also tries a node
+// that did not answer once more, then another. After a failure to reach
+// Redis, operations fail at once with ErrUnavailable for
 // a second before Redis is tried again, so that while Redis does not
 // answer (a partition, a paused server) a replica waits for it about once
 // a second, not once per call.
 func Open(ctx context.Context, url string, opts Options) (*Store, error) {
-	o, err := goredis.ParseURL(url)
+	client, addr, err := newClient(url)
 	if err != nil {
-		return nil, fmt.Errorf("redis: the URL is not a Redis URL (redis://[user:password@]host:port[/db]): %w", redactURLError(err, url))
+		return nil, err
 	}
-	o.ContextTimeoutEnabled = true
-	o.MaxRetries = -1 // no retries: the caller decides what a failure means
-	// Redis answers in well under a millisecond: a second without an
-	// answer is an outage, not a slow reply. (The URL may say otherwise:
-	// dial_timeout, read_timeout, write_timeout.)
-	for _, d := range []*time.Duration{&o.DialTimeout, &o.ReadTimeout, &o.WriteTimeout} {
-		if *d == 0 {
-			*d = time.Second
-		}
-	}
-	client := goredis.NewClient(o)
-	client.AddHook(&breaker{})
 	s := New(client, opts)
 	s.owned = true
 	if err := s.Ping(ctx); err != nil {
 		_ = client.Close()
-		return nil, fmt.Errorf("redis: cannot reach Redis at %s: %w", o.Addr, err)
+		return nil, fmt.Errorf("redis: cannot reach Redis at %s: %w", addr, err)
 	}
 	return s, nil
+}
+
+// urlForms is how an error about a URL says what Open reads.
+const urlForms = "redis://[user:password@]host:port[/db] or redis+cluster://[user:password@]host:port[?addr=host:port...]"
+
+// newClient creates the client of url, which contacts nothing yet, and
+// says the addresses it will reach.
+func newClient(url string) (goredis.UniversalClient, string, error) {
+	if single, ok := clusterURL(url); ok {
+		o, err := goredis.ParseClusterURL(single)
+		if err != nil {
+			return nil, "", fmt.Errorf("redis: the URL is not a Redis Cluster URL (%s): %w", urlForms, redactURLError(err, single))
+		}
+		if db := databasePath(single); db != "" && db != "0" {
+			return nil, "", fmt.Errorf("redis: the URL names database %q, but a Redis Cluster has database 0 only", db)
+		}
+		o.ContextTimeoutEnabled = true
+		o.MaxRetries = -1 // no retries: the caller decides what a failure means
+		setTimeouts(&o.DialTimeout, &o.ReadTimeout, &o.WriteTimeout)
+		c := goredis.NewClusterClient(o)
+		// A breaker per node: a node that does not answer is not tried
+		// again for a second (go-redis would try it again at once, up to
+		// max_redirects times), and the client reloads the cluster's
+		// state, in which a replica may have taken its place.
+		c.OnNewNode(func(node *goredis.Client) {
+			node.AddHook(&breaker{onOpen: func() { c.ReloadState(context.Background()) }})
+		})
+		return c, strings.Join(o.Addrs, ", "), nil
+	}
+	o, err := goredis.ParseURL(url)
+	if err != nil {
+		return nil, "", fmt.Errorf("redis: the URL is not a Redis URL (%s): %w", urlForms, redactURLError(err, url))
+	}
+	o.ContextTimeoutEnabled = true
+	o.MaxRetries = -1 // no retries: the caller decides what a failure means
+	setTimeouts(&o.DialTimeout, &o.ReadTimeout, &o.WriteTimeout)
+	c := goredis.NewClient(o)
+	c.AddHook(&breaker{})
+	return c, o.Addr, nil
+}
+
+// setTimeouts sets to a second each duration the URL did not set: Redis
+// answers in well under a millisecond, so a second without an answer is
+// an outage, not a slow reply. (The URL may say otherwise:
+// dial_timeout, read_timeout, write_timeout.)
+func setTimeouts(ds ...*time.Duration) {
+	for _, d := range ds {
+		if *d == 0 {
+			*d = time.Second
+		}
+	}
+}
+
+// clusterURL reports whether url is a redis+cluster:// or
+// rediss+cluster:// URL, and returns it with the redis:// or rediss://
+// scheme go-redis's ParseClusterURL reads.
+func clusterURL(url string) (string, bool) {
+	scheme, rest, ok := strings.Cut(url, "://")
+	if !ok {
+		return "", false
+	}
+	switch strings.ToLower(scheme) {
+	case "redis+cluster":
+		return "redis://" + rest, true
+	case "rediss+cluster":
+		return "rediss://" + rest, true
+	}
+	return "", false
+}
+
+// databasePath is the database number a URL's path names, "" for none.
+func databasePath(rawURL string) string {
+	u, err := neturl.Parse(rawURL)
+	if err != nil {
+		return ""
+	}
+	return strings.Trim(u.Path, "/")
+}
+
+// hashTagged reports whether prefix holds a Redis Cluster hash tag, so
+// that every key it starts hashes to one slot: a '{' and, later in the
+// prefix, a '}', with at least one byte between the first '{' and the
+// first '}' after it.
+func hashTagged(prefix string) bool {
+	i := strings.IndexByte(prefix, '{')
+	return i >= 0 && strings.IndexByte(prefix[i+1:], '}') > 0
+}
+
+// withHashTag is prefix, which holds no hash tag, given one, as
+// Options.Prefix documents.
+func withHashTag(prefix string) string {
+	if p := "{" + prefix + "}"; hashTagged(p) {
+		return p
+	}
+	return "{toolexec}" + prefix // prefix begins with '}'
 }
 
 // redactURLError keeps url's text, which may hold a password, out of err.
@@ -378,9 +496,16 @@ func (s *Store) Release(ctx context.Context, r toolexec.Release) error {
 	return tooLarge
 }
 
+// publishScript is PUBLISH, run as a script that names the channel as its
+// key (it touches no key): a cluster client sends a script to the node of
+// its key's hash slot, so that all of a store's messages, whose channels
+// share the prefix's hash tag, leave from one node, in the order they
+// were published, where a plain PUBLISH would leave from any node.
+var publishScript = goredis.NewScript(`return redis.call('PUBLISH', KEYS[1], ARGV[1])`)
+
 // Publish implements toolexec.PubSub.
 func (s *Store) Publish(ctx context.Context, channel string, message []byte) error {
-	return s.rdb.Publish(ctx, s.key("ch:", channel), message).Err()
+	return publishScript.Run(ctx, s.rdb, []string{s.key("ch:", channel)}, message).Err()
 }
 
 // Subscribe implements toolexec.PubSub. All of a Store's subscriptions

@@ -132,7 +132,7 @@ func serve(ctx context.Context, args []string, getenv func(string) (string, bool
 		noExplorer  = fs.Bool("no-explorer", false, "leave out the explorer page at /api/")
 		readTimeout = fs.Duration("read-timeout", 30*time.Second, "how long a request's body may take to arrive (0: no limit); headers have 10s")
 		stdio       = fs.Bool("stdio", false, "serve MCP over standard input and output instead of HTTP, for clients that start the server as a subprocess (no token: the client owns the process)")
-		redisURL    = fs.String("redis", "", "the Redis (or Valkey) that replicas of this server share, redis://[user:password@]host:port[/db] (default $"+redisEnv+"; none: everything stays in this process)")
+		redisURL    = fs.String("redis", "", "the Redis (or Valkey) that replicas of this server share, redis://[user:password@]host:port[/db], or a Redis Cluster, redis+cluster://[user:password@]host:port[?addr=host:port...] (default $"+redisEnv+"; none: everything stays in this process)")
 		allowHosts  listFlag
 		allowOrigin listFlag
 		oauthOpts   oauthFlags

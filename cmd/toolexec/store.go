@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"net/url"
+	"strings"
 	"time"
 
 	"github.com/toolexec/toolexec"
@@ -42,9 +43,18 @@ func openStore(ctx context.Context, flagURL string, getenv func(string) (string,
 	if err != nil {
 		return nil, err
 	}
-	desc := "Redis"
-	if p, err := url.Parse(u); err == nil && p.Host != "" {
-		desc += " at " + p.Host
+	return &sharedStore{store: s, desc: describe(u)}, nil
+}
+
+// describe says what Redis u names, by its address or, for a cluster,
+// the addresses of the nodes it names, never its password.
+func describe(u string) string {
+	p, err := url.Parse(u)
+	if err != nil || p.Host == "" {
+		return "Redis"
 	}
-	return &sharedStore{store: s, desc: desc}, nil
+	if strings.HasSuffix(p.Scheme, "+cluster") {
+		return "Redis Cluster at " + strings.Join(append([]string{p.Host}, p.Query()["addr"]...), ", ")
+	}
+	return "Redis at " + p.Host
 }

@@ -123,3 +123,33 @@ tools:
 	assert.Equal(t, 12, up.hits["/enter"])
 	assert.Equal(t, 1, up.peak, "maxConcurrency: 1 held across the replicas")
 }
+
+func TestServe_ReplicasShareARedisCluster(t *testing.T) {
+	c := redistest.NewCluster(t, redistest.ClusterConfig{Masters: 3})
+	shared, err := openStore(context.Background(), c.URL(), func(string) (string, bool) { return "", false })
+	require.NoError(t, err)
+	assert.Equal(t, "Redis Cluster at "+strings.Join(c.Addrs(), ", "), shared.desc, "the banner names the nodes the URL names")
+	shared.close()
+
+	up := &countingUpstream{hits: map[string]int{}}
+	upSrv := httptest.NewServer(up)
+	defer upSrv.Close()
+	tools := fmt.Sprintf(`
+sources:
+  up: {kind: http, baseUrl: %s}
+tools:
+  cached: {kind: http, source: up, method: GET, path: /hit, description: counts its runs, cache: true}
+`, upSrv.URL)
+	var bases []string
+	for range 2 {
+		base, _ := startServerWith(t, t.TempDir(), tools, nil, "--redis", c.URL())
+		bases = append(bases, base)
+	}
+	for _, base := range bases {
+		code, body := post(t, base+"/api/tools/cached/call", `{}`)
+		require.Equal(t, http.StatusOK, code, body)
+	}
+	up.mu.Lock()
+	defer up.mu.Unlock()
+	assert.Equal(t, 1, up.hits["/hit"], "the upstream ran once for two replicas sharing the cluster")
+}

@@ -6,6 +6,12 @@
 //	srv := redistest.New(t) // skipped when redis-server is missing, unless CI is set
 //	store, err := redis.Open(ctx, srv.URL(), redis.Options{})
 //
+// NewCluster starts several and forms a Redis Cluster of them, in about
+// two seconds:
+//
+//	c := redistest.NewCluster(t, redistest.ClusterConfig{Masters: 3})
+//	store, err := redis.Open(ctx, c.URL(), redis.Options{})
+//
 // A server outlives nothing: Close (or the test's cleanup) stops it and
 // removes its directory, and a watchdog stops it if the test binary dies
 // first.
@@ -36,6 +42,8 @@ type Server struct {
 	Addr string
 	bin  string
 	dir  string
+	args []string // redis-server's arguments besides the common ones
+	bus  string   // a cluster node's cluster bus port
 	mu   sync.Mutex
 	cmd  *exec.Cmd     // nil while stopped
 	done chan struct{} // closed when cmd has exited
@@ -72,7 +80,12 @@ func New(t testing.TB) *Server {
 }
 
 // Start starts a server on a free port of 127.0.0.1; Close stops it.
-func Start() (*Server, error) {
+func Start() (*Server, error) { return start(nil) }
+
+// start starts a server or, with clusterArgs (redis-server arguments)
+// not nil, a cluster node: cluster mode on, its cluster bus on a free
+// port of its own.
+func start(clusterArgs []string) (*Server, error) {
 	bin, err := binary()
 	if err != nil {
 		return nil, err
@@ -85,9 +98,23 @@ func Start() (*Server, error) {
 	// A free port may be taken between finding it and redis-server binding
 	// it; try a few.
 	for range 5 {
-		var port int
+		var port, bus int
 		if port, err = freePort(); err != nil {
 			break
+		}
+		if clusterArgs != nil {
+			if bus, err = freePort(); err != nil {
+				break
+			}
+			if bus == port {
+				continue
+			}
+			// The bus port is set, not left at port+10000, which may be
+			// taken or out of range.
+			s.bus = strconv.Itoa(bus)
+			s.args = []string{"--cluster-enabled", "yes", "--cluster-port", s.bus,
+				"--cluster-config-file", filepath.Join(dir, "nodes.conf")}
+			s.args = append(s.args, clusterArgs...)
 		}
 		s.Addr = net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
 		if err = s.Restart(); err == nil {
@@ -113,6 +140,7 @@ func (s *Server) Restart() error {
 		"--bind", "127.0.0.1", "--port", port, "--dir", s.dir,
 		"--save", "", "--appendonly", "no", "--daemonize", "no",
 		"--logfile", logFile, "--databases", "16")
+	cmd.Args = append(cmd.Args, s.args...)
 	cmd.Dir = s.dir
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if err := cmd.Start(); err != nil {

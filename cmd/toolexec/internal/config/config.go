@@ -208,6 +208,11 @@ type Tool struct {
 	// MaxConcurrency (toolexec extension) bounds this tool's calls running
 	// at once (0: the server's limit applies).
 	MaxConcurrency int
+	// RateLimit (toolexec extension) bounds how often each caller may
+	// call this tool: nil when the file sets none (the server's
+	// --rate-limit applies), the zero RateLimit for rateLimit: none (no
+	// limit, the server's included).
+	RateLimit *RateLimit
 	// Cache and CacheTTL (toolexec extension) opt the tool into the
 	// library's read-through result cache.
 	Cache    bool

@@ -534,6 +534,8 @@ func (p *parser) tool(nameNode, body *yaml.Node, kindKey string) {
 			t.Timeout = p.duration(what+" timeout", v)
 		case "maxConcurrency":
 			t.MaxConcurrency = p.integer(what+" maxConcurrency", v)
+		case "rateLimit":
+			t.RateLimit = p.rateLimit(what+" rateLimit", v)
 		case "cache":
 			t.Cache = p.boolean(what+" cache", v)
 		case "cacheTTL":

@@ -126,6 +126,8 @@ func serve(ctx context.Context, args []string, getenv func(string) (string, bool
 		insecure    = fs.Bool("insecure-no-auth", false, "allow listening on a non-loopback address without a token")
 		timeout     = fs.Duration("timeout", 30*time.Second, "the timeout of calls whose tool sets none (0: none)")
 		concurrency = fs.Int("max-concurrency", 0, "the most calls running at once (0: unlimited)")
+		rateLimit   = fs.String("rate-limit", "", "how often each caller may call, all tools together but those with a rateLimit of their own: RATE/PER, such as 10/1m or 5/s (unset: no limit)")
+		rateBurst   = fs.Int("rate-burst", 0, "how many calls a caller may make at once after a quiet spell, with --rate-limit (0: the rate)")
 		maxBody     = fs.Int64("max-body-bytes", 0, "the largest request body (0: the library's default, 1 MiB)")
 		reload      = fs.Duration("reload-interval", time.Second, "how often the tools file is checked for changes (0: never)")
 		logLevel    = fs.String("log-level", "info", "debug, info, warn or error")
@@ -148,6 +150,11 @@ func serve(ctx context.Context, args []string, getenv func(string) (string, bool
 		fmt.Fprintf(stderr, "toolexec: --log-level: %v\n", err)
 		return 2
 	}
+	rate, err := serverRate(*rateLimit, *rateBurst)
+	if err != nil {
+		fmt.Fprintln(stderr, "toolexec:", err)
+		return 2
+	}
 	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
 	if *stdio {
 		if set := oauthOpts.setFlags(); len(set) > 0 {
@@ -160,6 +167,7 @@ func serve(ctx context.Context, args []string, getenv func(string) (string, bool
 			options: server.Options{
 				Timeout:        *timeout,
 				MaxConcurrency: *concurrency,
+				RateLimit:      rate,
 				MaxBodyBytes:   *maxBody,
 				Logger:         logger,
 				ServerName:     "toolexec",
@@ -232,6 +240,7 @@ func serve(ctx context.Context, args []string, getenv func(string) (string, bool
 		Token:           token,
 		Timeout:         *timeout,
 		MaxConcurrency:  *concurrency,
+		RateLimit:       rate,
 		MaxBodyBytes:    *maxBody,
 		Logger:          logger,
 		ServerName:      "toolexec",
@@ -286,6 +295,9 @@ func serve(ctx context.Context, args []string, getenv func(string) (string, bool
 	}
 	if otelDesc != "" {
 		fmt.Fprintf(stdout, "  OpenTelemetry:%s\n", otelDesc)
+	}
+	if rate.Rate > 0 {
+		fmt.Fprintf(stdout, "  rate limit: %s\n", describeRate(rate))
 	}
 	if shared != nil {
 		fmt.Fprintf(stdout, "  shared with other replicas through %s\n", shared.desc)

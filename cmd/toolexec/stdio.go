@@ -64,6 +64,9 @@ func serveStdio(ctx context.Context, c stdioConfig) int {
 	if otelDesc != "" {
 		fmt.Fprintf(c.stderr, "  OpenTelemetry:%s\n", otelDesc)
 	}
+	if l := c.options.RateLimit; l.Rate > 0 {
+		fmt.Fprintf(c.stderr, "  rate limit: %s\n", describeRate(l))
+	}
 	c.options.Extra = append(c.options.Extra, otelOpts...)
 	if err := server.Stdio(ctx, p, c.options, c.stdin, c.stdout); err != nil && ctx.Err() == nil {
 		fmt.Fprintln(c.stderr, "toolexec:", err)

@@ -163,6 +163,7 @@ func (t *Tool) Definition() toolexec.Tool {
 			Scopes:      t.cfg.Scopes,
 
 			ConcurrencyLimit: concurrency(t.cfg.MaxConcurrency),
+			RateLimit:        rate(t.cfg.RateLimit),
 		},
 	}
 }
@@ -486,4 +487,13 @@ func concurrency(n int) *toolexec.ConcurrencyLimit {
 		return nil
 	}
 	return &toolexec.ConcurrencyLimit{Max: n}
+}
+
+// rate is a tool's own rate limit, or nil for the server's; a zero l
+// (rateLimit: none) is no limit, the server's included.
+func rate(l *config.RateLimit) *toolexec.RateLimit {
+	if l == nil {
+		return nil
+	}
+	return &toolexec.RateLimit{Rate: l.Rate, Per: l.Per, Burst: l.Burst}
 }

@@ -35,6 +35,12 @@ type Options struct {
 	Timeout time.Duration
 	// MaxConcurrency bounds the calls running at once (0: unlimited).
 	MaxConcurrency int
+	// RateLimit bounds how often each caller may call, all tools together
+	// but those with a rate limit of their own (the zero value: no limit).
+	// A caller is the identity the auth hook established (an OAuth
+	// token's subject), else the request's remote address; over stdio,
+	// the one client.
+	RateLimit toolexec.RateLimit
 	// MaxBodyBytes bounds request bodies (0: the library's default).
 	MaxBodyBytes int64
 	// Logger receives the server's logs (nil: discarded).
@@ -91,6 +97,9 @@ func (o Options) executor(p *Provider) *toolexec.Executor {
 	}
 	if o.MaxConcurrency > 0 {
 		opts = append(opts, toolexec.WithConcurrencyLimit(toolexec.ConcurrencyLimit{Max: o.MaxConcurrency}))
+	}
+	if o.RateLimit.Rate > 0 {
+		opts = append(opts, toolexec.WithRateLimit(o.RateLimit))
 	}
 	if o.MaxBodyBytes > 0 {
 		opts = append(opts, toolexec.WithMaxBodyBytes(o.MaxBodyBytes))

@@ -11,7 +11,8 @@ import (
 // mcp.ServeStdio) until in ends or ctx is done: the process is its
 // client's own subprocess, so calls need no token (Options.Token and
 // Options.OAuth are not used); every other option (timeout, concurrency,
-// body limit, logger, telemetry) applies as over HTTP. It returns
+// rate limits, body limit, logger, telemetry) applies as over HTTP, a rate
+// limit counting the client's calls as one caller's. It returns
 // mcp.ServeStdio's error.
 func Stdio(ctx context.Context, p *Provider, o Options, in io.Reader, out io.Writer) error {
 	o.Token, o.OAuth = "", nil

@@ -153,7 +153,8 @@ func (a *toolboxAPI) writeManifest(w http.ResponseWriter, tools []toolexec.Tool)
 // text (null for none), or the upstream's answer for an http tool; a tool
 // error or invalid arguments as {"result": "{\"error\": MESSAGE}"} with
 // status 200, as toolbox answers them; any refusal (unknown tool, no
-// token, a limit) with its status and {"status", "error"}.
+// token, a limit) with its status and {"status", "error"}, and the
+// Retry-After of a limit's.
 func (a *toolboxAPI) invoke(w http.ResponseWriter, r *http.Request, name string) {
 	if r.Method != http.MethodPost {
 		w.Header().Set("Allow", http.MethodPost)
@@ -185,8 +186,13 @@ func (a *toolboxAPI) invoke(w http.ResponseWriter, r *http.Request, name string)
 			Error string `json:"error"`
 		}
 		msg := http.StatusText(rec.status)
-		if json.Unmarshal(rec.body.Bytes(), &e) == nil && e.Error != "" {
+		switch {
+		case json.Unmarshal(rec.body.Bytes(), &e) == nil && e.Error != "":
 			msg = e.Error
+		case isResult && res.Text() != "":
+			// A limit's refusal (429, 503) is a result whose text says
+			// when to try again.
+			msg = res.Text()
 		}
 		toolboxError(w, rec.status, msg)
 	}

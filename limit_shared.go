@@ -158,6 +158,14 @@ func (x *Executor) release(ctx context.Context, keep *leaseKeeper, ov *storeOver
 	}
 }
 
+// slotNotifier is a store that tells a call waiting for a slot when one
+// is given back (MemoryStore), so that it need not ask again and again.
+// Slots that free themselves when their lease runs out are found by the
+// waiter's next periodic try.
+type slotNotifier interface {
+	slotFreed(key string) <-chan struct{}
+}
+
 // errStoreDown is admitShared's error when the store could not be reached.
 var errStoreDown = errors.New("toolexec: store unreachable")
 
@@ -168,7 +176,12 @@ var errStoreDown = errors.New("toolexec: store unreachable")
 func (x *Executor) admitShared(ctx context.Context, call *Call, a *Admission, cfg ConcurrencyLimit) (Admittance, error) {
 	pause := 2 * time.Millisecond
 	var timer *time.Timer
+	notifier, _ := x.store.(slotNotifier)
 	for {
+		var freed <-chan struct{}
+		if notifier != nil && a.SlotKey != "" && !cfg.FailFast {
+			freed = notifier.slotFreed(a.SlotKey)
+		}
 		adm, err := x.storeAdmit(ctx, a)
 		if err != nil {
 			if cerr := ctx.Err(); cerr != nil {
@@ -192,6 +205,7 @@ func (x *Executor) admitShared(ctx context.Context, call *Call, a *Admission, cf
 		}
 		select {
 		case <-timer.C:
+		case <-freed: // nil, and never ready, for a store that does not tell
 		case <-ctx.Done():
 			return adm, slotWaitEnded(call, cfg, ctx.Err())
 		}

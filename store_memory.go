@@ -24,6 +24,12 @@ import (
 //     events each, MaxMemoryEventBytes of events in all; the least
 //     recently written log, and a log's oldest events, are dropped first.
 //
+// Executors given one MemoryStore with WithStore count together, as one
+// server: a tool's concurrency limit, a caller's rate and the cache are
+// theirs in common (a host serving several sets of tools from one process,
+// each through an Executor of its own, says so). A call waiting there for
+// a concurrency slot is woken as soon as a slot is given back.
+//
 // Create one with NewMemoryStore: the zero value is not usable.
 type MemoryStore struct {
 	*MemoryCache
@@ -73,6 +79,9 @@ func (s *MemoryStore) Release(ctx context.Context, r Release) error {
 	return nil
 }
 
+// slotFreed implements slotNotifier.
+func (s *MemoryStore) slotFreed(key string) <-chan struct{} { return s.limits.slotFreed(key) }
+
 // Publish implements PubSub.
 func (s *MemoryStore) Publish(_ context.Context, channel string, message []byte) error {
 	s.bus.publish(channel, message)
@@ -108,11 +117,13 @@ type memoryLimits struct {
 	mu    sync.Mutex
 	rates *simplelru.LRU[string, time.Time] // rate key: its theoretical arrival time
 	slots map[string]map[string]time.Time   // slot key: lease id: expiry
+	freed map[string]chan struct{}          // slot key: closed at its next release
 }
 
 func (l *memoryLimits) init() {
 	l.rates, _ = simplelru.NewLRU[string, time.Time](MaxLocalRateKeys, nil)
 	l.slots = make(map[string]map[string]time.Time)
+	l.freed = make(map[string]chan struct{})
 }
 
 // admit decides a, atomically, at now.
@@ -171,6 +182,25 @@ func (l *memoryLimits) release(key, lease string) {
 	if len(held) == 0 {
 		delete(l.slots, key)
 	}
+	if ch, ok := l.freed[key]; ok {
+		close(ch)
+		delete(l.freed, key)
+	}
+}
+
+// slotFreed returns a channel closed when a slot of key is next given
+// back, so that a call waiting for one wakes at once. A waiter asks for it
+// before it tries to take a slot, so a release between its try and its
+// wait is not missed. One channel per key is held while anyone waits.
+func (l *memoryLimits) slotFreed(key string) <-chan struct{} {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	ch, ok := l.freed[key]
+	if !ok {
+		ch = make(chan struct{})
+		l.freed[key] = ch
+	}
+	return ch
 }
 
 // newLeaseID returns a fresh random lease id.

@@ -44,6 +44,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/toolexec/toolexec"
 	"github.com/toolexec/toolexec/cmd/toolexec/internal/config"
 	"github.com/toolexec/toolexec/cmd/toolexec/internal/server"
 )
@@ -207,9 +208,10 @@ func serve(ctx context.Context, args []string, getenv func(string) (string, bool
 		fmt.Fprintln(stderr, "toolexec: --redis:", err)
 		return 1
 	}
+	var store toolexec.Store // nil: server.Handler keeps it in this process
 	if shared != nil {
 		defer shared.close()
-		otelOpts = append(otelOpts, shared.option())
+		store = shared.store
 	}
 
 	// The watch starts from the file as it is before the first load, so a
@@ -245,6 +247,7 @@ func serve(ctx context.Context, args []string, getenv func(string) (string, bool
 		Logger:          logger,
 		ServerName:      "toolexec",
 		ServerVersion:   version,
+		Store:           store,
 		Extra:           otelOpts,
 		OAuth:           verifier,
 		OAuthBase:       oauthOpts.base,

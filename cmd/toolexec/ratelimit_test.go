@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -414,4 +415,59 @@ func TestValidate_ReportsABadRateLimitAtItsValue(t *testing.T) {
 	code := validate([]string{"--config", path}, func(string) (string, bool) { return "", false }, &out, &errOut)
 	assert.Equal(t, 1, code)
 	assert.Contains(t, errOut.String(), path+`:13:16: tool "find" rateLimit: the rate must be a whole number of calls from 1 to 1000000, not "0/1h"`)
+}
+
+// Without --redis, every route of one server counts together: a tool
+// reached at /api and through a toolset's routes (each served by an
+// Executor of its own) has one concurrency limit, one cache and one rate
+// per caller.
+func TestServe_ToolsetRoutesCountAsOneServer(t *testing.T) {
+	up := &countingUpstream{hits: map[string]int{}}
+	upSrv := httptest.NewServer(up)
+	defer upSrv.Close()
+	tools := fmt.Sprintf(`
+sources:
+  up: {kind: http, baseUrl: %s}
+tools:
+  cached: {kind: http, source: up, method: GET, path: /hit, description: counts its runs, cache: true}
+  one: {kind: http, source: up, method: GET, path: /enter, description: one at a time, maxConcurrency: 1}
+  rated: {kind: http, source: up, method: GET, path: /rated, description: twice an hour, rateLimit: 2/1h}
+toolsets:
+  ts: [cached, one, rated]
+`, upSrv.URL)
+	base, _ := startServerWith(t, t.TempDir(), tools, map[string]string{"TOOLEXEC_TOKEN": "tok"})
+	auth := []string{"Authorization", "Bearer tok"}
+	routes := []string{base, base + "/toolsets/ts"}
+
+	var wg sync.WaitGroup
+	for i := range 12 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			resp, body := restCall(t, http.DefaultClient, routes[i%2], "one", auth...)
+			assert.Equal(t, http.StatusOK, resp.StatusCode, string(body))
+		}()
+	}
+	wg.Wait()
+	up.mu.Lock()
+	assert.Equal(t, 12, up.hits["/enter"])
+	assert.Equal(t, 1, up.peak, "maxConcurrency: 1 held across /api and the toolset's routes")
+	up.mu.Unlock()
+
+	for _, r := range routes {
+		resp, body := restCall(t, http.DefaultClient, r, "cached", auth...)
+		require.Equal(t, http.StatusOK, resp.StatusCode, string(body))
+	}
+	up.mu.Lock()
+	assert.Equal(t, 1, up.hits["/hit"], "the toolset's route answered from the cache /api filled")
+	up.mu.Unlock()
+
+	for _, r := range routes {
+		resp, body := restCall(t, http.DefaultClient, r, "rated", auth...)
+		require.Equal(t, http.StatusOK, resp.StatusCode, string(body))
+	}
+	resp, body := restCall(t, http.DefaultClient, base, "rated", auth...)
+	assertRateRefused(t, resp, body, hour, "the caller's two calls were spent across the routes")
+	resp, body = restCall(t, http.DefaultClient, base+"/toolsets/ts", "rated", auth...)
+	assertRateRefused(t, resp, body, hour, "on the toolset's route too")
 }

@@ -6,7 +6,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/toolexec/toolexec"
 	"github.com/toolexec/toolexec/redis"
 )
 
@@ -18,10 +17,6 @@ type sharedStore struct {
 	store *redis.Store
 	desc  string // what the banner says of it: its address, never its password
 }
-
-// option is the Executor option that keeps what replicas share in the
-// store.
-func (s *sharedStore) option() toolexec.Option { return toolexec.WithStore(s.store) }
 
 func (s *sharedStore) close() { _ = s.store.Close() }
 

@@ -45,6 +45,13 @@ type Options struct {
 	MaxBodyBytes int64
 	// Logger receives the server's logs (nil: discarded).
 	Logger *slog.Logger
+	// Store is what every Executor of the server keeps its counts, cache
+	// and MCP state in (toolexec.WithStore): the Redis replicas share with
+	// --redis. Handler gives nil a toolexec.MemoryStore of its own, so
+	// that the routes of every toolset (each an Executor of its own) count
+	// a tool's concurrency, a caller's rate and the cache together, as one
+	// server.
+	Store toolexec.Store
 	// Extra are further Executor options (telemetry, interceptors).
 	Extra []toolexec.Option
 	// ServerName and ServerVersion are the MCP server info.
@@ -103,6 +110,9 @@ func (o Options) executor(p *Provider) *toolexec.Executor {
 	}
 	if o.MaxBodyBytes > 0 {
 		opts = append(opts, toolexec.WithMaxBodyBytes(o.MaxBodyBytes))
+	}
+	if o.Store != nil {
+		opts = append(opts, toolexec.WithStore(o.Store))
 	}
 	opts = append(opts, o.Extra...)
 	return toolexec.New(p, p, opts...)
@@ -175,6 +185,9 @@ func (s *surfaces) mount(mux *http.ServeMux, prefix string) {
 // the current config does not define answers 404. It returns the handler
 // and the Executor of the full tool set.
 func Handler(p *Provider, o Options) (http.Handler, *toolexec.Executor) {
+	if o.Store == nil {
+		o.Store = toolexec.NewMemoryStore()
+	}
 	all := o.surfaces(p)
 	// The surfaces run the DNS-rebinding defense on every request; the
 	// routes that answer before any surface does (an unknown toolset) run

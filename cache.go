@@ -80,7 +80,7 @@ func (x *Executor) cacheInterceptor(next CallFunc) CallFunc {
 		}
 		// A shared store's limit stage may have looked the call up
 		// already, in its own round trip (limit_shared.go).
-		ov := overlapOf(ctx)
+		ov := overlapOf(ctx, call)
 		var key string
 		if ov != nil {
 			key = ov.key

@@ -66,13 +66,14 @@ func (x *Executor) sharedLimit(ctx context.Context, call *Call, next CallFunc) (
 	}
 	var ov *storeOverlap
 	if a.Read != "" {
-		ov = &storeOverlap{key: a.Read, value: adm.Value, found: adm.Found}
+		ov = &storeOverlap{call: call, key: a.Read, value: adm.Value, found: adm.Found}
 		if adm.Found && limited {
 			// Answered from the cache, the call took no slot. Should the
 			// cached value not decode, the cache stage runs the tool, which
 			// then waits for a slot as any call does (the rate counted it).
 			slotOnly := Admission{SlotKey: a.SlotKey, SlotMax: a.SlotMax, SlotTTL: a.SlotTTL}
 			ov.admitAgain = func(ctx context.Context) error {
+				ov.admitAgain = nil // once
 				adm, err := x.admitShared(ctx, call, &slotOnly, cfg)
 				switch {
 				case errors.Is(err, errStoreDown):
@@ -108,6 +109,7 @@ func (x *Executor) sharedLimit(ctx context.Context, call *Call, next CallFunc) (
 // cache leaves to store, which the limit stage stores as it gives its slot
 // back (Limits.Release).
 type storeOverlap struct {
+	call  *Call // whose it is: a call its handler makes sees none
 	key   string
 	value []byte
 	found bool
@@ -124,9 +126,14 @@ type storeOverlap struct {
 
 type storeOverlapKey struct{}
 
-// overlapOf returns the call's storeOverlap, or nil.
-func overlapOf(ctx context.Context) *storeOverlap {
+// overlapOf returns call's storeOverlap, or nil. The context a handler
+// gets carries its call's; a call the handler makes with it (nested) is
+// another Call, and finds none.
+func overlapOf(ctx context.Context, call *Call) *storeOverlap {
 	ov, _ := ctx.Value(storeOverlapKey{}).(*storeOverlap)
+	if ov == nil || ov.call != call {
+		return nil
+	}
 	return ov
 }
 
@@ -158,12 +165,37 @@ func (x *Executor) release(ctx context.Context, keep *leaseKeeper, ov *storeOver
 	}
 }
 
-// slotNotifier is a store that tells a call waiting for a slot when one
-// is given back (MemoryStore), so that it need not ask again and again.
-// Slots that free themselves when their lease runs out are found by the
-// waiter's next periodic try.
-type slotNotifier interface {
-	slotFreed(key string) <-chan struct{}
+// slotQueue is a store in which a call waits its turn for a slot, handed
+// to it as soon as one is given back (MemoryStore), rather than asking
+// again and again as admitShared does of other stores.
+type slotQueue interface {
+	waitSlot(ctx context.Context, key string, max int, ttl time.Duration) (lease string, err error)
+}
+
+// queueForSlot waits in queue for a slot of a, which found every one held,
+// then checks the rest of a (its rate, its lookup) as Admit would have.
+// A call that waited and is then refused by its rate, or answered from
+// the value its lookup found, gives the slot to the next in line.
+func (x *Executor) queueForSlot(ctx context.Context, call *Call, a *Admission, cfg ConcurrencyLimit, queue slotQueue) (Admittance, error) {
+	lease, err := queue.waitSlot(ctx, a.SlotKey, a.SlotMax, a.SlotTTL)
+	if err != nil {
+		return Admittance{}, slotWaitEnded(call, cfg, err)
+	}
+	rest := *a
+	rest.SlotKey, rest.SlotMax, rest.SlotTTL = "", 0, 0
+	adm, err := x.storeAdmit(ctx, &rest)
+	if err == nil && adm.Admitted() && !adm.Found {
+		adm.Lease = lease
+		return adm, nil
+	}
+	x.release(ctx, &leaseKeeper{key: a.SlotKey, lease: lease}, nil)
+	switch {
+	case err == nil:
+		return adm, nil
+	case ctx.Err() != nil:
+		return adm, slotWaitEnded(call, cfg, ctx.Err())
+	}
+	return adm, errStoreDown
 }
 
 // errStoreDown is admitShared's error when the store could not be reached.
@@ -176,12 +208,8 @@ var errStoreDown = errors.New("toolexec: store unreachable")
 func (x *Executor) admitShared(ctx context.Context, call *Call, a *Admission, cfg ConcurrencyLimit) (Admittance, error) {
 	pause := 2 * time.Millisecond
 	var timer *time.Timer
-	notifier, _ := x.store.(slotNotifier)
+	queue, _ := x.store.(slotQueue)
 	for {
-		var freed <-chan struct{}
-		if notifier != nil && a.SlotKey != "" && !cfg.FailFast {
-			freed = notifier.slotFreed(a.SlotKey)
-		}
 		adm, err := x.storeAdmit(ctx, a)
 		if err != nil {
 			if cerr := ctx.Err(); cerr != nil {
@@ -195,6 +223,9 @@ func (x *Executor) admitShared(ctx context.Context, call *Call, a *Admission, cf
 		if cfg.FailFast {
 			return adm, busy(call, cfg, nil)
 		}
+		if queue != nil {
+			return x.queueForSlot(ctx, call, a, cfg, queue)
+		}
 		// Jittered, so that waiting replicas do not ask in step.
 		d := pause/2 + rand.N(pause/2+1)
 		if timer == nil {
@@ -205,7 +236,6 @@ func (x *Executor) admitShared(ctx context.Context, call *Call, a *Admission, cf
 		}
 		select {
 		case <-timer.C:
-		case <-freed: // nil, and never ready, for a store that does not tell
 		case <-ctx.Done():
 			return adm, slotWaitEnded(call, cfg, ctx.Err())
 		}
@@ -320,6 +350,8 @@ func (k *leaseKeeper) renew() {
 func (k *leaseKeeper) stop() {
 	k.mu.Lock()
 	k.done = true
-	k.timer.Stop()
+	if k.timer != nil {
+		k.timer.Stop()
+	}
 	k.mu.Unlock()
 }

@@ -208,3 +208,34 @@ func TestACachedValueThatDoesNotDecodeRunsTheToolInASlot(t *testing.T) {
 	require.NoError(t, err, "the slot was given back")
 	assert.False(t, res.IsError)
 }
+
+// A call a handler makes (nested, with the handler's context) is a call
+// of its own: its cache stage does not take the outer call's lookup or
+// store its result under the outer call's key.
+func TestANestedCallKeepsToItsOwnCacheEntry(t *testing.T) {
+	reg := toolexec.NewRegistry()
+	var x *toolexec.Executor
+	var outerRuns atomic.Int32
+	reg.MustAdd(toolexec.Tool{Name: "outer", Options: toolexec.ToolOptions{Cache: true, CacheShared: true,
+		ConcurrencyLimit: &toolexec.ConcurrencyLimit{Max: 1}}},
+		func(ctx context.Context, _ string, _ map[string]any) ([]toolexec.Content, bool, string, error) {
+			outerRuns.Add(1)
+			if _, err := x.Call(ctx, toolexec.CallRequest{Name: "inner", Arguments: []byte(`{}`)}); err != nil {
+				return nil, false, "", err
+			}
+			return []toolexec.Content{toolexec.Text("outer failed")}, true, "", nil // isError: not cached
+		})
+	reg.MustAdd(toolexec.Tool{Name: "inner", Options: toolexec.ToolOptions{Cache: true, CacheShared: true}},
+		func(context.Context, string, map[string]any) ([]toolexec.Content, bool, string, error) {
+			return []toolexec.Content{toolexec.Text("inner")}, false, "", nil
+		})
+	x = toolexec.New(reg, reg, toolexec.WithAllowExecute(true), toolexec.WithStore(toolexec.NewMemoryStore()))
+
+	for i := range 2 {
+		res, err := call(x, "outer", `{}`)
+		require.NoError(t, err)
+		require.Len(t, res.Content, 1)
+		assert.Equal(t, "outer failed", res.Content[0].(*toolexec.TextContent).Text, "call %d: the outer tool's own answer, never the inner one's", i+1)
+	}
+	assert.Equal(t, int32(2), outerRuns.Load(), "the outer tool's isError result was not cached, so it ran each time")
+}

@@ -28,7 +28,8 @@ import (
 // server: a tool's concurrency limit, a caller's rate and the cache are
 // theirs in common (a host serving several sets of tools from one process,
 // each through an Executor of its own, says so). A call waiting there for
-// a concurrency slot is woken as soon as a slot is given back.
+// a concurrency slot gets one as soon as one is given back, in the order
+// the calls came.
 //
 // Create one with NewMemoryStore: the zero value is not usable.
 type MemoryStore struct {
@@ -70,17 +71,21 @@ func (s *MemoryStore) RenewSlot(_ context.Context, key, lease string, ttl time.D
 
 // Release implements Limits.
 func (s *MemoryStore) Release(ctx context.Context, r Release) error {
+	var err error
+	if r.Write != "" {
+		// Stored first: a call that takes the slot given back finds it.
+		err = s.Set(ctx, r.Write, r.Value, r.TTL)
+	}
 	if r.Lease != "" {
 		s.limits.release(r.SlotKey, r.Lease)
 	}
-	if r.Write != "" {
-		return s.Set(ctx, r.Write, r.Value, r.TTL)
-	}
-	return nil
+	return err
 }
 
-// slotFreed implements slotNotifier.
-func (s *MemoryStore) slotFreed(key string) <-chan struct{} { return s.limits.slotFreed(key) }
+// waitSlot implements slotQueue.
+func (s *MemoryStore) waitSlot(ctx context.Context, key string, max int, ttl time.Duration) (string, error) {
+	return s.limits.waitSlot(ctx, key, max, ttl)
+}
 
 // Publish implements PubSub.
 func (s *MemoryStore) Publish(_ context.Context, channel string, message []byte) error {
@@ -117,13 +122,21 @@ type memoryLimits struct {
 	mu    sync.Mutex
 	rates *simplelru.LRU[string, time.Time] // rate key: its theoretical arrival time
 	slots map[string]map[string]time.Time   // slot key: lease id: expiry
-	freed map[string]chan struct{}          // slot key: closed at its next release
+	queue map[string][]*slotWaiter          // slot key: calls waiting for a slot, first come first
+}
+
+// slotWaiter is a call waiting for a slot of a MemoryStore: the slot is
+// handed to it, as a lease, when it comes first and one is free.
+type slotWaiter struct {
+	lease chan string // buffered: the lease handed over
+	max   int
+	ttl   time.Duration
 }
 
 func (l *memoryLimits) init() {
 	l.rates, _ = simplelru.NewLRU[string, time.Time](MaxLocalRateKeys, nil)
 	l.slots = make(map[string]map[string]time.Time)
-	l.freed = make(map[string]chan struct{})
+	l.queue = make(map[string][]*slotWaiter)
 }
 
 // admit decides a, atomically, at now.
@@ -140,6 +153,10 @@ func (l *memoryLimits) admit(a Admission, now time.Time) Admittance {
 	}
 	var lease string
 	if a.SlotKey != "" {
+		if len(l.queue[a.SlotKey]) > 0 {
+			// Calls are waiting for a slot: the next one freed is theirs.
+			return Admittance{SlotsFull: true}
+		}
 		held := l.slots[a.SlotKey]
 		for id, exp := range held {
 			if !now.Before(exp) {
@@ -177,30 +194,94 @@ func (l *memoryLimits) renew(key, lease string, ttl time.Duration, now time.Time
 func (l *memoryLimits) release(key, lease string) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	delete(l.slots[key], lease)
+	l.handOff(key, time.Now())
+}
+
+// handOff gives the free slots of key, if any, to the calls waiting for
+// one, in the order they came, and forgets key when nothing holds or
+// waits for it. l.mu is held.
+func (l *memoryLimits) handOff(key string, now time.Time) {
 	held := l.slots[key]
-	delete(held, lease)
+	for id, exp := range held {
+		if !now.Before(exp) {
+			delete(held, id) // run out: its holder died, or stopped renewing
+		}
+	}
+	q := l.queue[key]
+	for len(q) > 0 && len(held) < q[0].max {
+		w := q[0]
+		q[0] = nil
+		q = q[1:]
+		if held == nil {
+			held = make(map[string]time.Time, w.max)
+			l.slots[key] = held
+		}
+		lease := newLeaseID()
+		held[lease] = now.Add(w.ttl)
+		w.lease <- lease
+	}
+	if len(q) == 0 {
+		delete(l.queue, key)
+	} else {
+		l.queue[key] = q
+	}
 	if len(held) == 0 {
 		delete(l.slots, key)
 	}
-	if ch, ok := l.freed[key]; ok {
-		close(ch)
-		delete(l.freed, key)
+}
+
+// waitSlot waits its turn for a slot of key (max of them, held for ttl),
+// and returns the lease of the slot handed to it; or, when ctx ends first,
+// ctx's error, having taken nothing.
+func (l *memoryLimits) waitSlot(ctx context.Context, key string, max int, ttl time.Duration) (string, error) {
+	w := &slotWaiter{lease: make(chan string, 1), max: max, ttl: ttl}
+	l.mu.Lock()
+	l.queue[key] = append(l.queue[key], w)
+	l.handOff(key, time.Now())
+	l.mu.Unlock()
+	// Slots whose lease runs out free themselves with no release to hand
+	// them over: look for them now and then.
+	tick := time.NewTicker(slotWaitMax)
+	defer tick.Stop()
+	for {
+		select {
+		case lease := <-w.lease:
+			return lease, nil
+		case <-tick.C:
+			l.mu.Lock()
+			l.handOff(key, time.Now())
+			l.mu.Unlock()
+		case <-ctx.Done():
+			l.mu.Lock()
+			if l.dequeue(key, w) {
+				l.mu.Unlock()
+				return "", ctx.Err()
+			}
+			l.mu.Unlock()
+			// A slot was handed over as ctx ended: it goes to the next.
+			l.release(key, <-w.lease)
+			return "", ctx.Err()
+		}
 	}
 }
 
-// slotFreed returns a channel closed when a slot of key is next given
-// back, so that a call waiting for one wakes at once. A waiter asks for it
-// before it tries to take a slot, so a release between its try and its
-// wait is not missed. One channel per key is held while anyone waits.
-func (l *memoryLimits) slotFreed(key string) <-chan struct{} {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	ch, ok := l.freed[key]
-	if !ok {
-		ch = make(chan struct{})
-		l.freed[key] = ch
+// dequeue removes w from key's waiters, and reports whether it was still
+// waiting. l.mu is held.
+func (l *memoryLimits) dequeue(key string, w *slotWaiter) bool {
+	q := l.queue[key]
+	for i, x := range q {
+		if x == w {
+			q = append(q[:i], q[i+1:]...)
+			if len(q) == 0 {
+				delete(l.queue, key)
+			} else {
+				l.queue[key] = q
+			}
+			return true
+		}
 	}
-	return ch
+	return false
 }
 
 // newLeaseID returns a fresh random lease id.

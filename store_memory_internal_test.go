@@ -1,6 +1,7 @@
 package toolexec
 
 import (
+	"context"
 	"testing"
 	"time"
 
@@ -8,36 +9,75 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-func TestMemoryStoreTellsAWaiterWhenASlotIsGivenBack(t *testing.T) {
+// waitInQueue starts a waitSlot on s and returns what it returns, once
+// the waiter is in the queue.
+func waitInQueue(t *testing.T, s *MemoryStore, ctx context.Context, key string) <-chan string {
+	t.Helper()
+	s.limits.mu.Lock()
+	before := len(s.limits.queue[key])
+	s.limits.mu.Unlock()
+	got := make(chan string, 1)
+	go func() {
+		lease, err := s.waitSlot(ctx, key, 1, time.Hour)
+		if err != nil {
+			lease = "error: " + err.Error()
+		}
+		got <- lease
+	}()
+	require.Eventually(t, func() bool {
+		s.limits.mu.Lock()
+		defer s.limits.mu.Unlock()
+		return len(s.limits.queue[key]) == before+1
+	}, 5*time.Second, time.Millisecond)
+	return got
+}
+
+func TestMemoryStoreHandsSlotsToWaitersInTheOrderTheyCame(t *testing.T) {
 	s := NewMemoryStore()
 	a := Admission{SlotKey: "s", SlotMax: 1, SlotTTL: time.Hour}
 	held, err := s.Admit(t.Context(), a)
 	require.NoError(t, err)
 	require.NotEmpty(t, held.Lease)
 
-	freed := s.slotFreed("s")
-	other := s.slotFreed("other")
-	assert.Equal(t, freed, s.slotFreed("s"), "waiters of one key share one channel")
-	select {
-	case <-freed:
-		t.Fatal("told before any slot was given back")
-	default:
-	}
+	first := waitInQueue(t, s, t.Context(), "s")
+	second := waitInQueue(t, s, t.Context(), "s")
 	require.NoError(t, s.Release(t.Context(), Release{SlotKey: "s", Lease: held.Lease}))
-	select {
-	case <-freed:
-	default:
-		t.Fatal("not told when the slot was given back")
-	}
-	select {
-	case <-other:
-		t.Fatal("a waiter of another key was told")
-	default:
-	}
-	next := s.slotFreed("s")
-	select {
-	case <-next:
-		t.Fatal("a new wait is told only of the next release")
-	default:
-	}
+	lease := <-first
+	assert.NotEmpty(t, lease, "the first waiter gets the slot given back")
+	adm, err := s.Admit(t.Context(), a)
+	require.NoError(t, err)
+	assert.True(t, adm.SlotsFull, "a newcomer does not get ahead of the waiting call")
+
+	require.NoError(t, s.Release(t.Context(), Release{SlotKey: "s", Lease: lease}))
+	lease = <-second
+	assert.NotEmpty(t, lease, "then the second")
+	require.NoError(t, s.Release(t.Context(), Release{SlotKey: "s", Lease: lease}))
+	adm, err = s.Admit(t.Context(), a)
+	require.NoError(t, err)
+	assert.True(t, adm.Admitted(), "with no one waiting, a released slot is free")
+	assert.Empty(t, s.limits.queue, "no queue is left behind")
+}
+
+func TestMemoryStoreWaiterThatGivesUpTakesNothing(t *testing.T) {
+	s := NewMemoryStore()
+	a := Admission{SlotKey: "s", SlotMax: 1, SlotTTL: time.Hour}
+	held, err := s.Admit(t.Context(), a)
+	require.NoError(t, err)
+
+	ctx, cancel := context.WithCancel(t.Context())
+	gone := waitInQueue(t, s, ctx, "s")
+	next := waitInQueue(t, s, t.Context(), "s")
+	cancel()
+	assert.Contains(t, <-gone, "context canceled")
+	require.NoError(t, s.Release(t.Context(), Release{SlotKey: "s", Lease: held.Lease}))
+	assert.NotEmpty(t, <-next, "the slot goes to the waiter that stayed")
+}
+
+func TestMemoryStoreHandsOverASlotWhoseLeaseRanOut(t *testing.T) {
+	s := NewMemoryStore()
+	held, err := s.Admit(t.Context(), Admission{SlotKey: "s", SlotMax: 1, SlotTTL: 50 * time.Millisecond})
+	require.NoError(t, err)
+	require.NotEmpty(t, held.Lease)
+	got := waitInQueue(t, s, t.Context(), "s")
+	assert.NotEmpty(t, <-got, "a lease not renewed runs out, and its slot goes to the waiter, with no release")
 }

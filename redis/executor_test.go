@@ -161,6 +161,13 @@ func TestOpenReportsAnUnreachableRedisClearly(t *testing.T) {
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "not a Redis URL")
 	assert.NotContains(t, err.Error(), "s3cret")
+
+	for _, url := range []string{`redis://user:s3"cret@host/0`, `redis://user:s3\cret@host/0`, "redis://user:s3cret%zz@host/0"} {
+		_, err = redis.Open(ctx, url, redis.Options{})
+		require.Error(t, err, url)
+		assert.Contains(t, err.Error(), "not a Redis URL", url)
+		assert.NotContains(t, err.Error(), "cret", "%s: no part of the password, in any quoting", url)
+	}
 }
 
 func TestValuesAreBoundedInSize(t *testing.T) {

@@ -249,16 +249,46 @@ func withHashTag(prefix string) string {
 	return "{toolexec}" + prefix // prefix begins with '}'
 }
 
-// redactURLError keeps url's text, which may hold a password, out of err.
+// redactURLError keeps url's text, which may hold a password, out of err:
+// a *url.Error names "(the URL)" instead, and any other error whose text
+// holds the URL, or its user information, in any quoting, is replaced by
+// one that says only that the URL cannot be read.
 func redactURLError(err error, url string) error {
-	if url == "" {
+	if url == "" || err == nil {
 		return err
 	}
+	var ue *neturl.Error
+	if errors.As(err, &ue) {
+		return fmt.Errorf("%s %s: %w", ue.Op, "(the URL)", ue.Err)
+	}
 	msg := err.Error()
-	if i := strings.Index(msg, url); i >= 0 {
-		return errors.New(msg[:i] + "(the URL)" + msg[i+len(url):])
+	for _, secret := range secretsOf(url) {
+		if strings.Contains(msg, secret) {
+			return errors.New("the URL cannot be read")
+		}
 	}
 	return err
+}
+
+// secretsOf returns the texts of url an error must not repeat: the URL,
+// and its user information (between "://" and the last "@" before the
+// path), each as written and as Go would quote it.
+func secretsOf(url string) []string {
+	texts := []string{url}
+	if i := strings.Index(url, "://"); i >= 0 {
+		rest := url[i+3:]
+		if j := strings.IndexAny(rest, "/?#"); j >= 0 {
+			rest = rest[:j]
+		}
+		if at := strings.LastIndex(rest, "@"); at > 0 {
+			texts = append(texts, rest[:at])
+		}
+	}
+	for _, t := range texts[:len(texts):len(texts)] {
+		q := strconv.Quote(t)
+		texts = append(texts, q[1:len(q)-1])
+	}
+	return texts
 }
 
 // Ping reports whether Redis answers.
@@ -470,8 +500,9 @@ func (s *Store) RenewSlot(ctx context.Context, key, lease string, ttl time.Durat
 	return n == 1, err
 }
 
-// Release implements toolexec.Limits, in one round trip: the slot's ZREM
-// and the value's SET pipelined. A value over MaxValueBytes is not stored
+// Release implements toolexec.Limits, in one round trip: the value's SET
+// then the slot's ZREM, pipelined (so that a call taking the slot finds
+// the value). A value over MaxValueBytes is not stored
 // (ErrValueTooLarge), and the slot is given back all the same.
 func (s *Store) Release(ctx context.Context, r toolexec.Release) error {
 	var tooLarge error
@@ -481,8 +512,10 @@ func (s *Store) Release(ctx context.Context, r toolexec.Release) error {
 	switch {
 	case r.Lease != "" && r.Write != "":
 		_, err := s.rdb.Pipelined(ctx, func(p goredis.Pipeliner) error {
-			p.ZRem(ctx, s.key("", r.SlotKey), r.Lease)
+			// Stored first (Redis runs a pipeline in order): a call that
+			// takes the slot given back finds the value.
 			p.Set(ctx, s.key("kv:", r.Write), r.Value, expiry(r.TTL))
+			p.ZRem(ctx, s.key("", r.SlotKey), r.Lease)
 			return nil
 		})
 		return err

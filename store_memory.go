@@ -22,7 +22,10 @@ import (
 //   - slots: one lease per call holding one;
 //   - event logs: MaxMemoryEventLogs logs of at most MaxMemoryLogEvents
 //     events each, MaxMemoryEventBytes of events in all; the least
-//     recently written log, and a log's oldest events, are dropped first.
+//     recently written log, and a log's oldest events, are dropped first;
+//   - tasks of the Executors sharing it (WithTasks): in maps of their own,
+//     bounded as TaskSettings says for one Executor (the first to run a
+//     task sets the bounds), never evicted to make room in the KV.
 //
 // Executors given one MemoryStore with WithStore count together, as one
 // server: a tool's concurrency limit, a caller's rate and the cache are
@@ -37,6 +40,16 @@ type MemoryStore struct {
 	limits memoryLimits
 	bus    memoryBus
 	logs   memoryLogs
+
+	tasksOnce               sync.Once
+	taskRecords, taskLeases *taskMemory
+}
+
+// taskMemories implements taskKeeper: the maps are made on first use,
+// sized by the settings of the first Executor to ask.
+func (s *MemoryStore) taskMemories(settings TaskSettings) (records, leases KV) {
+	s.tasksOnce.Do(func() { s.taskRecords, s.taskLeases = newTaskMemories(settings) })
+	return s.taskRecords, s.taskLeases
 }
 
 // NewMemoryStore returns an empty MemoryStore.

@@ -81,3 +81,21 @@ func TestMemoryStoreHandsOverASlotWhoseLeaseRanOut(t *testing.T) {
 	got := waitInQueue(t, s, t.Context(), "s")
 	assert.NotEmpty(t, <-got, "a lease not renewed runs out, and its slot goes to the waiter, with no release")
 }
+
+func TestMemoryStoreKeepsTasksOutOfReachOfTheCache(t *testing.T) {
+	s := NewMemoryStore()
+	records, leases := s.taskMemories(TaskSettings{}.withDefaults())
+	again, _ := s.taskMemories(TaskSettings{MaxMemoryTasks: 1}.withDefaults())
+	assert.Same(t, records.(*taskMemory), again.(*taskMemory), "the Executors sharing the store share its tasks")
+	require.NoError(t, records.Set(t.Context(), "task", []byte("record"), time.Hour))
+	require.NoError(t, leases.Set(t.Context(), "lease", []byte("1"), time.Hour))
+	for i := range 2 * DefaultCacheSize { // a busy cache
+		require.NoError(t, s.Set(t.Context(), string(rune('a'+i%26))+time.Duration(i).String(), []byte("v"), time.Hour))
+	}
+	_, ok, err := records.Get(t.Context(), "task")
+	require.NoError(t, err)
+	assert.True(t, ok, "the task's record outlives the cache's evictions")
+	_, ok, err = leases.Get(t.Context(), "lease")
+	require.NoError(t, err)
+	assert.True(t, ok, "and so does its lease")
+}

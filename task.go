@@ -94,7 +94,9 @@ type TaskSettings struct {
 	// (the Redis store: 1 MiB by default), so keep it below that.
 	MaxResultBytes int
 	// MaxMemoryTasks and MaxMemoryBytes bound the tasks kept in the
-	// process when the Executor has no shared store: past either bound,
+	// process when the Executor has no store, or a MemoryStore (whose
+	// Executors keep their tasks together, within the bounds of the first
+	// to run one): past either bound,
 	// the least recently used task is dropped (even a running one, whose
 	// call is then cancelled). Zero is DefaultMaxMemoryTasks and
 	// DefaultMaxMemoryTaskBytes.

@@ -15,6 +15,7 @@ func TestTaskWhoseRunnerStoppedEndsFailed(t *testing.T) {
 	store := NewMemoryStore()
 	reg := NewRegistry()
 	x := New(reg, reg, WithStore(store))
+	records, leases := store.taskMemories(TaskSettings{}.withDefaults())
 	// A record as a replica that then died left it: working, with no
 	// lease behind it.
 	now := time.Now()
@@ -22,7 +23,7 @@ func TestTaskWhoseRunnerStoppedEndsFailed(t *testing.T) {
 		Expires: now.Add(time.Hour).UnixMilli(), PollMs: 1000, Inputs: []recordInput{{Key: "k", Request: json.RawMessage(`{}`)}}}
 	data, err := json.Marshal(rec)
 	require.NoError(t, err)
-	ok, err := store.Add(context.Background(), taskKey(rec.ID), data, time.Hour)
+	ok, err := records.Add(context.Background(), taskKey(rec.ID), data, time.Hour)
 	require.NoError(t, err)
 	require.True(t, ok)
 
@@ -37,8 +38,8 @@ func TestTaskWhoseRunnerStoppedEndsFailed(t *testing.T) {
 	// With its lease held, the same record is left as it is.
 	rec.ID = newTaskID()
 	data, _ = json.Marshal(rec)
-	_, _ = store.Add(context.Background(), taskKey(rec.ID), data, time.Hour)
-	require.NoError(t, store.Set(context.Background(), leaseKey(rec.ID), []byte{'1'}, time.Hour))
+	_, _ = records.Add(context.Background(), taskKey(rec.ID), data, time.Hour)
+	require.NoError(t, leases.Set(context.Background(), leaseKey(rec.ID), []byte{'1'}, time.Hour))
 	got, err = x.SurfaceKit().Task(httptest.NewRequest("GET", "/", nil), rec.ID)
 	require.NoError(t, err)
 	assert.Equal(t, TaskInputRequired, got.Status)

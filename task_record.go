@@ -182,15 +182,36 @@ type taskStore struct {
 // when there is one, else bounded maps of the process's own.
 func (x *Executor) newTaskStore() *taskStore {
 	s := &taskStore{settings: x.taskSettings.withDefaults(), leaseTTL: x.leaseTTL}
+	if k, ok := x.store.(taskKeeper); ok {
+		// An in-process store shared by Executors: their tasks in maps of
+		// its own, out of reach of the cache's evictions.
+		s.records, s.leases = k.taskMemories(s.settings)
+		s.bus = x.store
+		return s
+	}
 	if x.store != nil {
 		s.records, s.leases, s.bus = x.store, x.store, x.store
 		return s
 	}
-	s.records = newTaskMemory(s.settings.MaxMemoryTasks, s.settings.MaxMemoryBytes)
-	// A lease is a short key and a byte: the records bound them.
-	s.leases = newTaskMemory(s.settings.MaxMemoryTasks, s.settings.MaxMemoryTasks*(taskEntryOverhead+64))
+	s.records, s.leases = newTaskMemories(s.settings)
 	s.bus = x.local
 	return s
+}
+
+// newTaskMemories returns the bounded maps that keep tasks' records and
+// leases in the process, sized by settings.
+func newTaskMemories(settings TaskSettings) (records, leases *taskMemory) {
+	records = newTaskMemory(settings.MaxMemoryTasks, settings.MaxMemoryBytes)
+	// A lease is a short key and a byte: the records bound them.
+	leases = newTaskMemory(settings.MaxMemoryTasks, settings.MaxMemoryTasks*(taskEntryOverhead+64))
+	return records, leases
+}
+
+// taskKeeper is an in-process store (MemoryStore) that keeps the tasks of
+// the Executors sharing it in bounded maps of its own, rather than in its
+// KV, where a busy cache would evict the records of running tasks.
+type taskKeeper interface {
+	taskMemories(settings TaskSettings) (records, leases KV)
 }
 
 // errTaskConflict is update's error when the record kept changing under it.

@@ -164,6 +164,10 @@ func (t *Tool) Definition() toolexec.Tool {
 
 			ConcurrencyLimit: concurrency(t.cfg.MaxConcurrency),
 			RateLimit:        rate(t.cfg.RateLimit),
+
+			// config's values are MCP's, as the library's are. A
+			// cancelled task's context cancels its request.
+			TaskSupport: toolexec.TaskSupport(t.cfg.TaskSupport),
 		},
 	}
 }

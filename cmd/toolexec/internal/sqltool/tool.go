@@ -124,6 +124,12 @@ func (t *Tool) Definition() toolexec.Tool {
 			ConcurrencyLimit: concurrency(t.cfg.MaxConcurrency),
 			RateLimit:        rate(t.cfg.RateLimit),
 			Interceptors:     interceptors(params.Bounds(t.cfg.AllParams())),
+
+			// config's values are MCP's, as the library's are. A call
+			// that became a task runs on when its request ends; its
+			// context ends when the task is cancelled, which cancels
+			// the query (see run).
+			TaskSupport: toolexec.TaskSupport(t.cfg.TaskSupport),
 		},
 	}
 }

@@ -172,17 +172,22 @@ func taskAt(t *testing.T, method, u string, headers ...string) (int, restTask) {
 	return resp.StatusCode, task
 }
 
-// pollTask reads the task at u until its status is status.
+// pollTask reads the task at u until its status is status; it fails at
+// once when the task ends otherwise.
 func pollTask(t *testing.T, u, status string, headers ...string) restTask {
 	t.Helper()
-	var task restTask
-	require.Eventually(t, func() bool {
-		code, got := taskAt(t, http.MethodGet, u, headers...)
+	terminal := map[string]bool{"completed": true, "failed": true, "cancelled": true}
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		code, task := taskAt(t, http.MethodGet, u, headers...)
 		require.Equal(t, http.StatusOK, code)
-		task = got
-		return task.Status == status
-	}, 60*time.Second, 20*time.Millisecond, "the task never became %s: %+v", status, task)
-	return task
+		if task.Status == status {
+			return task
+		}
+		require.False(t, terminal[task.Status], "want %s, the task ended: %+v", status, task)
+		require.True(t, time.Now().Before(deadline), "the task never became %s: %+v", status, task)
+		time.Sleep(20 * time.Millisecond)
+	}
 }
 
 // counted is what count, must and plain answer for n.
@@ -385,13 +390,17 @@ func TestServe_TaskRequiredToolOverMCP(t *testing.T) {
 	code, _ = taskAt(t, http.MethodDelete, first, taskAuth...)
 	require.Equal(t, http.StatusOK, code)
 	var got map[string]any
-	require.Eventually(t, func() bool {
+	for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(20 * time.Millisecond) {
 		code, m := mcp2026(t, base, "tasks/get", id, `"taskId":"`+id+`"`, metaTasks)
 		require.Equal(t, http.StatusOK, code, "%v", m)
 		got, _ = m["result"].(map[string]any)
 		require.NotNil(t, got, "%v", m)
-		return got["status"] == "completed"
-	}, 60*time.Second, 20*time.Millisecond, "the task never completed: %v", got)
+		if got["status"] == "completed" {
+			break
+		}
+		require.Equal(t, "working", got["status"], "%v", got)
+		require.True(t, time.Now().Before(deadline), "the task never completed: %v", got)
+	}
 	result, _ := got["result"].(map[string]any)
 	require.NotNil(t, result, "%v", got)
 	assert.Equal(t, false, result["isError"])
@@ -537,4 +546,38 @@ func TestServe_MCPListsTheTaskSupportOfEachTool(t *testing.T) {
 		got[tl.Name] = tl.Execution["taskSupport"]
 	}
 	assert.Equal(t, map[string]any{"count": "optional", "must": "required", "plain": nil, "wait": "optional"}, got)
+}
+
+// A task keeps its result encoded, at most 512 KiB: a SQL task tool's
+// default byte cap (128 KiB, not 1 MiB) keeps its rows within it, so the
+// task completes with its rows cut at the cap rather than failing for
+// their size; a cap the file sets is the file's, and a result past what
+// a task keeps fails the task, saying so.
+func TestServe_ATaskToolsRowsFitWhatATaskKeeps(t *testing.T) {
+	// 1000 rows of 200 double quotes each: about 400 KiB of rows, three
+	// times that encoded.
+	const quotes = `WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 1000) SELECT x AS id, replace(hex(zeroblob(100)), '0', '"') AS q FROM c`
+	tools := fmt.Sprintf(`
+sources:
+  db: {kind: sqlite, database: shop.db, init: schema.sql}
+tools:
+  report: {kind: sqlite-sql, source: db, description: Many rows., statement: %[1]q, taskSupport: optional}
+  capped: {kind: sqlite-sql, source: db, description: Many rows., statement: %[1]q, taskSupport: optional, maxBytes: 1048576}
+`, quotes)
+	base, _ := startServerWith(t, t.TempDir(), tools, map[string]string{"TOOLEXEC_TOKEN": "tok"})
+
+	done := pollTask(t, createTask(t, base, "report", `{}`, taskAuth...), "completed", taskAuth...)
+	require.NotNil(t, done.Result)
+	var sc struct {
+		RowCount  int    `json:"rowCount"`
+		Truncated bool   `json:"truncated"`
+		Message   string `json:"message"`
+	}
+	require.NoError(t, json.Unmarshal(done.Result.StructuredContent, &sc))
+	assert.True(t, sc.Truncated)
+	assert.Positive(t, sc.RowCount)
+	assert.Contains(t, sc.Message, "the rows exceed 131072 bytes")
+
+	failed := pollTask(t, createTask(t, base, "capped", `{}`, taskAuth...), "failed", taskAuth...)
+	assert.Contains(t, failed.StatusMessage, "the task's result is too large to keep")
 }

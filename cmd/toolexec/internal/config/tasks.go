@@ -26,6 +26,10 @@ const (
 	TaskRequired TaskSupport = "required"
 )
 
+// AllowsTasks reports whether s lets a call run as a task: optional or
+// required.
+func (s TaskSupport) AllowsTasks() bool { return s == TaskOptional || s == TaskRequired }
+
 // taskSupport reads a tool's taskSupport: optional, required or
 // forbidden. A problem is reported at the value, and reads as "" (the
 // default).

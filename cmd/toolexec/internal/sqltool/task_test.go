@@ -49,7 +49,13 @@ func TestDefinition_TaskSupport(t *testing.T) {
 		"optional":  toolexec.TaskOptional,
 		"required":  toolexec.TaskRequired,
 	} {
-		assert.Equal(t, want, openCount(t, value).Definition().Options.TaskSupport, "taskSupport: %q", value)
+		tl := openCount(t, value)
+		assert.Equal(t, want, tl.Definition().Options.TaskSupport, "taskSupport: %q", value)
+		if want == toolexec.TaskOptional || want == toolexec.TaskRequired {
+			assert.Equal(t, DefaultTaskMaxBytes, tl.maxBytes, "a task tool's default cap keeps its result within what a task keeps")
+		} else {
+			assert.Equal(t, DefaultMaxBytes, tl.maxBytes)
+		}
 	}
 }
 

@@ -322,6 +322,9 @@ func serve(ctx context.Context, args []string, getenv func(string) (string, bool
 	if err := srv.Shutdown(shutdownCtx); err != nil {
 		_ = srv.Close()
 	}
+	// No request runs any more, but tasks may: stop them, so that the
+	// sources close (deferred above) without waiting for their timeouts.
+	p.StopCalls()
 	return 0
 }
 

@@ -68,7 +68,12 @@ func serveStdio(ctx context.Context, c stdioConfig) int {
 		fmt.Fprintf(c.stderr, "  rate limit: %s\n", describeRate(l))
 	}
 	c.options.Extra = append(c.options.Extra, otelOpts...)
-	if err := server.Stdio(ctx, p, c.options, c.stdin, c.stdout); err != nil && ctx.Err() == nil {
+	err = server.Stdio(ctx, p, c.options, c.stdin, c.stdout)
+	// Tasks outlive the requests that started them: stop them, so that
+	// the sources close (deferred above) without waiting for their
+	// timeouts.
+	p.StopCalls()
+	if err != nil && ctx.Err() == nil {
 		fmt.Fprintln(c.stderr, "toolexec:", err)
 		return 1
 	}

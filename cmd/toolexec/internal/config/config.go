@@ -221,6 +221,11 @@ type Tool struct {
 	// must grant to call the tool, when the server verifies OAuth tokens
 	// (serve --oauth-issuer); without OAuth they are not enforced.
 	Scopes []string
+	// TaskSupport (toolexec extension) says whether the tool's calls may
+	// run as tasks, which the caller polls instead of holding its request
+	// open: TaskOptional, TaskRequired, or TaskForbidden ("" means the
+	// same: every call holds its request, as without the field).
+	TaskSupport TaskSupport
 
 	// Method and Path are an http tool's request; Path may hold
 	// {{.name}} references to PathParams.

@@ -542,6 +542,8 @@ func (p *parser) tool(nameNode, body *yaml.Node, kindKey string) {
 			t.CacheTTL = p.duration(what+" cacheTTL", v)
 		case "scopes":
 			t.Scopes = p.strlist(what+" scopes", v)
+		case "taskSupport":
+			t.TaskSupport = p.taskSupport(what+" taskSupport", v)
 		case "method":
 			t.Method = strings.ToUpper(p.str(what+" method", v))
 		case "path":

@@ -27,6 +27,15 @@ import (
 const (
 	// DefaultMaxBytes caps the response body a call reads.
 	DefaultMaxBytes = 1 << 20
+	// DefaultTaskMaxBytes caps the response body a call of a tool whose
+	// calls may run as tasks reads (taskSupport optional or required): a
+	// task keeps its result encoded, at most
+	// toolexec.DefaultMaxTaskResultBytes (512 KiB), and a JSON body takes
+	// about 3 times its size there (the text, escaped as a JSON string,
+	// and the structuredContent), so that a long call ends with its
+	// answer (cut, and saying so, past the cap) rather than failing for
+	// its size.
+	DefaultTaskMaxBytes = 128 << 10
 	// DefaultTimeout is an http source's timeout (mcp-toolbox's default).
 	DefaultTimeout = 30 * time.Second
 	// maxErrorMessage bounds the upstream message of a failed call.
@@ -108,6 +117,9 @@ func New(t *config.Tool, src *Source, logger *slog.Logger) (*Tool, error) {
 	tl := &Tool{cfg: t, src: src, logger: logger, maxBytes: t.MaxBytes}
 	if tl.maxBytes == 0 {
 		tl.maxBytes = DefaultMaxBytes
+		if t.TaskSupport.AllowsTasks() {
+			tl.maxBytes = DefaultTaskMaxBytes
+		}
 	}
 	if t.RequestBody != "" {
 		tmpl, err := template.New(t.Name).Option("missingkey=zero").Funcs(template.FuncMap{"json": jsonFunc}).Parse(t.RequestBody)
@@ -164,6 +176,10 @@ func (t *Tool) Definition() toolexec.Tool {
 
 			ConcurrencyLimit: concurrency(t.cfg.MaxConcurrency),
 			RateLimit:        rate(t.cfg.RateLimit),
+
+			// config's values are MCP's, as the library's are. A
+			// cancelled task's context cancels its request.
+			TaskSupport: toolexec.TaskSupport(t.cfg.TaskSupport),
 		},
 	}
 }

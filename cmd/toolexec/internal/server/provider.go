@@ -6,6 +6,7 @@ package server
 
 import (
 	"context"
+	"errors"
 	"sync"
 	"sync/atomic"
 
@@ -31,14 +32,34 @@ type state struct {
 	mu        sync.Mutex
 	listeners map[int]func()
 	next      int
+
+	// stopped ends when StopCalls is called: the calls of tools that may
+	// run as tasks run under it too.
+	stopped context.Context
+	stop    context.CancelCauseFunc
 }
 
 // NewProvider returns a Provider serving set.
 func NewProvider(set *Set) *Provider {
 	st := &state{listeners: map[int]func(){}}
+	st.stopped, st.stop = context.WithCancelCause(context.Background())
 	st.cur.Store(set)
 	return &Provider{state: st}
 }
+
+// errStopped is the cause of the context of a call StopCalls ended.
+var errStopped = errors.New("server: the server stopped")
+
+// StopCalls cancels the calls still running of every tool whose calls may
+// run as tasks (taskSupport optional or required), and every such call
+// that starts later: a task outlives the request that started it, so the
+// HTTP server's shutdown does not end it, and closing the sources (Set.Close)
+// would wait for it to end at its timeout. Each call it ends is a tool
+// error, "The server stopped while the call ran." (what a task shows to
+// whoever polls it through a shared store). Calls of other tools are left
+// to end with their requests. It applies to every view of the Provider;
+// calling it again does nothing.
+func (p *Provider) StopCalls() { p.state.stop(errStopped) }
 
 // View returns a Provider over the same sets limited to toolset.
 func (p *Provider) View(toolset string) *Provider {
@@ -110,10 +131,29 @@ func (p *Provider) HandleCallResult(ctx context.Context, name string, args map[s
 			set.release()
 			return toolexec.ErrorResult("Tool not found: " + name), nil
 		}
-		res, err := set.handlers[i](ctx, args)
+		res, err := p.run(ctx, set, i, args)
 		set.release()
 		return res, err
 	}
+}
+
+// run calls the handler of set's tool i. A tool whose calls may run as
+// tasks runs under StopCalls too, at the cost of a context and a callback
+// per call; other tools' calls end with their requests and pay nothing.
+func (p *Provider) run(ctx context.Context, set *Set, i int, args map[string]any) (*toolexec.CallToolResult, error) {
+	handler := set.handlers[i]
+	if ts := set.tools[i].Options.TaskSupport; ts != toolexec.TaskOptional && ts != toolexec.TaskRequired {
+		return handler(ctx, args)
+	}
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	unhook := context.AfterFunc(p.state.stopped, func() { cancel(errStopped) })
+	defer unhook()
+	res, err := handler(ctx, args)
+	if err != nil && errors.Is(context.Cause(ctx), errStopped) {
+		return nil, &toolexec.ToolError{Message: "The server stopped while the call ran.", CanRetry: true, Err: err}
+	}
+	return res, err
 }
 
 // HandleCall implements toolexec.ToolCallHandler for completeness; the

@@ -154,7 +154,9 @@ func (a *toolboxAPI) writeManifest(w http.ResponseWriter, tools []toolexec.Tool)
 // error or invalid arguments as {"result": "{\"error\": MESSAGE}"} with
 // status 200, as toolbox answers them; any refusal (unknown tool, no
 // token, a limit) with its status and {"status", "error"}, and the
-// Retry-After of a limit's.
+// Retry-After of a limit's. It has no tasks: a tool that may run as one
+// runs as an ordinary call (Prefer is not passed on), and one that runs
+// only as a task is refused (400), saying where to call it.
 func (a *toolboxAPI) invoke(w http.ResponseWriter, r *http.Request, name string) {
 	if r.Method != http.MethodPost {
 		w.Header().Set("Allow", http.MethodPost)
@@ -162,6 +164,9 @@ func (a *toolboxAPI) invoke(w http.ResponseWriter, r *http.Request, name string)
 		return
 	}
 	fwd := r.Clone(r.Context())
+	// toolbox's API has no tasks: a call holds its request until it ends,
+	// whatever the caller prefers (RFC 7240 lets a server ignore it).
+	fwd.Header.Del("Prefer")
 	fwd.URL.Path = "/tools/" + name + "/call"
 	fwd.URL.RawPath = "/tools/" + url.PathEscape(name) + "/call"
 	rec := &bufferedResponse{header: http.Header{}}
@@ -189,6 +194,12 @@ func (a *toolboxAPI) invoke(w http.ResponseWriter, r *http.Request, name string)
 		switch {
 		case json.Unmarshal(rec.body.Bytes(), &e) == nil && e.Error != "":
 			msg = e.Error
+			if rec.status == http.StatusBadRequest && strings.HasPrefix(msg, "Tool "+name+" runs only as a task") {
+				// The REST surface's refusal asks for Prefer:
+				// respond-async, which this API does not take.
+				msg = "Tool " + name + " runs only as a task: call it at " + RESTPrefix + "/tools/" + name +
+					"/call with Prefer: respond-async, or over MCP with the tasks extension."
+			}
 		case isResult && res.Text() != "":
 			// A limit's refusal (429, 503) is a result whose text says
 			// when to try again.

@@ -31,6 +31,15 @@ import (
 const (
 	DefaultMaxRows  = 1000
 	DefaultMaxBytes = 1 << 20
+	// DefaultTaskMaxBytes is the byte cap of a tool whose calls may run
+	// as tasks (taskSupport optional or required): a task keeps its
+	// result encoded, at most toolexec.DefaultMaxTaskResultBytes (512
+	// KiB), and the rows take up to 3 times their cap there (each row is
+	// a text block, escaped as a JSON string, and again a member of
+	// structuredContent), plus about 40 bytes a row: 128 KiB and 1000
+	// rows stay below it, so a long call ends with its rows (cut, and
+	// saying so, past the cap) rather than failing for their size.
+	DefaultTaskMaxBytes = 128 << 10
 )
 
 // OutputSchema is the JSON Schema of a SQL tool's structuredContent. Rows
@@ -81,6 +90,9 @@ func New(t *config.Tool, src *Source, logger *slog.Logger) (*Tool, error) {
 	}
 	if tl.maxBytes == 0 {
 		tl.maxBytes = DefaultMaxBytes
+		if t.TaskSupport.AllowsTasks() {
+			tl.maxBytes = DefaultTaskMaxBytes
+		}
 	}
 	return tl, nil
 }
@@ -124,6 +136,12 @@ func (t *Tool) Definition() toolexec.Tool {
 			ConcurrencyLimit: concurrency(t.cfg.MaxConcurrency),
 			RateLimit:        rate(t.cfg.RateLimit),
 			Interceptors:     interceptors(params.Bounds(t.cfg.AllParams())),
+
+			// config's values are MCP's, as the library's are. A call
+			// that became a task runs on when its request ends; its
+			// context ends when the task is cancelled, which cancels
+			// the query (see run).
+			TaskSupport: toolexec.TaskSupport(t.cfg.TaskSupport),
 		},
 	}
 }

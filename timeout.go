@@ -71,8 +71,13 @@ func (x *Executor) timeoutInterceptor(next CallFunc) CallFunc {
 			res, err := x.guard(ctx, call, next)
 			done <- outcome{res, err}
 			if !state.CompareAndSwap(callRunning, callFinished) {
-				x.logger.WarnContext(ctx, "toolexec: timed-out call finished in the background; its outcome is discarded",
-					"tool", call.Tool.Name, "surface", call.Surface, "after", time.Since(start))
+				if timedOut(ctx) {
+					x.logger.WarnContext(ctx, "toolexec: timed-out call finished in the background; its outcome is discarded",
+						"tool", call.Tool.Name, "surface", call.Surface, "after", time.Since(start))
+				} else {
+					x.logger.DebugContext(ctx, "toolexec: canceled call finished in the background; its outcome is discarded",
+						"tool", call.Tool.Name, "surface", call.Surface, "after", time.Since(start))
+				}
 			}
 		})
 
@@ -81,8 +86,15 @@ func (x *Executor) timeoutInterceptor(next CallFunc) CallFunc {
 		case o = <-done:
 		case <-ctx.Done():
 			if state.CompareAndSwap(callRunning, callAbandoned) {
-				x.logger.WarnContext(ctx, "toolexec: call ended at its deadline; its handler is left to finish in the background",
-					"tool", call.Tool.Name, "surface", call.Surface, "timeout", d)
+				if timedOut(ctx) {
+					x.logger.WarnContext(ctx, "toolexec: call ended at its deadline; its handler is left to finish in the background",
+						"tool", call.Tool.Name, "surface", call.Surface, "timeout", d)
+				} else {
+					// The caller went away, or the call (a task) was
+					// canceled: nothing for an operator to act on.
+					x.logger.DebugContext(ctx, "toolexec: call canceled; its handler is left to finish in the background",
+						"tool", call.Tool.Name, "surface", call.Surface)
+				}
 				return nil, contextEnded(ctx, StageTimeout, call, d)
 			}
 			o = <-done // it finished just now: its outcome is ready
@@ -95,6 +107,12 @@ func (x *Executor) timeoutInterceptor(next CallFunc) CallFunc {
 		}
 		return o.res, o.err
 	}
+}
+
+// timedOut reports whether ctx ended because a deadline passed, rather
+// than because it was canceled.
+func timedOut(ctx context.Context) bool {
+	return errors.Is(context.Cause(ctx), errCallTimedOut) || errors.Is(ctx.Err(), context.DeadlineExceeded)
 }
 
 // contextEnded is the error of a call whose context ended before it did:

@@ -236,3 +236,28 @@ func TestHandlerGivingUpOnItsContextWithoutATimeout(t *testing.T) {
 		requireError(t, err, toolexec.StageExecute, toolexec.CodeCanceled)
 	})
 }
+
+func TestACanceledCallIsNotLoggedAsTimedOut(t *testing.T) {
+	logger, logs := newLogger(slog.LevelDebug)
+	entered, release := make(chan struct{}), make(chan struct{})
+	x := newExec(t, toolexec.Tool{Name: "stuck"}, stubborn(entered, release),
+		toolexec.WithTimeout(time.Hour), toolexec.WithLogger(logger))
+
+	ctx, cancel := context.WithCancel(context.Background())
+	errc := make(chan error, 1)
+	go func() {
+		_, err := x.Call(ctx, toolexec.CallRequest{Name: "stuck", Arguments: []byte(`{}`)})
+		errc <- err
+	}()
+	<-entered
+	cancel()
+	requireError(t, <-errc, toolexec.StageTimeout, toolexec.CodeCanceled)
+	close(release)
+	require.Eventually(t, func() bool { return len(findLogs(t, logs, "canceled call finished in the background")) == 1 },
+		5*time.Second, time.Millisecond, "the handler's end is logged, as a cancellation")
+	abandoned := findLogs(t, logs, "call canceled; its handler is left to finish")
+	require.Len(t, abandoned, 1)
+	assert.Equal(t, "DEBUG", abandoned[0]["level"], "a caller that went away is no warning")
+	assert.Empty(t, findLogs(t, logs, "deadline"), "nor said to be a timeout")
+	assert.Empty(t, findLogs(t, logs, "timed-out"))
+}

@@ -84,7 +84,7 @@ soak:
 .PHONY: serve-declarative bench-sql cluster
 
 # Serves examples/declarative/tools.yaml (SQLite and HTTP-API tools, no Go
-# code) with the toolexec command on 127.0.0.1:5000 (docs/declarative.md).
+# code) with the toolexec command on 127.0.0.1:5000 (cmd/toolexec/README.md).
 serve-declarative:
 	cd cmd/toolexec && $(GO) run . serve --config ../../examples/declarative/tools.yaml
 

@@ -26,7 +26,7 @@
 // --insecure-no-auth is given. OpenTelemetry is opt-in through the standard
 // variables: OTEL_TRACES_EXPORTER and OTEL_METRICS_EXPORTER set to otlp
 // (OTLP over HTTP, configured by OTEL_EXPORTER_OTLP_*) or console. See
-// docs/declarative.md.
+// cmd/toolexec/README.md.
 package main
 
 import (

@@ -46,7 +46,7 @@ const (
 // are objects whose members are the statement's columns. Tools do not
 // declare it as their outputSchema: the shape holds by construction, and
 // checking it on every call would cost a tenth of a SQLite call
-// (docs/declarative.md); it documents the shape for hosts and tests.
+// (cmd/toolexec/README.md); it documents the shape for hosts and tests.
 var OutputSchema = json.RawMessage(`{"type":"object","properties":{` +
 	`"rows":{"type":"array"},` +
 	`"rowCount":{"type":"integer"},` +

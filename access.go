@@ -19,8 +19,12 @@ type ToolFilter func(r *http.Request, tools []Tool) []Tool
 // MCP tools/list and the HandsAI list, OXP GET /tools), and a tool f hides
 // is answered as unknown by REST's GET /tools/{name} and POST
 // /tools/{name}/validate. Calls are not filtered: the auth hook decides
-// them. Without this option every caller
-// sees every tool.
+// them, and, tools being hidden, it answers a call before the tool's
+// lookup and the arguments' checks, so that a caller it refuses cannot
+// tell a tool hidden from it from one that does not exist (see AuthHook).
+// Without this option every caller sees every tool, and a call is answered
+// in the execution API's order: an unknown tool is 404 before the hook
+// runs.
 func WithToolFilter(f ToolFilter) Option {
 	return func(x *Executor) { x.toolFilter = f }
 }

@@ -28,16 +28,22 @@ import (
 // authorized (the resolved tool, its arguments, the surface), so a hook can
 // decide per tool, as one enforcing ToolOptions.Scopes must.
 //
-// The hook runs after the gate, tool resolution and decoding, before any
-// interceptor. It sees the request's method, URL, headers and body. It
-// guards calls; a call of a tool that does not exist, so that only a
-// caller it admits learns that; and the requests that hold a stream open
-// for a caller (MCP's subscriptions/listen, through
-// SurfaceKit.Authenticate). For the last two, CallFromContext returns a
-// Call whose Tool is the zero Tool: a hook that decides per tool sees none,
-// and its refusal should say nothing of any tool. Discovery and validation
-// never run it. A call made in-process without an HTTP request (Executor.Call with a
-// nil CallRequest.Request) is the host's own and is not passed to the hook.
+// The order is the execution API's: the gate (403), then the tool's lookup
+// (an unknown tool is 404, whoever asks), then the arguments are read (a
+// body over the limit is 413), then the hook (401), then the interceptors.
+// The one exception is where tools are hidden per caller (WithToolFilter):
+// there the hook answers first, so that a caller it refuses gets the same
+// refusal for a tool hidden from it, for a tool that does not exist, and
+// for arguments it sent wrong; only a caller it admits learns which. The
+// hook then also runs for a call of a tool that does not exist, seeing a
+// Call whose Tool is the zero Tool (CallFromContext), and its refusal
+// should say nothing of any tool. The hook also admits the requests that
+// hold a stream open for a caller (MCP's subscriptions/listen, through
+// SurfaceKit.Authenticate), again with the zero Tool. It sees the
+// request's method, URL, headers and body. Discovery and validation never
+// run it. A call made in-process without an HTTP request (Executor.Call
+// with a nil CallRequest.Request) is the host's own and is not passed to
+// the hook.
 type AuthHook func(next http.Handler) http.Handler
 
 // authRecorder captures what a rejecting hook wrote, for the log line.

@@ -394,30 +394,61 @@ func TestAuthHookRunsAfterTheGate(t *testing.T) {
 	assert.Zero(t, ran.Load())
 }
 
-func TestOnlyAnAdmittedCallerLearnsThatAToolDoesNotExist(t *testing.T) {
-	// An unknown tool is 404 for a caller the hook admits; a caller it
-	// refuses gets the refusal, exactly as for a tool that exists, so
-	// nobody learns which tools exist without credentials.
+func TestAnUnknownToolIs404BeforeTheHookByDefault(t *testing.T) {
+	// The execution API's order: gate, lookup, then the hook. Without
+	// per-caller lists nothing is hidden, so an unknown tool is 404 for
+	// any caller, and the hook does not run for it.
 	var ran atomic.Int64
 	f := newFixture(t)
 	h := f.handler(WithAuthHook(bearerAuth(&ran)))
 	unknown := do(t, h, http.MethodPost, "/tools/nope/call", `{}`)
+	assert.Equal(t, http.StatusNotFound, unknown.status)
+	assert.JSONEq(t, `{"error":"Tool not found: nope"}`, unknown.body)
+	assert.Zero(t, ran.Load(), "the hook never ran for an unknown tool")
+
 	known := do(t, h, http.MethodPost, "/tools/echo/call", `{}`)
-	assert.Equal(t, http.StatusUnauthorized, unknown.status)
-	assert.Equal(t, known.status, unknown.status)
-	assert.Equal(t, known.body, unknown.body)
-	assert.JSONEq(t, `{"error":"Unauthorized"}`, unknown.body)
+	assert.Equal(t, http.StatusUnauthorized, known.status)
+	assert.JSONEq(t, `{"error":"Unauthorized"}`, known.body)
+	assert.Equal(t, int64(1), ran.Load())
+}
+
+// hideAll is a ToolFilter that shows an anonymous caller nothing and a
+// caller with the token everything.
+func hideAll(r *http.Request, tools []Tool) []Tool {
+	if r.Header.Get("Authorization") != "Bearer s3cret" {
+		return nil
+	}
+	return tools
+}
+
+func TestWhereToolsAreHiddenOnlyAnAdmittedCallerLearnsWhetherAToolExists(t *testing.T) {
+	// With per-caller lists, a caller the hook refuses gets the refusal for
+	// a tool hidden from it exactly as for a tool that does not exist, and
+	// before a body over the limit or arguments that are not an object
+	// could tell the two apart.
+	var ran atomic.Int64
+	f := newFixture(t)
+	h := f.handler(WithAuthHook(bearerAuth(&ran)), WithToolFilter(hideAll), WithMaxBodyBytes(64))
+	big := `{"msg":"` + strings.Repeat("x", 100) + `"}`
+	for _, body := range []string{`{}`, big, `[1,2]`, `not json`} {
+		unknown := do(t, h, http.MethodPost, "/tools/nope/call", body)
+		hidden := do(t, h, http.MethodPost, "/tools/echo/call", body)
+		assert.Equal(t, http.StatusUnauthorized, unknown.status, body)
+		assert.Equal(t, hidden.status, unknown.status, body)
+		assert.Equal(t, hidden.body, unknown.body, body)
+		assert.JSONEq(t, `{"error":"Unauthorized"}`, unknown.body, body)
+	}
+	assert.Zero(t, f.calls.Load())
 
 	admitted := do(t, h, http.MethodPost, "/tools/nope/call", `{}`, "Authorization", "Bearer s3cret")
 	assert.Equal(t, http.StatusNotFound, admitted.status)
 	assert.JSONEq(t, `{"error":"Tool not found: nope"}`, admitted.body)
-	assert.Equal(t, int64(3), ran.Load())
-
-	// Without a hook, an unknown tool is 404 as always.
-	assert.Equal(t, http.StatusNotFound, do(t, f.handler(), http.MethodPost, "/tools/nope/call", `{}`).status)
+	tooLarge := do(t, h, http.MethodPost, "/tools/echo/call", big, "Authorization", "Bearer s3cret")
+	assert.Equal(t, http.StatusRequestEntityTooLarge, tooLarge.status, "an admitted caller learns what was wrong")
+	assert.Zero(t, f.calls.Load())
 }
 
-func TestTheHookSeesNoToolForAnUnknownName(t *testing.T) {
+func TestTheHookSeesNoToolForAnUnknownNameWhereToolsAreHidden(t *testing.T) {
 	var seen []*Call
 	hook := func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -426,7 +457,7 @@ func TestTheHookSeesNoToolForAnUnknownName(t *testing.T) {
 		})
 	}
 	f := newFixture(t)
-	do(t, f.handler(WithAuthHook(hook)), http.MethodPost, "/tools/nope/call", `{"a":1}`)
+	do(t, f.handler(WithAuthHook(hook), WithToolFilter(hideAll)), http.MethodPost, "/tools/nope/call", `{"a":1}`)
 	require.Len(t, seen, 1)
 	require.NotNil(t, seen[0])
 	assert.Equal(t, Tool{}, seen[0].Tool)

@@ -60,6 +60,11 @@ type CallRequest struct {
 //  6. the handler, with panics recovered (StageExecute, CodeToolError or
 //     CodePanic)
 //
+// Where tools are hidden per caller (WithToolFilter with an auth hook), the
+// hook answers before stages 2 and 3 can refuse: a caller it refuses learns
+// neither whether the tool exists nor what was wrong with its arguments
+// (see AuthHook).
+//
 // The whole call is observed by the Observer (WithObserver): its start and
 // end, and each stage that does work (see docs/pipeline.md). The first
 // failing stage ends the call, and nothing
@@ -129,9 +134,9 @@ func (x *Executor) call(ob *observation, req *CallRequest) (_ *CallToolResult, e
 	ob.tool = tool
 	ob.obs.Resolved(tool)
 	stage = StageDecode
-	input, args, err := x.decodeCall(ob, tool, req, handler)
-	if err != nil {
-		return nil, err
+	input, args, decodeErr := x.decodeCall(ob, tool, req, handler)
+	if decodeErr != nil && !x.hidesTools(req) {
+		return nil, decodeErr
 	}
 	ctx := ob.ctx
 	call.Arguments, call.Request, call.Surface, call.peer, call.obs, call.input = args, req.Request, ob.surface, req.Peer, ob.obs, input
@@ -139,6 +144,13 @@ func (x *Executor) call(ob *observation, req *CallRequest) (_ *CallToolResult, e
 		if ctx, err = x.authorize(ctx, ob, call); err != nil {
 			return nil, err
 		}
+	}
+	if decodeErr != nil {
+		// Tools are hidden per caller: the arguments' refusal (a body over
+		// the limit, arguments that are not an object) waited for the hook,
+		// so that a caller it refuses is answered alike for a tool hidden
+		// from it and for one that does not exist.
+		return nil, decodeErr
 	}
 	if tool.Options.TaskSupport == TaskRequired && req.task == nil && ob.surface != SurfaceGo {
 		return nil, taskRequired(tool)
@@ -154,14 +166,17 @@ func (x *Executor) call(ob *observation, req *CallRequest) (_ *CallToolResult, e
 	return x.guard(cc, call, run)
 }
 
-// unresolved is the answer to a call whose tool was not found (err): a
-// caller the auth hook would refuse gets the hook's refusal instead, so
-// that only an admitted caller learns whether a tool exists. The hook sees
-// a Call with no tool (CallFromContext returns a Call whose Tool is the
-// zero Tool), so its refusal says nothing of any tool, and a tool hidden
-// from anonymous callers is refused exactly as one that does not exist.
+// unresolved is the answer to a call whose tool was not found (err): the
+// not-found error, in the order the execution API fixes (the gate, then
+// the lookup, then the auth hook). Only where tools are hidden per caller
+// (hidesTools) does a caller the auth hook would refuse get the hook's
+// refusal instead, so that only an admitted caller learns whether a tool
+// exists. The hook then sees a Call with no tool (CallFromContext returns
+// a Call whose Tool is the zero Tool), so its refusal says nothing of any
+// tool, and a tool hidden from a caller is refused exactly as one that
+// does not exist.
 func (x *Executor) unresolved(ob *observation, req *CallRequest, err error) error {
-	if req.Request == nil || x.authHook == nil {
+	if !x.hidesTools(req) {
 		return err
 	}
 	probe := &Call{Request: req.Request, Surface: ob.surface}
@@ -169,6 +184,16 @@ func (x *Executor) unresolved(ob *observation, req *CallRequest, err error) erro
 		return refusal
 	}
 	return err
+}
+
+// hidesTools reports whether the call req runs where tools are hidden per
+// caller: it arrived over HTTP, an auth hook guards calls, and lists are
+// per caller (WithToolFilter). Only then does the auth hook answer before
+// the tool's existence and its arguments are (see unresolved and call):
+// elsewhere the execution API's order holds, gate, then lookup, then the
+// hook.
+func (x *Executor) hidesTools(req *CallRequest) bool {
+	return req.Request != nil && x.authHook != nil && x.toolFilter != nil
 }
 
 // resolveCall finds the tool req names and returns the callContext that

@@ -118,6 +118,10 @@ func (h *handler) writeHandsAIResult(w http.ResponseWriter, r *http.Request, id 
 // missingParams is HandsAI's answer to a null body or null params.
 const missingParams = "Invalid params: missing required parameters"
 
+// handsAIToolNotFound is HandsAI's answer to a call of a tool it does not
+// serve; the name goes in the error's data.
+const handsAIToolNotFound = "Invalid params: tool not found"
+
 // parseHandsAICall reads HandsAI's request envelope. It returns the id to
 // echo (nil when none was sent) even when the envelope is refused.
 func parseHandsAICall(raw []byte) (id json.RawMessage, name string, args json.RawMessage, _ *wireError) {
@@ -162,12 +166,14 @@ func parseHandsAICall(raw []byte) (id json.RawMessage, name string, args json.Ra
 
 // handsAIError maps a failed call of the tool name to HandsAI's two codes:
 // -32602 for what the caller got wrong, -32603 for everything else. An
-// unknown tool's message keeps HandsAI's words and adds the name, so a
-// client that matches the words still does.
+// unknown tool's message is HandsAI's own, word for word ("Invalid params:
+// tool not found"), and the name the caller sent is the error's data.
 func handsAIError(e *toolexec.Error, name string) *wireError {
 	switch e.Code {
 	case toolexec.CodeNotFound:
-		return newError(CodeInvalidParams, "Invalid params: tool not found: %s", name)
+		werr := newError(CodeInvalidParams, handsAIToolNotFound)
+		werr.Data = name
+		return werr
 	case toolexec.CodeInvalidArguments:
 		if len(e.Failures) > 0 || e.Omitted > 0 {
 			return newError(CodeInvalidParams, "Invalid params: %s", describeFailures(e.Failures, e.Omitted))

@@ -132,7 +132,7 @@ func TestHandsAIErrorsUseItsTwoCodes(t *testing.T) {
 		},
 		"unknown tool": {
 			`{"jsonrpc":"2.0","method":"tools/call","params":{"name":"nope"},"id":1}`,
-			`{"jsonrpc":"2.0","error":{"code":-32602,"message":"Invalid params: tool not found: nope"},"id":1}`,
+			`{"jsonrpc":"2.0","error":{"code":-32602,"message":"Invalid params: tool not found","data":"nope"},"id":1}`,
 		},
 		"no name": {
 			`{"jsonrpc":"2.0","method":"tools/call","params":{"arguments":{}},"id":1}`,

@@ -123,7 +123,9 @@ func (h *handler) runCall(ex *exchange, m *message, name string, args json.RawMe
 	tc, werr := h.taskCall(ex, m, name, meta, s)
 	switch {
 	case werr != nil:
-		out.data = encodeError(m.id, werr)
+		if !h.refusedFirst(ex.r, m.id, out) {
+			out.data = encodeError(m.id, werr)
+		}
 	case tc != nil:
 		res, task, err = h.x.SurfaceKit().CallTask(ctx, req, *tc)
 	default:

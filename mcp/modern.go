@@ -188,7 +188,9 @@ func (h *handler) answerModern(ex *exchange, m *message, out *outcome) {
 		return
 	}
 	if werr := h.checkCallHeaders(ex.r, name, args); werr != nil {
-		*out = failWith(m.id, http.StatusBadRequest, werr)
+		if !h.refusedFirst(ex.r, m.id, out) {
+			*out = failWith(m.id, http.StatusBadRequest, werr)
+		}
 		return
 	}
 	// The trace context of _meta goes under the call.

@@ -29,6 +29,26 @@ func challengeOr(challenge string) string {
 	return challenge
 }
 
+// refusedFirst is for a tools/call the surface is about to refuse for
+// something of its tool (its headers, whether it runs as a task) before
+// the pipeline sees it: where tools are hidden per caller
+// (toolexec.WithToolFilter), a caller the auth hook refuses must get that
+// refusal instead, as the pipeline answers it, so that it cannot tell a
+// hidden tool from one that does not exist. It sets *out to the refusal
+// and reports true when so; elsewhere it reports false, and the surface's
+// own refusal stands.
+func (h *handler) refusedFirst(r *http.Request, id json.RawMessage, out *outcome) bool {
+	kit := h.x.SurfaceKit()
+	if !kit.FiltersTools() {
+		return false
+	}
+	if _, err := kit.Authenticate(r); err != nil {
+		*out = refusedOutcome(id, asError(err))
+		return true
+	}
+	return false
+}
+
 // refusedOutcome is the outcome of a tools/call the auth hook refused.
 func refusedOutcome(id json.RawMessage, e *toolexec.Error) outcome {
 	out := outcome{refused: true, challenge: e.Challenge}

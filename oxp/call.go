@@ -23,7 +23,8 @@ import (
 //     request in either form (400);
 //  2. the tool id resolves to a served tool version (400), answered as the
 //     execution gate's refusal (400) when execution is disabled, since the
-//     gate comes first in the pipeline;
+//     gate comes first in the pipeline, and as the auth hook's refusal to
+//     a caller it refuses where tools are hidden per caller;
 //  3. toolexec.Executor.Call: the gate (400), the auth hook (401), the
 //     tool's requirements (400, missing_requirements; a per-call
 //     interceptor, so only an authenticated call learns of them, given
@@ -122,9 +123,11 @@ func (h *handler) readRequest(w http.ResponseWriter, r *http.Request, req *callR
 }
 
 // refuseUnresolved answers a call whose tool id resolve refused with bad
-// (step 2 of call). A caller the auth hook refuses gets that refusal
-// instead, as the pipeline answers a call of an unknown tool: only an
-// admitted caller learns which tools exist.
+// (step 2 of call), as the pipeline answers a call of an unknown tool:
+// before the auth hook, unless tools are hidden per caller
+// (toolexec.WithToolFilter), where a caller the hook refuses gets that
+// refusal instead, so that only an admitted caller learns which tools
+// exist.
 func (h *handler) refuseUnresolved(w http.ResponseWriter, r *http.Request, f *form, bad *serverError) {
 	kit := h.x.SurfaceKit()
 	if !kit.ExecutionAllowed() {
@@ -133,8 +136,10 @@ func (h *handler) refuseUnresolved(w http.ResponseWriter, r *http.Request, f *fo
 		h.refuse(w, f, http.StatusBadRequest, executionDisabled())
 		return
 	}
-	if _, err := kit.Authenticate(r); err != nil && h.refuseFailure(w, f, err) {
-		return
+	if kit.FiltersTools() {
+		if _, err := kit.Authenticate(r); err != nil && h.refuseFailure(w, f, err) {
+			return
+		}
 	}
 	h.refuse(w, f, http.StatusBadRequest, bad)
 }

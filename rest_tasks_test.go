@@ -198,3 +198,47 @@ func TestRESTPreferHeaderIsRead(t *testing.T) {
 		assert.Equal(t, http.StatusAccepted, resp.StatusCode, prefer)
 	}
 }
+
+// scopedHook names the caller "alice" whatever her token, and admits a
+// call of jobs/slow only with the token "admin", as a hook enforcing a
+// tool's scope does: "user" is alice's token without that scope.
+func scopedHook(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		token := strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer ")
+		if token != "admin" && token != "user" {
+			w.WriteHeader(http.StatusUnauthorized)
+			return
+		}
+		if c := toolexec.CallFromContext(r.Context()); c != nil && c.Tool.Name == "jobs/slow" && token != "admin" {
+			w.WriteHeader(http.StatusForbidden)
+			return
+		}
+		next.ServeHTTP(w, r.WithContext(toolexec.WithIdentity(r.Context(), "alice")))
+	})
+}
+
+func TestRESTTaskNeedsWhatCallingItsToolNeeds(t *testing.T) {
+	// The task is alice's, but a token of hers that could not call the
+	// task's tool cannot read, watch or cancel it either: to it the task
+	// does not exist.
+	srv, release, ended := restTaskServer(t, toolexec.WithAuthHook(scopedHook))
+	defer close(release)
+	resp, body := restDo(t, http.MethodPost, srv.URL+"/api/tools/jobs%2Fslow/call", `{"x":"-"}`,
+		"Prefer", "respond-async", "Authorization", "Bearer admin")
+	require.Equal(t, http.StatusAccepted, resp.StatusCode, "%v", body)
+	statusURL := srv.URL + "/api/tasks/" + body["taskId"].(string)
+
+	for _, method := range []string{http.MethodGet, http.MethodDelete} {
+		resp, body = restDo(t, method, statusURL, "", "Authorization", "Bearer user")
+		assert.Equal(t, http.StatusNotFound, resp.StatusCode, method)
+		assert.Equal(t, "Task not found", body["error"], method)
+	}
+	select {
+	case <-ended:
+		t.Fatal("a token without the tool's scope cancelled the task")
+	default:
+	}
+	resp, body = restDo(t, http.MethodGet, statusURL, "", "Authorization", "Bearer admin")
+	require.Equal(t, http.StatusOK, resp.StatusCode)
+	assert.Equal(t, "working", body["status"])
+}

@@ -11,7 +11,8 @@ import (
 // A task belongs to the caller that created it: the identity the auth
 // hook established (WithIdentity), or, when it established none, the
 // credentials the request carried. Only a request from the same owner
-// reads, updates or cancels it; to anyone else it does not exist. The
+// reads, updates or cancels it, and only while the auth hook admits it to
+// a call of the task's tool; to anyone else it does not exist. The
 // surfaces run the auth hook on those requests (SurfaceKit.Authenticate)
 // and pass the request it returns.
 
@@ -38,17 +39,44 @@ func (k SurfaceKit) ownRecord(r *http.Request, id string) (*taskRecord, error) {
 	if err != nil {
 		return nil, err
 	}
-	if rec == nil || rec.Owner != taskOwner(r.Context(), r) {
+	if rec == nil || rec.Owner != taskOwner(r.Context(), r) || !k.mayCall(r, rec) {
 		return nil, ErrTaskNotFound
 	}
 	return rec, nil
 }
 
+// mayCall reports whether the caller of r may use a task of rec's tool:
+// whether the auth hook, run as for a call of that tool, admits it. Owning
+// a task is not enough, since the owner's credentials may have changed
+// since (a token of the same subject without the tool's scope): reading a
+// task's result, answering or cancelling it needs what calling its tool
+// needs. A task whose tool is no longer served is refused too, as nothing
+// says what calling it would need. Without a hook every owner may.
+func (k SurfaceKit) mayCall(r *http.Request, rec *taskRecord) bool {
+	hook := k.x.authHook
+	if hook == nil {
+		return true
+	}
+	t, ok := k.x.Lookup(rec.Tool, rec.Version)
+	if !ok {
+		return false
+	}
+	probe := &Call{Tool: t, Request: r}
+	passed, reason, _ := authenticate(hook, r.WithContext(withCall(r.Context(), probe)))
+	if passed == nil {
+		k.x.logger.WarnContext(r.Context(), "toolexec: task refused by auth hook; answered as not found",
+			"tool", rec.Tool, "reason", reason)
+		return false
+	}
+	return true
+}
+
 // Task returns the task id as it is now, for the caller of r: the request
 // as the auth hook passed it on (see Authenticate), whose identity or
 // credentials must be those of the task's owner. It returns
-// ErrTaskNotFound for a task that does not exist, expired, or belongs to
-// another caller; another error means the store could not be read. A task
+// ErrTaskNotFound for a task that does not exist, expired, belongs to
+// another caller, or whose tool the auth hook would not let this caller
+// call (see mayCall); another error means the store could not be read. A task
 // whose runner's replica stopped is marked failed ("the replica running
 // this task stopped") before it is returned.
 func (k SurfaceKit) Task(r *http.Request, id string) (*Task, error) {

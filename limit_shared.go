@@ -38,7 +38,7 @@ func (x *Executor) sharedLimit(ctx context.Context, call *Call, next CallFunc) (
 	}
 	var a Admission
 	if rated {
-		a.RateKey, a.Rate = rateKey(ctx, call, ownRate), rate
+		a.RateKey, a.Rate = rateKey(ctx, call, ownRate, x.ipv6Bits), rate
 	}
 	if limited {
 		a.SlotKey, a.SlotMax, a.SlotTTL = slotKey(t, ownSlot), cfg.Max, x.leaseTTL

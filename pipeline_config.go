@@ -15,6 +15,7 @@ type pipelineConfig struct {
 	limiter      *limiter         // built from limit; nil when unlimited
 	toolLimiters limiterSet       // for ToolOptions.ConcurrencyLimit (limit_set.go)
 	rateLimit    RateLimit        // WithRateLimit
+	ipv6Bits     int              // WithIPv6CallerPrefix; 0 is caller.DefaultIPv6PrefixBits
 
 	// store is WithStore's; nil counts limits in the process and keeps
 	// what surfaces share in local.

@@ -5,8 +5,10 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
-	"net"
+	"net/http"
 	"time"
+
+	"github.com/toolexec/toolexec/internal/caller"
 )
 
 // RateLimit bounds how often one caller may call: Rate calls per Per on
@@ -17,7 +19,8 @@ import (
 // A caller is the identity the auth hook established (WithIdentity); a
 // call without one is counted by the address it came from (the host part
 // of its request's RemoteAddr: behind a balancer that is the balancer's
-// unless middleware in front of the surfaces restores the client's), and
+// unless middleware in front of the surfaces restores the client's; an
+// IPv6 address by its /64, see WithIPv6CallerPrefix), and
 // in-process calls without either share one count. A call over the rate is
 // refused at once, before it takes a concurrency slot, as an *Error with
 // StageLimit and CodeRateLimited whose RetryAfter says when a call would
@@ -117,7 +120,7 @@ func (x *Executor) rateLimited(t *Tool) bool {
 // rateKey is the key a call's rate is counted under: a digest of the scope
 // (the tool's name and version for its own rate, none for the Executor's)
 // and the caller, so keys are short and reveal no identity.
-func rateKey(ctx context.Context, call *Call, own bool) string {
+func rateKey(ctx context.Context, call *Call, own bool, ipv6Bits int) string {
 	h := sha256.New()
 	if own {
 		writeField(h, call.Tool.Name)
@@ -130,12 +133,8 @@ func rateKey(ctx context.Context, call *Call, own bool) string {
 		h.Write([]byte("id"))
 		writeField(h, id)
 	case call.Request != nil:
-		host, _, err := net.SplitHostPort(call.Request.RemoteAddr)
-		if err != nil {
-			host = call.Request.RemoteAddr
-		}
 		h.Write([]byte("ip"))
-		writeField(h, host)
+		writeField(h, caller.Address(call.Request.RemoteAddr, ipv6Bits))
 	default:
 		h.Write([]byte("local"))
 	}
@@ -152,4 +151,26 @@ func rateRefusal(call *Call, l RateLimit, own bool, wait time.Duration) *Error {
 	}
 	return &Error{Stage: StageLimit, Code: CodeRateLimited, RetryAfter: wait,
 		Message: fmt.Sprintf("Too many calls: at most %s per caller, %s. Try again in %s.", l, scope, wait.Round(time.Millisecond))}
+}
+
+// WithIPv6CallerPrefix sets how many leading bits of an IPv6 address name
+// one anonymous caller (one without an identity: see WithIdentity), where
+// callers are counted by address: rate limits (WithRateLimit,
+// ToolOptions.RateLimit) and MCP's per-caller listen streams. The default,
+// 64, counts a whole /64 as one caller, since one host may take any of its
+// 2^64 addresses and would otherwise get a fresh budget with each; 128
+// counts each address apart, as IPv4 addresses always are (an IPv4-mapped
+// IPv6 address counts as its IPv4 address). bits outside 1 to 128 restores
+// the default.
+func WithIPv6CallerPrefix(bits int) Option {
+	return func(x *Executor) { x.ipv6Bits = bits }
+}
+
+// CallerAddress names the network the anonymous caller of r is counted by
+// (see WithIPv6CallerPrefix): its IPv4 address, or its IPv6 address's
+// prefix. A surface that counts anonymous callers by address (MCP's listen
+// streams) keys them with it, so that every count agrees on who a caller
+// is.
+func (k SurfaceKit) CallerAddress(r *http.Request) string {
+	return caller.Address(r.RemoteAddr, k.x.ipv6Bits)
 }

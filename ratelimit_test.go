@@ -3,6 +3,7 @@ package toolexec_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -122,6 +123,38 @@ func TestRateLimitFallsBackToTheRemoteAddress(t *testing.T) {
 		requireError(t, err, toolexec.StageLimit, toolexec.CodeRateLimited) // another port, the same host
 		assert.NoError(t, from("192.0.2.2:1000"), "another host has a rate of its own")
 	})
+}
+
+func TestRateLimitCountsAnIPv6CallerByItsPrefix(t *testing.T) {
+	// One host may take any address of its /64: each must not get a fresh
+	// budget. WithIPv6CallerPrefix changes the prefix.
+	for _, c := range []struct {
+		bits                  int
+		sameCaller, otherHost string
+	}{
+		{0, "[2001:db8:1:2::ffff]:2000", "[2001:db8:1:3::1]:1000"},
+		{48, "[2001:db8:1:9::1]:2000", "[2001:db8:2::1]:1000"},
+		{128, "[2001:db8:1:2::1]:2000", "[2001:db8:1:2::2]:1000"},
+	} {
+		t.Run(fmt.Sprint(c.bits), func(t *testing.T) {
+			storeModes(t, func(t *testing.T, opts ...toolexec.Option) {
+				var n counting
+				x := newExec(t, toolexec.Tool{Name: "r"}, n.handle, append(opts,
+					toolexec.WithRateLimit(toolexec.RateLimit{Rate: 1, Per: time.Hour}), toolexec.WithIPv6CallerPrefix(c.bits))...)
+				from := func(addr string) error {
+					r := httptest.NewRequest(http.MethodPost, "/tools/r/call", nil)
+					r.RemoteAddr = addr
+					_, err := x.Call(context.Background(), toolexec.CallRequest{Name: "r", Request: r})
+					return err
+				}
+				require.NoError(t, from("[2001:db8:1:2::1]:1000"))
+				requireError(t, from(c.sameCaller), toolexec.StageLimit, toolexec.CodeRateLimited)
+				assert.NoError(t, from(c.otherHost), "another network has a rate of its own")
+				require.NoError(t, from("192.0.2.1:1"))
+				requireError(t, from("[::ffff:192.0.2.1]:2"), toolexec.StageLimit, toolexec.CodeRateLimited) // the same IPv4 host
+			})
+		})
+	}
 }
 
 func TestRateLimitRefusalOnEverySurface(t *testing.T) {

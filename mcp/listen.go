@@ -4,7 +4,6 @@ import (
 	"crypto/sha256"
 	"encoding/json"
 	"errors"
-	"net"
 	"net/http"
 	"os"
 	"slices"
@@ -102,7 +101,7 @@ func (h *handler) listen(ex *exchange, m *message, meta *requestMeta) outcome {
 // or nil and the refusal to answer when WithListenLimits does not admit
 // it.
 func (h *handler) admitListener(caller *http.Request, m *message) (func(), outcome) {
-	release, v, err := h.listens.Acquire(caller.Context(), callerKey(caller))
+	release, v, err := h.listens.Acquire(caller.Context(), h.callerKey(caller))
 	if err != nil {
 		h.x.SurfaceKit().Logger().ErrorContext(caller.Context(), "mcp: listen streams could not be counted", "error", err)
 		v = streamquota.ServerFull
@@ -123,16 +122,14 @@ func (h *handler) admitListener(caller *http.Request, m *message) (func(), outco
 }
 
 // callerKey names who a request comes from, for WithListenLimits: the
-// identity the auth hook established, or else the remote IP address.
-func callerKey(r *http.Request) string {
+// identity the auth hook established, or else the network it came from
+// (its IPv4 address, or its IPv6 address's prefix, as rate limits count
+// it: toolexec.WithIPv6CallerPrefix).
+func (h *handler) callerKey(r *http.Request) string {
 	if id, ok := toolexec.IdentityFromContext(r.Context()); ok {
 		return "id:" + id
 	}
-	host, _, err := net.SplitHostPort(r.RemoteAddr)
-	if err != nil {
-		host = r.RemoteAddr
-	}
-	return "ip:" + host
+	return "ip:" + h.x.SurfaceKit().CallerAddress(r)
 }
 
 // serveListener writes an admitted listen stream until the client goes

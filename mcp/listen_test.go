@@ -282,3 +282,25 @@ func TestAListenIDIsBounded(t *testing.T) {
 	require.Equal(t, http.StatusBadRequest, rec.Code)
 	assertCode(t, mcp.CodeInvalidRequest, decodeReply(t, rec))
 }
+
+// TestListenCountsAnIPv6CallerByItsPrefix: without an identity, a caller is
+// its network, and an IPv6 one its /64, so that a host cannot open 16
+// streams from each of its addresses.
+func TestListenCountsAnIPv6CallerByItsPrefix(t *testing.T) {
+	reg := streamRegistry(t)
+	x := toolexec.New(reg, reg, toolexec.WithAllowExecute(true), toolexec.WithLogger(quietLogger()))
+	h := mcp.NewHandler(x, mcp.WithListenLimits(100, 2))
+	// The test's own addresses: each request says which it comes from.
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		r.RemoteAddr = r.Header.Get("X-Test-Remote")
+		h.ServeHTTP(w, r)
+	}))
+	t.Cleanup(srv.Close)
+	ctx, cancel := context.WithTimeout(context.Background(), generous)
+	defer cancel()
+	from := func(addr string) *http.Response { return listen(t, ctx, srv.URL, "X-Test-Remote", addr) }
+	require.Equal(t, http.StatusOK, from("[2001:db8:1:2::1]:1000").StatusCode)
+	require.Equal(t, http.StatusOK, from("[2001:db8:1:2::2]:1000").StatusCode)
+	assertListenRefused(t, from("[2001:db8:1:2:ffff::3]:1000"), http.StatusTooManyRequests)
+	require.Equal(t, http.StatusOK, from("[2001:db8:1:3::1]:1000").StatusCode, "another /64 is another caller")
+}

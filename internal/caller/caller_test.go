@@ -28,3 +28,29 @@ func TestDigestNamesTheIdentityElseTheCredentials(t *testing.T) {
 	assert.NotEqual(t, key, Digest("", h("Authorization", "k1")), "the header's name counts")
 	assert.NotEqual(t, Digest("", h("Cookie", "a", "Cookie", "bc")), Digest("", h("Cookie", "ab", "Cookie", "c")), "values are length-prefixed")
 }
+
+func TestAddressKeysIPv6ByItsPrefix(t *testing.T) {
+	cases := []struct {
+		remote string
+		bits   int
+		want   string
+	}{
+		{"192.0.2.7:4000", 0, "192.0.2.7"},
+		{"192.0.2.7", 0, "192.0.2.7"},
+		{"[::ffff:192.0.2.7]:4000", 0, "192.0.2.7"},
+		{"[2001:db8:1:2:aaaa:bbbb:cccc:dddd]:4000", 0, "2001:db8:1:2::/64"},
+		{"[2001:db8:1:2::1]:9", 0, "2001:db8:1:2::/64"},
+		{"[2001:db8:1:2::1]:9", 48, "2001:db8:1::/48"},
+		{"[2001:db8:1:2::1]:9", 128, "2001:db8:1:2::1/128"},
+		{"[2001:db8:1:2::1]:9", 200, "2001:db8:1:2::/64"},
+		{"[fe80::1%eth0]:9", 0, "fe80::/64"},
+		{"stdio", 0, "stdio"},
+		{"", 0, ""},
+	}
+	for _, c := range cases {
+		assert.Equal(t, c.want, Address(c.remote, c.bits), c.remote)
+	}
+	assert.Equal(t, Address("[2001:db8::1]:1", 0), Address("[2001:db8::ffff:1]:2", 0),
+		"one /64, one caller, whatever its low bits")
+	assert.NotEqual(t, Address("[2001:db8:0:1::1]:1", 0), Address("[2001:db8:0:2::1]:1", 0))
+}

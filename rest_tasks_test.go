@@ -242,3 +242,94 @@ func TestRESTTaskNeedsWhatCallingItsToolNeeds(t *testing.T) {
 	require.Equal(t, http.StatusOK, resp.StatusCode)
 	assert.Equal(t, "working", body["status"])
 }
+
+func TestRESTTasksAreCappedPerCaller(t *testing.T) {
+	// Past its share of live tasks a caller is refused as a rate limit
+	// refuses, before its handler runs; others are not, and a task that
+	// ends gives its place back.
+	srv, release, _ := restTaskServer(t, toolexec.WithAuthHook(identityHook),
+		toolexec.WithTasks(toolexec.TaskSettings{Wait: 20 * time.Millisecond, MaxTasksPerCaller: 2}))
+	start := func(who string) (*http.Response, map[string]any) {
+		return restDo(t, http.MethodPost, srv.URL+"/api/tools/jobs%2Fslow/call", `{"x":"-"}`,
+			"Prefer", "respond-async", "Authorization", "Bearer "+who)
+	}
+	for range 2 {
+		resp, body := start("mallory")
+		require.Equal(t, http.StatusAccepted, resp.StatusCode, "%v", body)
+	}
+	resp, body := start("mallory")
+	require.Equal(t, http.StatusTooManyRequests, resp.StatusCode, "%v", body)
+	assert.Equal(t, "1", resp.Header.Get("Retry-After"))
+	assert.Equal(t, true, body["isError"])
+	assert.Contains(t, body["content"].([]any)[0].(map[string]any)["text"], "Too many tasks")
+
+	resp, body = start("alice")
+	assert.Equal(t, http.StatusAccepted, resp.StatusCode, "another caller has a share of her own: %v", body)
+
+	close(release) // every task ends
+	require.Eventually(t, func() bool {
+		resp, _ := start("mallory")
+		return resp.StatusCode == http.StatusOK // ends within the wait now
+	}, 10*time.Second, 20*time.Millisecond, "ended tasks give their places back")
+}
+
+func TestAFloodOfTasksDropsOnlyTheFloodersOwn(t *testing.T) {
+	// Tasks kept in the process are bounded; past the bound a caller's
+	// flood of finished tasks drops its own oldest ones, never another
+	// caller's task, and never a running one.
+	release, ended := make(chan struct{}), make(chan error, 1)
+	reg := toolexec.NewRegistry()
+	optional := toolexec.ToolOptions{TaskSupport: toolexec.TaskOptional}
+	reg.MustAdd(toolexec.Tool{Name: "hold", Options: optional}, func(ctx context.Context, _ string, _ map[string]any) ([]toolexec.Content, bool, string, error) {
+		select {
+		case <-release:
+			return []toolexec.Content{toolexec.Text("held")}, false, "", nil
+		case <-ctx.Done():
+			ended <- ctx.Err()
+			return nil, false, "", ctx.Err()
+		}
+	})
+	big := strings.Repeat("x", 8<<10)
+	reg.MustAdd(toolexec.Tool{Name: "big", Options: optional}, func(ctx context.Context, _ string, _ map[string]any) ([]toolexec.Content, bool, string, error) {
+		toolexec.BecomeTask(ctx)
+		return []toolexec.Content{toolexec.Text(big)}, false, "", nil
+	})
+	x := toolexec.New(reg, reg, toolexec.WithAllowExecute(true), toolexec.WithAuthHook(identityHook),
+		toolexec.WithTasks(toolexec.TaskSettings{Wait: 20 * time.Millisecond, MaxMemoryTasks: 20, MaxMemoryBytes: 200 << 10}))
+	srv := httptest.NewServer(http.StripPrefix("/api", toolexec.NewHandler(x)))
+	t.Cleanup(srv.Close)
+	defer close(release)
+	call := func(who, tool string) string {
+		resp, body := restDo(t, http.MethodPost, srv.URL+"/api/tools/"+tool+"/call", `{}`,
+			"Prefer", "respond-async", "Authorization", "Bearer "+who)
+		require.Equal(t, http.StatusAccepted, resp.StatusCode, "%v", body)
+		return srv.URL + "/api/tasks/" + body["taskId"].(string)
+	}
+	poll := func(who, u string) (int, map[string]any) {
+		resp, body := restDo(t, http.MethodGet, u, "", "Authorization", "Bearer "+who)
+		return resp.StatusCode, body
+	}
+	aliceDone := call("alice", "big")
+	require.Eventually(t, func() bool { _, b := poll("alice", aliceDone); return b["status"] == "completed" }, 10*time.Second, 10*time.Millisecond)
+	aliceRunning := call("alice", "hold")
+
+	var flood []string
+	for range 60 { // 60 tasks of 8 KiB: three times the count, twice the bytes
+		flood = append(flood, call("mallory", "big"))
+	}
+	require.Eventually(t, func() bool { _, b := poll("mallory", flood[len(flood)-1]); return b["status"] == "completed" }, 10*time.Second, 10*time.Millisecond)
+
+	status, body := poll("alice", aliceDone)
+	assert.Equal(t, http.StatusOK, status, "alice's finished task outlives mallory's flood")
+	assert.Equal(t, "completed", body["status"])
+	status, body = poll("alice", aliceRunning)
+	assert.Equal(t, http.StatusOK, status, "a running task is never dropped")
+	assert.Equal(t, "working", body["status"])
+	select {
+	case err := <-ended:
+		t.Fatalf("alice's running task was cancelled: %v", err)
+	default:
+	}
+	status, _ = poll("mallory", flood[0])
+	assert.Equal(t, http.StatusNotFound, status, "the flooder's oldest went first")
+}

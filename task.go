@@ -96,12 +96,22 @@ type TaskSettings struct {
 	// MaxMemoryTasks and MaxMemoryBytes bound the tasks kept in the
 	// process when the Executor has no store, or a MemoryStore (whose
 	// Executors keep their tasks together, within the bounds of the first
-	// to run one): past either bound,
-	// the least recently used task is dropped (even a running one, whose
-	// call is then cancelled). Zero is DefaultMaxMemoryTasks and
+	// to run one): past either bound, the least recently used finished
+	// task of the caller holding the most is dropped, so that one caller's
+	// flood drops its own tasks first. A running task is never dropped: a
+	// call that would become a task while every task kept is running goes
+	// on as an ordinary call. Zero is DefaultMaxMemoryTasks and
 	// DefaultMaxMemoryTaskBytes.
 	MaxMemoryTasks int
 	MaxMemoryBytes int
+	// MaxTasksPerCaller bounds how many of one caller's calls may be
+	// tasks, or calls that may still become one, at once in this process
+	// (the caller as tasks' ownership names it; an anonymous caller without
+	// credentials by its address). A call past it is refused before its
+	// handler runs, as a rate limit refuses (CodeRateLimited: REST and OXP
+	// answer 429 with Retry-After, MCP an isError result). Zero is
+	// DefaultMaxTasksPerCaller.
+	MaxTasksPerCaller int
 }
 
 // WithTasks configures how calls run as tasks (see TaskSettings and
@@ -130,6 +140,9 @@ func (s TaskSettings) withDefaults() TaskSettings {
 	}
 	if s.MaxMemoryBytes <= 0 {
 		s.MaxMemoryBytes = DefaultMaxMemoryTaskBytes
+	}
+	if s.MaxTasksPerCaller <= 0 {
+		s.MaxTasksPerCaller = DefaultMaxTasksPerCaller
 	}
 	return s
 }

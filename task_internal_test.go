@@ -59,10 +59,10 @@ func TestTaskMemoryIsBoundedByCountAndBytes(t *testing.T) {
 	}
 	big := make([]byte, 5*(taskEntryOverhead+8))
 	require.NoError(t, m.Set(ctx, "e", big, time.Hour))
-	assert.LessOrEqual(t, m.bytes, m.maxBytes, "past the bytes, the least recently used are dropped")
+	assert.LessOrEqual(t, m.m.Bytes(), 10*(taskEntryOverhead+8), "past the bytes, the least recently used are dropped")
 	_, ok, _ = m.Get(ctx, "e")
 	assert.True(t, ok)
-	require.NoError(t, m.Set(ctx, "huge", make([]byte, m.maxBytes), time.Hour))
+	require.NoError(t, m.Set(ctx, "huge", make([]byte, 10*(taskEntryOverhead+8)), time.Hour))
 	_, ok, _ = m.Get(ctx, "huge")
 	assert.False(t, ok, "a value larger than the whole bound is not kept")
 
@@ -79,9 +79,9 @@ func TestTaskMemoryIsBoundedByCountAndBytes(t *testing.T) {
 	added, _ = m.Add(ctx, "e", []byte("y"), time.Hour)
 	assert.True(t, added)
 	total := 0
-	for _, k := range m.lru.Keys() {
-		v, _ := m.lru.Peek(k)
+	m.m.Each(func(k string, v taskEntry) bool {
 		total += entrySize(k, v.value)
-	}
-	assert.Equal(t, total, m.bytes, "the bytes held are counted exactly")
+		return true
+	})
+	assert.Equal(t, total, m.m.Bytes(), "the bytes held are counted exactly")
 }

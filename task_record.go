@@ -176,6 +176,7 @@ type taskStore struct {
 	bus             PubSub
 	settings        TaskSettings
 	leaseTTL        time.Duration
+	quota           *taskQuota // MaxTasksPerCaller, counted in this process
 }
 
 // newTaskStore builds where the Executor keeps its tasks: the shared store
@@ -187,13 +188,16 @@ func (x *Executor) newTaskStore() *taskStore {
 		// its own, out of reach of the cache's evictions.
 		s.records, s.leases = k.taskMemories(s.settings)
 		s.bus = x.store
+		s.quota = s.records.(*taskMemory).quota
 		return s
 	}
 	if x.store != nil {
 		s.records, s.leases, s.bus = x.store, x.store, x.store
+		s.quota = newTaskQuota(s.settings.MaxTasksPerCaller)
 		return s
 	}
-	s.records, s.leases = newTaskMemories(s.settings)
+	records, leases := newTaskMemories(s.settings)
+	s.records, s.leases, s.quota = records, leases, records.quota
 	s.bus = x.local
 	return s
 }
@@ -202,6 +206,7 @@ func (x *Executor) newTaskStore() *taskStore {
 // leases in the process, sized by settings.
 func newTaskMemories(settings TaskSettings) (records, leases *taskMemory) {
 	records = newTaskMemory(settings.MaxMemoryTasks, settings.MaxMemoryBytes)
+	records.share, records.quota = recordShare, newTaskQuota(settings.MaxTasksPerCaller)
 	// A lease is a short key and a byte: the records bound them.
 	leases = newTaskMemory(settings.MaxMemoryTasks, settings.MaxMemoryTasks*(taskEntryOverhead+64))
 	return records, leases

@@ -175,6 +175,17 @@ func (run *taskRun) intercept(next CallFunc) CallFunc {
 		run.allowed = call.Tool.Options.TaskSupport.allowsTasks()
 		run.tool, run.version = call.Tool.Name, call.Tool.Version
 		run.owner = taskOwner(ctx, call.Request)
+		if run.allowed {
+			// The call counts against its caller's share of tasks until its
+			// handler returns (the task's end), wherever that runs.
+			key := run.x.taskQuotaKey(run.owner, call.Request)
+			if !run.s.quota.take(key) {
+				run.allowed = false // answered as the ordinary call it now is
+				close(run.started)
+				return nil, run.x.tooManyTasks(&call.Tool)
+			}
+			defer run.s.quota.give(key)
+		}
 		close(run.started)
 		return next(ctx, call)
 	}

@@ -484,3 +484,29 @@ func TestTasksOverStdio(t *testing.T) {
 		time.Sleep(5 * time.Millisecond)
 	}
 }
+
+func TestTasksAreCappedPerCallerAtBothRevisions(t *testing.T) {
+	// A caller past its share of live tasks is refused before the tool
+	// runs, as a rate limit refuses: an isError result with Retry-After.
+	f := newTaskFixture(t, toolexec.WithTasks(toolexec.TaskSettings{MaxTasksPerCaller: 1}))
+	defer close(f.release)
+	f.created(t, "slow")
+
+	rec := f.call(t, "slow", metaTasks)
+	require.Equal(t, http.StatusOK, rec.Code, rec.Body.String())
+	res := callResult(t, rec)
+	assert.True(t, res.IsError, rec.Body.String())
+	assert.Contains(t, res.Text(), "Too many tasks")
+	assert.Equal(t, "1", rec.Header().Get("Retry-After"))
+
+	rec = post(t, f.h, legacyRequest("tools/call", `"name":"slow","arguments":{},"task":{"ttl":60000}`), "MCP-Protocol-Version", "2025-11-25")
+	require.Equal(t, http.StatusOK, rec.Code, rec.Body.String())
+	res = callResult(t, rec)
+	assert.True(t, res.IsError, rec.Body.String())
+	assert.Contains(t, res.Text(), "Too many tasks")
+	select {
+	case err := <-f.ended:
+		t.Fatalf("a task ended: %v", err)
+	default:
+	}
+}

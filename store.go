@@ -170,6 +170,20 @@ type EventLog interface {
 	WatchEvents(ctx context.Context, stream string, notify func()) (stop func(), err error)
 }
 
+// OwnedEventLog is an EventLog that can say whose each log is, so that its
+// bounds fall on whoever holds the most: an implementation that drops logs
+// to stay within a bound (as MemoryStore does) drops the least recently
+// written log of the owner holding the most first, and one caller's flood
+// of logs drops its own before anyone else's. The MCP surface appends its
+// resumable streams' events through it when its store has it, naming the
+// caller as owner (a digest, never an identity).
+type OwnedEventLog interface {
+	EventLog
+	// AppendOwnedEvent is AppendEvent for a log that owner's appends
+	// create; appending to a log that exists keeps the owner it has.
+	AppendOwnedEvent(ctx context.Context, owner, stream string, data []byte, ttl time.Duration) (id string, err error)
+}
+
 // Event is one event of an EventLog.
 type Event struct {
 	// ID identifies the event within its log.

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/hashicorp/golang-lru/v2/simplelru"
+
+	"github.com/toolexec/toolexec/internal/fairlru"
 )
 
 // MemoryStore is the in-process Store: what one process keeps for itself
@@ -22,10 +24,13 @@ import (
 //   - slots: one lease per call holding one;
 //   - event logs: MaxMemoryEventLogs logs of at most MaxMemoryLogEvents
 //     events each, MaxMemoryEventBytes of events in all; the least
-//     recently written log, and a log's oldest events, are dropped first;
+//     recently written log of the owner holding the most (OwnedEventLog),
+//     and a log's oldest events, are dropped first;
 //   - tasks of the Executors sharing it (WithTasks): in maps of their own,
 //     bounded as TaskSettings says for one Executor (the first to run a
-//     task sets the bounds), never evicted to make room in the KV.
+//     task sets the bounds), never evicted to make room in the KV; the
+//     bounds drop the largest holder's finished tasks, never a running
+//     one.
 //
 // Executors given one MemoryStore with WithStore count together, as one
 // server: a tool's concurrency limit, a caller's rate and the cache are
@@ -113,7 +118,15 @@ func (s *MemoryStore) Subscribe(_ context.Context, channel string, fn func([]byt
 
 // AppendEvent implements EventLog.
 func (s *MemoryStore) AppendEvent(_ context.Context, stream string, data []byte, ttl time.Duration) (string, error) {
-	return s.logs.append(stream, data, ttl, time.Now()), nil
+	return s.logs.append("", stream, data, ttl, time.Now()), nil
+}
+
+// AppendOwnedEvent implements OwnedEventLog: the log stream, when this
+// append creates it, is owner's, and its bytes count towards owner's
+// share when the bounds drop logs (MaxMemoryEventLogs,
+// MaxMemoryEventBytes).
+func (s *MemoryStore) AppendOwnedEvent(_ context.Context, owner, stream string, data []byte, ttl time.Duration) (string, error) {
+	return s.logs.append(owner, stream, data, ttl, time.Now()), nil
 }
 
 // ReadEvents implements EventLog.
@@ -367,8 +380,9 @@ func (b *memoryBus) publish(channel string, message []byte) {
 // MaxMemoryEventLogs, MaxMemoryLogEvents and MaxMemoryEventBytes bound a
 // MemoryStore's event logs: how many logs it keeps, how many events each
 // keeps (the oldest dropped first), and how many bytes of events they hold
-// together (the least recently written log dropped first, past either
-// bound).
+// together. Past the count or the bytes, the least recently written log of
+// the owner holding the most bytes is dropped (see OwnedEventLog), so that
+// one caller's flood of logs drops its own first.
 const (
 	MaxMemoryEventLogs  = 4096
 	MaxMemoryLogEvents  = 1024
@@ -377,13 +391,13 @@ const (
 
 // memoryLogs is an in-process EventLog.
 type memoryLogs struct {
-	mu    sync.Mutex
-	logs  *simplelru.LRU[string, *memoryLog]
-	bus   *memoryBus
-	bytes int // the data all logs hold
+	mu   sync.Mutex
+	logs *fairlru.Map[*memoryLog]
+	bus  *memoryBus
 }
 
 type memoryLog struct {
+	owner   string
 	next    uint64 // the sequence number of the next event
 	events  []memoryEvent
 	bytes   int
@@ -396,13 +410,13 @@ type memoryEvent struct {
 }
 
 func (m *memoryLogs) init(bus *memoryBus) {
-	m.logs, _ = simplelru.NewLRU[string, *memoryLog](MaxMemoryEventLogs, func(_ string, lg *memoryLog) { m.bytes -= lg.bytes })
+	m.logs = fairlru.New[*memoryLog](MaxMemoryEventLogs, MaxMemoryEventBytes)
 	m.bus = bus
 }
 
 // get returns the unexpired log of stream; m.mu is held.
 func (m *memoryLogs) get(stream string, now time.Time) *memoryLog {
-	lg, ok := m.logs.Get(stream)
+	lg, ok := m.logs.Peek(stream)
 	if !ok {
 		return nil
 	}
@@ -413,27 +427,27 @@ func (m *memoryLogs) get(stream string, now time.Time) *memoryLog {
 	return lg
 }
 
-func (m *memoryLogs) append(stream string, data []byte, ttl time.Duration, now time.Time) string {
+// append adds data to stream's log, which a new log is owner's (an
+// existing one keeps its owner).
+func (m *memoryLogs) append(owner, stream string, data []byte, ttl time.Duration, now time.Time) string {
 	m.mu.Lock()
 	lg := m.get(stream, now)
 	if lg == nil {
-		lg = &memoryLog{next: 1}
-		m.logs.Add(stream, lg)
+		lg = &memoryLog{owner: owner, next: 1}
 	}
 	seq := lg.next
 	lg.next++
 	if len(lg.events) == MaxMemoryLogEvents {
 		lg.bytes -= len(lg.events[0].data)
-		m.bytes -= len(lg.events[0].data)
 		lg.events = append(lg.events[:0], lg.events[1:]...)
 	}
 	lg.events = append(lg.events, memoryEvent{seq: seq, data: append([]byte(nil), data...)})
 	lg.bytes += len(data)
-	m.bytes += len(data)
 	lg.expires = now.Add(ttl)
-	for m.bytes > MaxMemoryEventBytes && m.logs.Len() > 1 {
-		m.logs.RemoveOldest()
-	}
+	// Written: the most recently written of its owner's, at its new size;
+	// the bounds then drop the largest holder's least recently written. A
+	// log larger than every bound is not kept.
+	_ = m.logs.Put(stream, lg.owner, lg, lg.bytes, false)
 	m.mu.Unlock()
 	m.bus.publish(eventChannel(stream), nil)
 	return strconv.FormatUint(seq, 10)

@@ -46,3 +46,37 @@ func TestMemoryStoreEventLogsAreBounded(t *testing.T) {
 	require.NoError(t, err)
 	assert.Empty(t, evs, "the least recently written log made room")
 }
+
+func TestMemoryStoreLogFloodDropsTheFloodersOwnLogs(t *testing.T) {
+	// One owner's flood of logs, by bytes or by count, drops its own least
+	// recently written logs, not a quiet owner's.
+	s := toolexec.NewMemoryStore()
+	ctx := context.Background()
+	_, err := s.AppendOwnedEvent(ctx, "alice", "quiet", []byte("hello"), time.Hour)
+	require.NoError(t, err)
+	mib := make([]byte, 1<<20)
+	for i := range 80 { // 80 MiB against 64
+		_, err := s.AppendOwnedEvent(ctx, "mallory", fmt.Sprintf("big-%d", i), mib, time.Hour)
+		require.NoError(t, err)
+	}
+	for i := range toolexec.MaxMemoryEventLogs + 100 {
+		_, err := s.AppendOwnedEvent(ctx, "mallory", fmt.Sprintf("small-%d", i), []byte("x"), time.Hour)
+		require.NoError(t, err)
+	}
+	evs, found, err := s.ReadEvents(ctx, "quiet", "", 0)
+	require.NoError(t, err)
+	assert.True(t, found)
+	require.Len(t, evs, 1, "the quiet owner's log outlived the flood")
+	assert.Equal(t, "hello", string(evs[0].Data))
+	evs, _, _ = s.ReadEvents(ctx, "big-0", "", 0)
+	assert.Empty(t, evs, "the flooder's oldest log went")
+
+	// An append without an owner keeps the log's.
+	_, err = s.AppendEvent(ctx, "quiet", []byte("again"), time.Hour)
+	require.NoError(t, err)
+	for i := range 100 {
+		_, _ = s.AppendOwnedEvent(ctx, "mallory", fmt.Sprintf("more-%d", i), []byte("x"), time.Hour)
+	}
+	evs, _, _ = s.ReadEvents(ctx, "quiet", "", 0)
+	assert.Len(t, evs, 2)
+}

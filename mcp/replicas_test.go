@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -295,4 +296,48 @@ func TestARequestStateSignedOnOneReplicaResumesOnAnother(t *testing.T) {
 	body, _ := io.ReadAll(resp.Body)
 	assert.Equal(t, http.StatusOK, resp.StatusCode, string(body))
 	assert.Contains(t, string(body), "Hello, Ada!")
+}
+
+// ownerRecorder is a MemoryStore that notes whose each log's appends say
+// it is.
+type ownerRecorder struct {
+	*toolexec.MemoryStore
+	mu     sync.Mutex
+	owners map[string]string // log: owner
+}
+
+func (o *ownerRecorder) AppendOwnedEvent(ctx context.Context, owner, stream string, data []byte, ttl time.Duration) (string, error) {
+	o.mu.Lock()
+	o.owners[stream] = owner
+	o.mu.Unlock()
+	return o.MemoryStore.AppendOwnedEvent(ctx, owner, stream, data, ttl)
+}
+
+func TestAStreamLogIsKeptInItsCallersShare(t *testing.T) {
+	// The store drops the logs of whoever holds the most first: each
+	// caller's stream logs must be named its own, so that one caller's
+	// flood of streams cannot drop another's.
+	store := &ownerRecorder{MemoryStore: toolexec.NewMemoryStore(), owners: map[string]string{}}
+	step, ended := make(chan struct{}), make(chan error, 4)
+	reg := steppingTool(step, ended)
+	x := toolexec.New(reg, reg, toolexec.WithAllowExecute(true), toolexec.WithLogger(quietLogger()), toolexec.WithStore(store))
+	srv := httptest.NewServer(mcp.NewHandler(x))
+	t.Cleanup(srv.Close)
+	defer close(step)
+	logOf := func(who string) string {
+		resp := rpc(t, context.Background(), srv.URL, callWithMeta("step", `{"progressToken":"p"}`), "Authorization", "Bearer "+who)
+		t.Cleanup(func() { resp.Body.Close() })
+		ev := newSSEReader(t, resp.Body).next()
+		require.NotEmpty(t, ev.id, "the stream is resumable")
+		stream := strings.Split(ev.id, "_")[0]
+		store.mu.Lock()
+		defer store.mu.Unlock()
+		owner, ok := store.owners["mcp:stream:"+stream]
+		require.True(t, ok, "the log's appends name an owner")
+		return owner
+	}
+	alice, mallory, alice2 := logOf("alice"), logOf("mallory"), logOf("alice")
+	assert.NotEqual(t, alice, mallory)
+	assert.Equal(t, alice, alice2)
+	assert.NotContains(t, alice, "alice", "the owner is a digest, never the credentials")
 }

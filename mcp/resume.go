@@ -80,6 +80,7 @@ type resumable struct {
 	mu        sync.Mutex
 	id        string // set when the stream starts
 	principal string // the caller, bound before the first event
+	owner     string // whose share of the store's logs the stream's log counts in (logOwner)
 	bound     bool
 	logOK     bool        // the header reached the log, and every event since
 	logged    int         // bytes of messages logged (MaxResumableBytes)
@@ -118,6 +119,7 @@ func (r *resumable) bind(ctx context.Context) {
 	r.mu.Lock()
 	if !r.bound {
 		r.bound, r.principal = true, callerPrincipal(ctx)
+		r.owner = r.h.logOwner(ctx, r.principal)
 	}
 	r.mu.Unlock()
 }
@@ -132,7 +134,7 @@ func (r *resumable) start() {
 	principal := r.principal
 	r.mu.Unlock()
 	hdr, _ := json.Marshal(streamHeader{RequestID: r.requestID, Principal: principal})
-	_, err := r.h.appendEvent(id, append([]byte(headerEvent), hdr...))
+	_, err := r.h.appendEvent(r.owner, id, append([]byte(headerEvent), hdr...))
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.logOK = err == nil
@@ -151,14 +153,14 @@ func (r *resumable) start() {
 // is logged. The callStream's lock is held.
 func (r *resumable) append(data []byte) string {
 	r.mu.Lock()
-	id, ok := r.id, r.logOK && r.logged+len(data) <= MaxResumableBytes
+	id, owner, ok := r.id, r.owner, r.logOK && r.logged+len(data) <= MaxResumableBytes
 	r.logged += len(data)
 	r.logOK = ok
 	r.mu.Unlock()
 	if !ok {
 		return ""
 	}
-	eid, err := r.h.appendEvent(id, data)
+	eid, err := r.h.appendEvent(owner, id, data)
 	if err != nil {
 		r.mu.Lock()
 		r.logOK = false
@@ -171,12 +173,12 @@ func (r *resumable) append(data []byte) string {
 // keepAliveTick appends a keep-alive, which also keeps the log.
 func (r *resumable) keepAliveTick() {
 	r.mu.Lock()
-	id, done := r.id, r.done
+	id, owner, done := r.id, r.owner, r.done
 	r.mu.Unlock()
 	if done {
 		return
 	}
-	_, _ = r.h.appendEvent(id, []byte(keepAliveEvent))
+	_, _ = r.h.appendEvent(owner, id, []byte(keepAliveEvent))
 	r.mu.Lock()
 	if !r.done {
 		r.keepAlive.Reset(r.h.resumeWindow / 3)
@@ -278,11 +280,32 @@ func (g *resumeRegistry) attached(stream string) {
 	}
 }
 
-// appendEvent appends to a stream's log, bounded by keyOpTimeout.
-func (h *handler) appendEvent(stream string, data []byte) (string, error) {
+// appendEvent appends to a stream's log, bounded by keyOpTimeout. The log
+// is owner's (logOwner) when the store keeps owners
+// (toolexec.OwnedEventLog), so that its bounds fall on the caller holding
+// the most logs: one caller's flood of streams drops its own logs, not
+// another caller's.
+func (h *handler) appendEvent(owner, stream string, data []byte) (string, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), keyOpTimeout)
 	defer cancel()
+	if owned, ok := h.store.(toolexec.OwnedEventLog); ok {
+		return owned.AppendOwnedEvent(ctx, owner, streamLog(stream), data, h.resumeWindow)
+	}
 	return h.store.AppendEvent(ctx, streamLog(stream), data, h.resumeWindow)
+}
+
+// logOwner names whose share of the store's logs a call's stream log
+// counts in: the caller's principal (a digest, never an identity), or, for
+// an anonymous caller without credentials, the network it came from, as
+// rate limits count it (toolexec.WithIPv6CallerPrefix).
+func (h *handler) logOwner(ctx context.Context, principal string) string {
+	if principal != "" {
+		return "p:" + principal
+	}
+	if call := toolexec.CallFromContext(ctx); call != nil && call.Request != nil {
+		return "addr:" + h.x.SurfaceKit().CallerAddress(call.Request)
+	}
+	return "anonymous"
 }
 
 // resumeBatch is how many events a resumed stream reads at a time.

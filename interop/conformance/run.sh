@@ -51,6 +51,9 @@ cleanup() {
 	if [ -n "$server_pid" ]; then kill "$server_pid" 2>/dev/null || true; fi
 	if [ -n "$example_pid" ]; then kill "$example_pid" 2>/dev/null || true; fi
 	for pid in "${cluster_pids[@]}"; do kill "$pid" 2>/dev/null || true; done
+	if [ -f "$work/replica.pids" ]; then
+		while read -r pid; do kill "$pid" 2>/dev/null || true; done <"$work/replica.pids"
+	fi
 	rm -rf "$work"
 }
 trap cleanup EXIT
@@ -116,10 +119,12 @@ wait "$p1" "$p2" "$p3" "$p4" "$p5"
 names=(2025-11-25 2026-07-28 tasks-2026-07-28 example-2025-11-25 example-2026-07-28)
 
 # start_server ARGS...: starts a conformance server, prints its URL.
+# It runs in a command substitution, a subshell, so it records each pid in
+# $work/replica.pids, which cleanup reads: cluster_pids would lose it.
 start_server() {
-	local out="$work/replica-${#cluster_pids[@]}.out"
+	local out="$work/replica-$(wc -l <"$work/replica.pids" 2>/dev/null || echo 0).out"
 	"$work/conformance-server" "$@" >"$out" 2>>"$work/cluster.err" &
-	cluster_pids+=($!)
+	echo $! >>"$work/replica.pids"
 	for _ in $(seq 100); do
 		if [ -s "$out" ]; then head -n1 "$out"; return 0; fi
 		sleep 0.1

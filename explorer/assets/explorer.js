@@ -1499,7 +1499,8 @@
   function appendRaw(parent, text) {
     var shown = text;
     try { shown = pretty(JSON.parse(text)); } catch (e) { /* keep as is */ }
-    parent.appendChild(el('details', { className: 'raw-response' }, el('summary', { text: 'Raw response' }), el('pre', { text: shown })));
+    parent.appendChild(el('details', { className: 'raw-response' }, el('summary', { text: 'Raw response' }),
+      el('pre', { text: shown, tabindex: '0', role: 'region', 'aria-label': 'Raw response' })));
   }
 
   $('copy-result').addEventListener('click', function () {
@@ -1705,7 +1706,7 @@
       var when = new Date(typeof h.at === 'number' ? h.at : 0);
       var preview = h.args.length > 200 ? h.args.slice(0, 200) + '...' : h.args;
       var load = el('button', { type: 'button', className: 'small', text: 'Load', 'aria-label': 'Load the arguments of call ' + (i + 1) + ' (' + h.name + ')' });
-      var again = el('button', { type: 'button', className: 'small', text: 'Run again', 'aria-label': 'Run call ' + (i + 1) + ' (' + h.name + ') again' });
+      var again = el('button', { type: 'button', className: 'small', text: 'Run again', 'aria-label': 'Run again: call ' + (i + 1) + ' (' + h.name + ')' });
       again.disabled = !cfg.execute;
       load.addEventListener('click', function () { replay(h, false); });
       again.addEventListener('click', function () { replay(h, true); });

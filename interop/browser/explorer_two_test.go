@@ -23,6 +23,16 @@ import (
 //go:embed testdata/axe/axe.min.js
 var axeSource string
 
+// axeOptions are the options of every axe run: axe's default rules (WCAG
+// 2.0 and 2.1 A and AA, and best practices), with the two rules that
+// found the page's last problems named, so that they keep running should
+// a later axe take them out of its defaults: a control's accessible name
+// contains its visible text (WCAG 2.5.3), and a block that scrolls takes
+// keyboard focus (WCAG 2.1.1).
+const axeOptions = `{resultTypes: ['violations'], rules: {
+	'label-content-name-mismatch': {enabled: true},
+	'scrollable-region-focusable': {enabled: true}}}`
+
 // axeCheck runs axe-core on the page as it is and requires no violation.
 // The engine is injected through DevTools, which the page's policy does
 // not govern; the page itself loads nothing.
@@ -31,7 +41,7 @@ func (tb *tab) axeCheck(t *testing.T, state string) {
 	if !eval[bool](t, tb, `typeof window.axe === 'object'`) {
 		eval[chromedp.Void](t, tb, axeSource+"\n;void 0")
 	}
-	violations, err := chromedp.Run(tb.ctx, chromedp.Evaluate[[]string](`axe.run(document, {resultTypes: ['violations']}).then(r =>
+	violations, err := chromedp.Run(tb.ctx, chromedp.Evaluate[[]string](`axe.run(document, `+axeOptions+`).then(r =>
 		r.violations.map(v => v.id + ' (' + v.impact + '): ' + v.help + ' at ' + v.nodes.map(n => n.target.join(' ')).join(', ')))`,
 		chromedp.EvalAwaitPromise))
 	require.NoError(t, err, "running axe")
@@ -399,6 +409,36 @@ func TestExplorerRoundTwoInChromium(t *testing.T) {
 		assert.Empty(t, items())
 	})
 
+	t.Run("every block that scrolls takes keyboard focus and has a name", func(t *testing.T) {
+		tb := openTab(t, browserCtx, srv.URL, page)
+		withToken(t, tb)
+		tb.selectTool(t, "big")
+		tb.setField(t, "#raw", `{"p01": "`+strings.Repeat("long text ", 400)+`"}`)
+		tb.do(t, chromedp.Click(chromedp.CSS(`#schemas > summary`)))
+		callAndWait(t, tb)
+		tb.wait(t, `document.querySelectorAll('#log-list li').length === 60`)
+		tb.do(t, chromedp.Click(chromedp.CSS(`#result-body details.raw-response > summary`)))
+		tb.do(t, chromedp.Click(chromedp.ID("curl-mcp")))
+		tb.wait(t, `document.getElementById('curl-text').textContent !== ''`)
+
+		// The state is the one meant: each of these blocks overflows its box
+		// (and the JSON editor, a text area, takes focus anyway).
+		scrollers := eval[[]string](t, tb, `Array.from(document.querySelectorAll('#detail *:not(textarea)')).filter(e => {
+			const s = getComputedStyle(e);
+			return /auto|scroll/.test(s.overflowX + ' ' + s.overflowY) && e.getClientRects().length > 0 &&
+				(e.scrollHeight > e.clientHeight || e.scrollWidth > e.clientWidth);
+		}).map(e => e.id || e.parentElement.className + ' ' + e.tagName.toLowerCase())`)
+		assert.ElementsMatch(t, []string{"schema-in", "schema-out", "curl-text", "log-list", "raw-response pre"}, scrollers)
+		tb.axeCheck(t, "every block that scrolls")
+
+		// From the schemas' summary, Tab reaches the input schema, and the
+		// arrow keys scroll it.
+		tb.do(t, chromedp.Focus(chromedp.CSS(`#schemas > summary`)), chromedp.KeyEvent(kb.Tab))
+		assert.Equal(t, "schema-in", eval[string](t, tb, `document.activeElement.id`))
+		tb.do(t, chromedp.KeyEvent(kb.ArrowDown), chromedp.KeyEvent(kb.ArrowDown))
+		tb.wait(t, `document.getElementById('schema-in').scrollTop > 0`)
+	})
+
 	t.Run("the theme is remembered, and dark passes axe", func(t *testing.T) {
 		tb := openTab(t, browserCtx, srv.URL, page)
 		tb.do(t, chromedp.Func(func(ctx context.Context, target *chromedp.Target) error {
@@ -451,9 +491,24 @@ func TestExplorerAccessibility(t *testing.T) {
 	tb.selectTool(t, "echo")
 	tb.axeCheck(t, "Call disabled")
 
-	// The check is not vacuous: a control without a name is found.
-	eval[chromedp.Void](t, tb, `document.getElementById('tool').appendChild(document.createElement('input'))`)
-	found, err := chromedp.Run(tb.ctx, chromedp.Evaluate[[]string](`axe.run(document, {resultTypes: ['violations']}).then(r => r.violations.map(v => v.id))`, chromedp.EvalAwaitPromise))
+	// The check is not vacuous: a control without a name, a button whose
+	// name leaves out its visible text and a block that scrolls but takes
+	// no focus are found.
+	eval[chromedp.Void](t, tb, `(() => {
+		const main = document.getElementById('tool');
+		main.appendChild(document.createElement('input'));
+		const b = document.createElement('button');
+		b.textContent = 'Run again';
+		b.setAttribute('aria-label', 'Repeat the call');
+		main.appendChild(b);
+		const box = document.createElement('div');
+		box.style.cssText = 'height: 2em; overflow: auto';
+		box.textContent = 'text that does not fit. '.repeat(200);
+		main.appendChild(box);
+	})()`)
+	found, err := chromedp.Run(tb.ctx, chromedp.Evaluate[[]string](`axe.run(document, `+axeOptions+`).then(r => r.violations.map(v => v.id))`, chromedp.EvalAwaitPromise))
 	require.NoError(t, err)
 	assert.Contains(t, found, "label", "axe reports an unlabelled input")
+	assert.Contains(t, found, "label-content-name-mismatch", "axe reports a name without the visible text")
+	assert.Contains(t, found, "scrollable-region-focusable", "axe reports a block keyboard users cannot scroll")
 }

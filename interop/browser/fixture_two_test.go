@@ -5,6 +5,7 @@ package browser_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"strings"
@@ -38,6 +39,17 @@ const (
 		"ratio":{"type":"number","exclusiveMinimum":0}},
 		"required":["count"]}`
 )
+
+// bigSchema is an object schema of 40 optional string properties, each
+// with a description: pretty-printed it is far taller than its box.
+func bigSchema() json.RawMessage {
+	props := make(map[string]any, 40)
+	for i := 1; i <= 40; i++ {
+		props[fmt.Sprintf("p%02d", i)] = map[string]any{"type": "string", "description": fmt.Sprintf("Property number %d.", i)}
+	}
+	b, _ := json.Marshal(map[string]any{"type": "object", "properties": props})
+	return b
+}
 
 // roundTwo is the fixture of the page's MCP mode and the tools that try
 // it: their handlers report to the test through these channels.
@@ -83,7 +95,7 @@ func (f *roundTwo) handler() http.Handler {
 }
 
 // twoNames lists the tools every caller sees, in registration order.
-var twoNames = []string{"echo", "args", "tree", "list", "mutual", "forest", "nullable", "progress", "hang", "ask", "badout", "sum", "region", longTitle}
+var twoNames = []string{"echo", "args", "tree", "list", "mutual", "forest", "nullable", "progress", "hang", "ask", "badout", "sum", "region", "big", longTitle}
 
 func (f *roundTwo) registry() *toolexec.Registry {
 	reg := toolexec.NewRegistry()
@@ -175,6 +187,8 @@ func (f *roundTwo) registry() *toolexec.Registry {
 		})
 	add(toolexec.Tool{Name: "region", Description: "A parameter MCP carries in a header too (x-mcp-header).",
 		InputSchema: json.RawMessage(`{"type":"object","properties":{"region":{"type":"string","x-mcp-header":"Region"},"n":{"type":"integer","x-mcp-header":"N"}},"required":["region"]}`)}, argsEcho)
+	reg.MustAdd(toolexec.Tool{Name: "big", Description: "A large schema, a long answer and many log lines: every block that scrolls does.",
+		InputSchema: bigSchema(), OutputSchema: bigSchema()}, big{})
 	add(toolexec.Tool{Name: longTitle, Title: longTitle, Description: "A name and a title that do not break."}, argsEcho)
 	add(toolexec.Tool{Name: "secret", Description: "Listed only for callers with the token."}, argsEcho)
 	return reg
@@ -190,4 +204,27 @@ func (s structured) HandleCall(context.Context, string, map[string]any) ([]toole
 
 func (s structured) HandleCallResult(context.Context, string, map[string]any) (*toolexec.CallToolResult, error) {
 	return s.res, nil
+}
+
+// big logs 60 lines, then answers its arguments as structuredContent and,
+// twenty times over, as text: a raw response taller than its box.
+type big struct{}
+
+func (big) HandleCall(ctx context.Context, name string, args map[string]any) ([]toolexec.Content, bool, string, error) {
+	res, err := big{}.HandleCallResult(ctx, name, args)
+	if err != nil {
+		return nil, false, "", err
+	}
+	return res.Content, false, "", nil
+}
+
+func (big) HandleCallResult(ctx context.Context, _ string, args map[string]any) (*toolexec.CallToolResult, error) {
+	for i := 1; i <= 60; i++ {
+		_ = toolexec.Log(ctx, toolexec.LogMessage{Level: toolexec.LogInfo, Logger: "big", Data: fmt.Sprintf("log line %d", i)})
+	}
+	b, err := json.MarshalIndent(args, "", "  ")
+	if err != nil {
+		return nil, err
+	}
+	return &toolexec.CallToolResult{Content: []toolexec.Content{toolexec.Text(strings.Repeat(string(b)+"\n", 20))}, StructuredContent: args}, nil
 }

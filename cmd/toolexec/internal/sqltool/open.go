@@ -303,9 +303,9 @@ func readOnlySession(ctx context.Context, c *pgx.Conn) error {
 // stillReadOnly runs before each call that reuses a session of the read
 // pool, and drops the session (driver.ErrBadConn) unless the server still
 // reports its transactions read-only: a statement that turned the default
-// off (a read may call set_config) cannot open the session to a later
-// call's writes. It costs no round trip: the server's reports arrive with
-// its answers.
+// off (a read may call a function that calls set_config) cannot open the
+// session to a later call's writes. It costs no round trip: the server's
+// reports arrive with its answers.
 func stillReadOnly(_ context.Context, c *pgx.Conn) error {
 	if c.PgConn().ParameterStatus(readOnlyParam) != "on" {
 		return driver.ErrBadConn

@@ -70,14 +70,16 @@ type Tool struct {
 
 // New binds the tool t to the open source src. logger receives what
 // callers are not shown (driver errors that are not the query's fault).
-// It refuses a read-only SQLite tool whose statement attaches a database,
-// vacuums, runs a PRAGMA, loads an extension or controls transactions
-// (sqlstmt.CheckReadOnly): SQLite's read-only mode does not stop ATTACH
-// or VACUUM INTO from creating files at the paths the call's arguments
-// name.
+// It refuses a read-only tool whose statement does what the database's
+// read-only mode does not stop (sqlstmt.CheckReadOnly): SQLite's ATTACH
+// and VACUUM INTO create files at the paths the call's arguments name,
+// MySQL's INTO OUTFILE writes one inside a read-only transaction,
+// PostgreSQL's lo_export writes one and pg_terminate_backend ends another
+// session. The statement of a read-only tool with template parameters is
+// checked again on each call, with its values in.
 func New(t *config.Tool, src *Source, logger *slog.Logger) (*Tool, error) {
-	if t.ReadOnly && src.Kind == config.KindSQLite {
-		if err := sqlstmt.CheckReadOnly(t.Statement); err != nil {
+	if t.ReadOnly {
+		if err := sqlstmt.CheckReadOnly(config.Dialect(src.Kind), t.Statement); err != nil {
 			return nil, fmt.Errorf("tool %q: the statement is refused: %w", t.Name, err)
 		}
 	}
@@ -174,6 +176,12 @@ func (t *Tool) Handle(ctx context.Context, args map[string]any) (*toolexec.CallT
 		var err error
 		if statement, err = t.render(args); err != nil {
 			return toolexec.ErrorResult(err.Error()), nil
+		}
+		if t.cfg.ReadOnly {
+			// An allowed value may name a function (SELECT {{.fn}}(…)).
+			if err := sqlstmt.CheckReadOnly(config.Dialect(t.src.Kind), statement); err != nil {
+				return toolexec.ErrorResult("the statement is refused: " + err.Error()), nil
+			}
 		}
 	}
 	return t.run(ctx, statement, bound)

@@ -94,14 +94,30 @@ func secretFile(t *testing.T, dir string) (string, string) {
 	return path, content
 }
 
-// refusedAtItsStatement asserts that ps is the one problem of a statement
-// refused in a read-only tool, at the statement's line and column.
-func refusedAtItsStatement(t *testing.T, ps config.Problems, line int) {
+// refusedEverywhere shows that the tool t of kind on source src (in the
+// sources block), running stmt, is refused both ways a statement reaches
+// the server: validate and serve refuse the file, with the one problem at
+// the statement's line and column; and, forced past the loader as
+// reading, serve refuses to build it. Whatever a call did where one ran
+// (before the fix), no file is at out and no call returned content.
+func refusedEverywhere(t *testing.T, sources, kind, src, stmt string, env map[string]string, out, content string) {
 	t.Helper()
+	body, line := oneTool(sources, kind, src, stmt, "")
+	ps, res := loadOrCall(t, body, env, nil)
+	noFile(t, out)
+	if res != nil {
+		assert.NotContains(t, res.Text(), content, "a read-only tool returned a file of the server")
+	}
 	require.Len(t, ps, 1, "validate and serve refuse the file: %v", ps)
 	assert.Equal(t, line, ps[0].Line, ps.Error())
 	assert.Equal(t, 16, ps[0].Column, ps.Error())
 	assert.Contains(t, ps[0].Message, "which a read-only tool may not do", ps.Error())
+
+	body, _ = oneTool(sources, kind, src, "SELECT 1", "")
+	err := forcedOrCall(t, body, env, stmt, nil)
+	noFile(t, out)
+	require.Error(t, err, "serve refuses the tool")
+	assert.Contains(t, err.Error(), "the statement is refused")
 }
 
 // Read-only MySQL tools write and read no file on the server: MariaDB
@@ -138,19 +154,7 @@ func TestMySQL_ReadOnlyToolsWriteAndReadNoFiles(t *testing.T) {
 		out := filepath.Join(s.FileDir, fmt.Sprintf("out-%d", i))
 		stmt := fmt.Sprintf(tc.form, out)
 		t.Run(stmt, func(t *testing.T) {
-			body, line := oneTool(tc.sources, "mysql-sql", "my", stmt, "")
-			ps, res := loadOrCall(t, body, env, nil)
-			noFile(t, out)
-			if res != nil {
-				assert.NotContains(t, res.Text(), content, "a read-only tool returned a file of the server")
-			}
-			refusedAtItsStatement(t, ps, line)
-
-			body, _ = oneTool(tc.sources, "mysql-sql", "my", "SELECT 1", "")
-			err := forcedOrCall(t, body, env, stmt, nil)
-			noFile(t, out)
-			require.Error(t, err, "serve refuses the tool")
-			assert.Contains(t, err.Error(), "the statement is refused")
+			refusedEverywhere(t, tc.sources, "mysql-sql", "my", stmt, env, out, content)
 		})
 	}
 	var n int
@@ -195,19 +199,7 @@ func TestPostgres_ReadOnlyToolsActOnNothingBeyondTheTransaction(t *testing.T) {
 		out := filepath.Join(s.FileDir, fmt.Sprintf("out-%d", i))
 		stmt := fmt.Sprintf(form, out)
 		t.Run(stmt, func(t *testing.T) {
-			body, line := oneTool(pgSourceIn(s, "beyond", "    maxOpenConns: 1\n"), "postgres-sql", "pg", stmt, "")
-			ps, res := loadOrCall(t, body, nil, nil)
-			noFile(t, out)
-			if res != nil {
-				assert.NotContains(t, res.Text(), content, "a read-only tool returned a file of the server")
-			}
-			refusedAtItsStatement(t, ps, line)
-
-			body, _ = oneTool(pgSourceIn(s, "beyond", "    maxOpenConns: 1\n"), "postgres-sql", "pg", "SELECT 1", "")
-			err := forcedOrCall(t, body, nil, stmt, nil)
-			noFile(t, out)
-			require.Error(t, err, "serve refuses the tool")
-			assert.Contains(t, err.Error(), "the statement is refused")
+			refusedEverywhere(t, pgSourceIn(s, "beyond", "    maxOpenConns: 1\n"), "postgres-sql", "pg", stmt, nil, out, content)
 		})
 	}
 	var n int

@@ -34,12 +34,18 @@ func TestCheckReadOnly_Refuses(t *testing.T) {
 		"SELECT x'41' , 1e5, ?1, :a, @b, $c; VACUUM":     "VACUUM",
 		"WITH a AS (SELECT 1) SELECT * FROM a; PRAGMA x": "PRAGMA",
 	} {
-		err := CheckReadOnly(SQLite, sql)
-		var re *RefusedError
-		require.True(t, errors.As(err, &re), sql)
-		assert.Equal(t, word, re.Word, sql)
-		assert.Contains(t, err.Error(), "read-only tool", sql)
+		refused(t, SQLite, sql, word)
 	}
+}
+
+// refused asserts that CheckReadOnly refuses sql for word.
+func refused(t *testing.T, d Dialect, sql, word string) {
+	t.Helper()
+	err := CheckReadOnly(d, sql)
+	var re *RefusedError
+	require.True(t, errors.As(err, &re), "%s: %s", d, sql)
+	assert.Equal(t, word, re.Word, "%s: %s", d, sql)
+	assert.Contains(t, err.Error(), "read-only tool", sql)
 }
 
 func TestCheckReadOnly_RefusesMySQL(t *testing.T) {
@@ -63,10 +69,7 @@ func TestCheckReadOnly_RefusesMySQL(t *testing.T) {
 		`SELECT "a\", LOAD_FILE('/etc/passwd') #"`: "load_file",
 		`SELECT "load_file"('/etc/passwd')`:        "load_file",
 	} {
-		err := CheckReadOnly(MySQL, sql)
-		var re *RefusedError
-		require.True(t, errors.As(err, &re), sql)
-		assert.Equal(t, word, re.Word, sql)
+		refused(t, MySQL, sql, word)
 	}
 }
 
@@ -99,10 +102,7 @@ func TestCheckReadOnly_RefusesPostgreSQL(t *testing.T) {
 		// and the call is code.
 		`SELECT '\'' , lo_export(1, '/tmp/x') --'`: "lo_export",
 	} {
-		err := CheckReadOnly(PostgreSQL, sql)
-		var re *RefusedError
-		require.True(t, errors.As(err, &re), sql)
-		assert.Equal(t, word, re.Word, sql)
+		refused(t, PostgreSQL, sql, word)
 	}
 }
 

@@ -153,13 +153,20 @@ func Start() (*Server, error) {
 	return s, nil
 }
 
-// setUp waits for the server to accept connections, then creates the
-// database and its user.
-func (s *Server) setUp() error {
+// Root opens a connection pool to the server as its root user, for tests
+// that change the server's settings (its general log) or its users.
+func (s *Server) Root() (*sql.DB, error) {
 	cfg := mysql.NewConfig()
 	cfg.Net, cfg.Addr, cfg.User = "tcp", net.JoinHostPort(s.Host, strconv.Itoa(s.Port)), "root"
 	cfg.Timeout = 2 * time.Second
-	root, err := sql.Open("mysql", cfg.FormatDSN())
+	cfg.MultiStatements = true
+	return sql.Open("mysql", cfg.FormatDSN())
+}
+
+// setUp waits for the server to accept connections, then creates the
+// database and its user.
+func (s *Server) setUp() error {
+	root, err := s.Root()
 	if err != nil {
 		return err
 	}

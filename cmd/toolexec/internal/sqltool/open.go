@@ -2,7 +2,9 @@
 // postgres-sql and mysql-sql kinds) against SQLite (modernc.org/sqlite,
 // pure Go), PostgreSQL (github.com/jackc/pgx/v5) and MySQL or MariaDB
 // (github.com/go-sql-driver/mysql): parameters bound as query arguments,
-// read-only transactions unless the statement writes, row and byte caps on
+// reads run read-only (read-only connections or sessions, MariaDB's
+// per-statement SET STATEMENT tx_read_only=1, else read-only
+// transactions) unless the statement writes, row and byte caps on
 // results, and cancellation that reaches the server (a cancel request on
 // PostgreSQL, KILL QUERY on MySQL), also when a result is cut at a cap.
 package sqltool

@@ -66,6 +66,10 @@ type Tool struct {
 	logger   *slog.Logger
 	maxRows  int
 	maxBytes int
+	// single (mysql) is a statement that is one statement in every
+	// reading: a MariaDB read runs it as one read-only statement (see
+	// readOnlyPrefix), with no transaction of its own.
+	single bool
 }
 
 // New binds the tool t to the open source src. logger receives what
@@ -87,6 +91,9 @@ func New(t *config.Tool, src *Source, logger *slog.Logger) (*Tool, error) {
 		logger = slog.New(slog.DiscardHandler)
 	}
 	tl := &Tool{cfg: t, src: src, logger: logger, maxRows: t.MaxRows, maxBytes: t.MaxBytes}
+	if src.Kind == config.KindMySQL {
+		tl.single = sqlstmt.Statements(sqlstmt.MySQL, t.Statement) == 1
+	}
 	if tl.maxRows == 0 {
 		tl.maxRows = DefaultMaxRows
 	}
@@ -260,8 +267,11 @@ func (t *Tool) run(ctx context.Context, statement string, args []any) (*toolexec
 		cut = cancel
 	}
 	var (
-		tx  *sql.Tx
-		err error
+		tx *sql.Tx
+		// bare (mysql) is the call's connection when a MariaDB read runs
+		// on it without a transaction.
+		bare *sql.Conn
+		err  error
 	)
 	switch {
 	case t.src.Kind == config.KindMySQL:
@@ -270,9 +280,10 @@ func (t *Tool) run(ctx context.Context, statement string, args []any) (*toolexec
 			return nil, t.fail(ctx, err)
 		}
 		var id uint64
+		var readOnly string
 		_ = conn.Raw(func(dc any) error {
 			if c, ok := dc.(*idConn); ok {
-				id = c.id
+				id, readOnly = c.id, c.readOnly
 			}
 			return nil
 		})
@@ -285,8 +296,18 @@ func (t *Tool) run(ctx context.Context, statement string, args []any) (*toolexec
 			}
 			_ = conn.Close() // back to the pool; a bad connection is dropped by it
 		}()
-		// START TRANSACTION READ ONLY for read-only tools: the server
-		// refuses writes.
+		if ro && readOnly != "" && t.single {
+			// MariaDB: SET STATEMENT tx_read_only=1 FOR the statement.
+			// The server refuses its writes (DDL included, which a
+			// read-only transaction commits and runs), whatever a
+			// function turned the session's own setting into, and the
+			// read is the statement alone: no START TRANSACTION READ
+			// ONLY before it and no ROLLBACK after, two round trips.
+			statement, bare = readOnly+statement, conn
+			break
+		}
+		// START TRANSACTION READ ONLY for read-only tools (MySQL, which
+		// has no SET STATEMENT): the server refuses writes to tables.
 		tx, err = conn.BeginTx(ctx, &sql.TxOptions{ReadOnly: ro})
 	case t.src.Kind == config.KindPostgres && ro && t.src.readOnlyConns:
 		// The read pool's sessions are read-only themselves (open.go):
@@ -319,9 +340,12 @@ func (t *Tool) run(ctx context.Context, statement string, args []any) (*toolexec
 		// INSERT, UPDATE, DELETE, MERGE or REPLACE without RETURNING:
 		// its result is the number of rows it affected.
 		var res sql.Result
-		if tx != nil {
+		switch {
+		case tx != nil:
 			res, err = tx.ExecContext(qctx, statement, args...)
-		} else {
+		case bare != nil:
+			res, err = bare.ExecContext(qctx, statement, args...)
+		default:
 			res, err = db.ExecContext(qctx, statement, args...)
 		}
 		if err != nil {
@@ -342,6 +366,8 @@ func (t *Tool) run(ctx context.Context, statement string, args []any) (*toolexec
 	switch {
 	case tx != nil:
 		rows, err = tx.QueryContext(qctx, statement, args...)
+	case bare != nil:
+		rows, err = bare.QueryContext(qctx, statement, args...)
 	case t.cfg.Template != nil:
 		rows, err = db.QueryContext(qctx, statement, args...)
 	default:

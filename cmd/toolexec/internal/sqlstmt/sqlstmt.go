@@ -173,9 +173,35 @@ func CheckReadOnly(d Dialect, statement string) error {
 	return nil
 }
 
+// initials are the first letters of the keywords and function names of
+// rs, as bits (a is 1): a word that begins with another letter is none of
+// them, and is not looked up.
+func (rs *rules) initials() uint32 {
+	var m uint32
+	for _, list := range [][]refusal{rs.keywords, rs.functions} {
+		for _, r := range list {
+			m |= initial(r.word)
+		}
+	}
+	return m
+}
+
+// initial is the bit of s's first letter (ASCII, any case), or every bit
+// when s begins with something else.
+func initial(s string) uint32 {
+	if s == "" {
+		return ^uint32(0)
+	}
+	if c := s[0] | 0x20; c >= 'a' && c <= 'z' {
+		return 1 << (c - 'a')
+	}
+	return ^uint32(0)
+}
+
 // checkAs is CheckReadOnly for one reading.
 func checkAs(r reading, statement string) *RefusedError {
 	rs := &readOnlyRules[r.d]
+	initials := rs.initials()
 	var refused, called *RefusedError
 	leading := true
 	scanAs(r, statement, func(t token) bool {
@@ -186,6 +212,11 @@ func checkAs(r reading, statement string) *RefusedError {
 			leading = true
 			called = nil
 			return true
+		case (t.kind == tokQuoted || t.kind == tokWord) && initial(t.text)&initials == 0:
+			called = nil
+			if t.kind == tokWord && leading {
+				refused = lookupWord(rs.leading, t.text)
+			}
 		case t.kind == tokQuoted:
 			refused, called = lookup(rs.functions, t.text)
 		case t.kind == tokWord:
@@ -209,7 +240,7 @@ func checkAs(r reading, statement string) *RefusedError {
 // databases do).
 func lookupWord(refused []refusal, word string) *RefusedError {
 	for _, r := range refused {
-		if !r.prefix && len(r.word) == len(word) && strings.EqualFold(r.word, word) {
+		if !r.prefix && len(r.word) == len(word) && r.word[0]|0x20 == word[0]|0x20 && strings.EqualFold(r.word, word) {
 			return &RefusedError{Word: r.word, Reason: r.reason}
 		}
 	}

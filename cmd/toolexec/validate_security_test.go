@@ -80,12 +80,54 @@ func TestValidate_ReportsSecurityProblemsWithoutPrintingSecrets(t *testing.T) {
 		`allowedHosts entry "cdn.example.com:0": the port must be a number from 1 to 65535`,
 		path + `:21:`,
 		`query parameter "key" has the name of a query parameter source "api" sets`,
-		path + `:27: tool "grab": the statement is refused: ATTACH`,
-		path + `:32: tool "dump": the statement is refused: VACUUM`,
+		path + `:27:16: tool "grab": the statement is refused: ATTACH`,
+		path + `:32:16: tool "dump": the statement is refused: VACUUM`,
 		"5 problem(s)",
 	} {
 		assert.Contains(t, msgs, want)
 	}
+}
+
+// TestValidate_ReadOnlyMySQLAndPostgresToolsThatActBeyondTheTransaction:
+// validate reports, at the statement's line and column, a MySQL tool that
+// reads as far as a glance at its text tells but writes a file (a number
+// glued to INTO, INTO after parentheses) and a PostgreSQL one that calls a
+// function a read-only transaction does not stop; a tool declared to
+// write may.
+func TestValidate_ReadOnlyMySQLAndPostgresToolsThatActBeyondTheTransaction(t *testing.T) {
+	src := strings.Join([]string{
+		/* 1 */ "sources:",
+		/* 2 */ "  my: {kind: mysql, host: 127.0.0.1, database: d, user: u}",
+		/* 3 */ "  pg: {kind: postgres, host: 127.0.0.1, database: d, user: u}",
+		/* 4 */ "tools:",
+		/* 5 */ "  glued: {kind: mysql-sql, source: my, description: d,",
+		/* 6 */ "    statement: \"SELECT 1.5INTO OUTFILE '/tmp/x'\"}",
+		/* 7 */ "  nested: {kind: mysql-sql, source: my, description: d, readOnly: true,",
+		/* 8 */ "    statement: \"(SELECT 1) UNION (SELECT 2) INTO DUMPFILE '/tmp/x'\"}",
+		/* 9 */ "  export: {kind: postgres-sql, source: pg, description: d,",
+		/* 10 */ "    statement: \"SELECT lo_export(1, '/tmp/x')\"}",
+		/* 11 */ "  kill: {kind: postgres-sql, source: pg, description: d, annotations: {readOnlyHint: true},",
+		/* 12 */ "    statement: \"SELECT pg_terminate_backend(1)\"}",
+		/* 13 */ "  declared: {kind: mysql-sql, source: my, description: d, readOnly: false,",
+		/* 14 */ "    statement: \"SELECT 1 INTO OUTFILE '/tmp/x'\"}",
+	}, "\n")
+	path := filepath.Join(t.TempDir(), "tools.yaml")
+	require.NoError(t, os.WriteFile(path, []byte(src), 0o600))
+	var out, errOut bytes.Buffer
+	code := run(context.Background(), []string{"validate", "--config", path}, riskyEnv, nil, &out, &errOut)
+	assert.Equal(t, 1, code)
+	msgs := errOut.String()
+	for _, want := range []string{
+		path + `:6:16: tool "glued": the statement is refused: OUTFILE writes a file on the database server`,
+		path + `:8:16: tool "nested": the tool is declared read-only (readOnly or readOnlyHint: true), but its statement writes (SELECT … INTO)`,
+		path + `:8:16: tool "nested": the statement is refused: DUMPFILE writes a file on the database server`,
+		path + `:10:16: tool "export": the statement is refused: lo_export writes a file on the database server`,
+		path + `:12:16: tool "kill": the statement is refused: pg_terminate_backend ends another session`,
+		"5 problem(s)",
+	} {
+		assert.Contains(t, msgs, want)
+	}
+	assert.NotContains(t, msgs, `"declared"`)
 }
 
 func TestServe_ErrorLogNamesVariablesNotValues(t *testing.T) {

@@ -11,9 +11,12 @@ import (
 // in the template, classifies the statement (Tool.Class), and decides
 // whether the tool runs read-only (Tool.ReadOnly) and how it is announced.
 // A tool declared read-only (readOnly: true, or annotations' readOnlyHint:
-// true) whose statement writes or locks is a problem: the statement would
-// fail in the read-only transaction. A SQLite statement refused by
-// sqlstmt.CheckReadOnly is a problem unless the tool is declared to write.
+// true) whose statement writes or locks is a problem. A statement refused
+// by sqlstmt.CheckReadOnly (one that writes or reads the server's files,
+// acts on other sessions, or changes the pooled session, which the
+// database's read-only mode does not stop) is a problem unless the tool
+// is declared to write. Problems about the statement are reported at its
+// line and column.
 func (p *parser) checkSQL(t *Tool, src *Source) {
 	what := "tool " + strconv.Quote(t.Name)
 	line := p.stmtLine[t]
@@ -36,7 +39,7 @@ func (p *parser) checkSQL(t *Tool, src *Source) {
 	declaredWrites := t.declaredReadOnly != nil && !*t.declaredReadOnly
 	switch {
 	case t.declaredReadOnly != nil && *t.declaredReadOnly && t.Class.Effect != sqlstmt.Reads:
-		p.problems = append(p.problems, Problem{File: p.file, Line: line, Message: fmt.Sprintf("%s: the tool is declared read-only (readOnly or readOnlyHint: true), but its statement %s (%s) and would fail in a read-only transaction: remove the declaration", what, t.Class.Effect, t.Class.Why)})
+		p.toolProblem(t, "statement", "%s: the tool is declared read-only (readOnly or readOnlyHint: true), but its statement %s (%s), which a read-only tool may not do: remove the declaration", what, t.Class.Effect, t.Class.Why)
 		t.ReadOnly = true
 	case t.declaredReadOnly != nil:
 		t.ReadOnly = *t.declaredReadOnly
@@ -47,18 +50,18 @@ func (p *parser) checkSQL(t *Tool, src *Source) {
 		f := false
 		t.Destructive = &f
 	}
-	if d == sqlstmt.SQLite && !declaredWrites {
-		if err := sqlstmt.CheckReadOnly(stmt); err != nil {
-			p.problems = append(p.problems, Problem{File: p.file, Line: line, Message: fmt.Sprintf("%s: the statement is refused: %v (a tool may, when the file says it writes: readOnly: false, or annotations: {readOnlyHint: false})", what, err)})
+	if !declaredWrites {
+		if err := sqlstmt.CheckReadOnly(d, stmt); err != nil {
+			p.toolProblem(t, "statement", "%s: the statement is refused: %v (a tool may, when the file says it writes: readOnly: false, or annotations: {readOnlyHint: false})", what, err)
 		}
 	}
 	if d == sqlstmt.MySQL {
 		q, n := sqlstmt.Placeholders(d, stmt)
 		switch {
 		case n > 0:
-			p.problems = append(p.problems, Problem{File: p.file, Line: line, Message: fmt.Sprintf("%s: mysql placeholders are ?, not $%d", what, n)})
+			p.toolProblem(t, "statement", "%s: mysql placeholders are ?, not $%d", what, n)
 		case q != len(t.Parameters):
-			p.problems = append(p.problems, Problem{File: p.file, Line: line, Message: fmt.Sprintf("%s: the statement has %d ? placeholders but declares %d parameters", what, q, len(t.Parameters))})
+			p.toolProblem(t, "statement", "%s: the statement has %d ? placeholders but declares %d parameters", what, q, len(t.Parameters))
 		}
 	}
 }

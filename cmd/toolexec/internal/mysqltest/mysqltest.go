@@ -2,6 +2,11 @@
 // Debian mariadb-server package's mariadb-install-db and mariadbd, in a
 // temporary directory, listening on 127.0.0.1 at a free port, with a
 // database and a user of its own. As root it runs them as the mysql user.
+//
+// The user has the FILE privilege, as a careless deployment's would, and
+// the server reads and writes files in FileDir only (its
+// secure_file_priv): tests show there that what toolexec refuses writes
+// no file.
 package mysqltest
 
 import (
@@ -31,9 +36,12 @@ type Server struct {
 	User     string
 	Password string
 	Database string
-	dir      string
-	cmd      *exec.Cmd
-	exited   chan struct{}
+	// FileDir is the directory the server reads and writes files in
+	// (INTO OUTFILE, LOAD_FILE, LOAD DATA): its secure_file_priv.
+	FileDir string
+	dir     string
+	cmd     *exec.Cmd
+	exited  chan struct{}
 }
 
 // ErrNotInstalled is returned by Start when no MariaDB server binaries are
@@ -90,6 +98,10 @@ func Start() (*Server, error) {
 	if err := os.Mkdir(data, 0o700); err != nil {
 		return nil, s.cleanup(err)
 	}
+	s.FileDir = filepath.Join(dir, "files")
+	if err := os.Mkdir(s.FileDir, 0o755); err != nil {
+		return nil, s.cleanup(err)
+	}
 	runAs := []string{}
 	if os.Geteuid() == 0 {
 		u, err := user.Lookup("mysql")
@@ -101,8 +113,10 @@ func Start() (*Server, error) {
 		if err := os.Chmod(dir, 0o755); err != nil {
 			return nil, s.cleanup(err)
 		}
-		if err := os.Chown(data, uid, gid); err != nil {
-			return nil, s.cleanup(err)
+		for _, d := range []string{data, s.FileDir} {
+			if err := os.Chown(d, uid, gid); err != nil {
+				return nil, s.cleanup(err)
+			}
 		}
 		runAs = []string{"--user=mysql"}
 	}
@@ -122,7 +136,7 @@ func Start() (*Server, error) {
 		"--socket=" + filepath.Join(data, "mysqld.sock"), "--pid-file=" + filepath.Join(data, "mysqld.pid"),
 		"--log-error=" + logFile, "--skip-name-resolve", "--skip-log-bin",
 		"--innodb-buffer-pool-size=32M", "--innodb-flush-log-at-trx-commit=0", "--innodb-doublewrite=0",
-		"--max-connections=200"}, runAs...)...)
+		"--max-connections=200", "--secure-file-priv=" + s.FileDir}, runAs...)...)
 	s.cmd.Dir = dir
 	s.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if err := s.cmd.Start(); err != nil {
@@ -139,13 +153,20 @@ func Start() (*Server, error) {
 	return s, nil
 }
 
-// setUp waits for the server to accept connections, then creates the
-// database and its user.
-func (s *Server) setUp() error {
+// Root opens a connection pool to the server as its root user, for tests
+// that change the server's settings (its general log) or its users.
+func (s *Server) Root() (*sql.DB, error) {
 	cfg := mysql.NewConfig()
 	cfg.Net, cfg.Addr, cfg.User = "tcp", net.JoinHostPort(s.Host, strconv.Itoa(s.Port)), "root"
 	cfg.Timeout = 2 * time.Second
-	root, err := sql.Open("mysql", cfg.FormatDSN())
+	cfg.MultiStatements = true
+	return sql.Open("mysql", cfg.FormatDSN())
+}
+
+// setUp waits for the server to accept connections, then creates the
+// database and its user.
+func (s *Server) setUp() error {
+	root, err := s.Root()
 	if err != nil {
 		return err
 	}
@@ -172,6 +193,7 @@ func (s *Server) setUp() error {
 		"CREATE DATABASE " + s.Database,
 		fmt.Sprintf("CREATE USER '%s'@'%%' IDENTIFIED BY '%s'", s.User, s.Password),
 		fmt.Sprintf("GRANT ALL ON %s.* TO '%s'@'%%'", s.Database, s.User),
+		fmt.Sprintf("GRANT FILE ON *.* TO '%s'@'%%'", s.User),
 	} {
 		if _, err := root.Exec(q); err != nil {
 			return fmt.Errorf("mysqltest: %s: %v", strings.Fields(q)[0], err)

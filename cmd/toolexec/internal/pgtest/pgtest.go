@@ -19,16 +19,19 @@ import (
 	"syscall"
 )
 
-// Server is a running PostgreSQL server.
+// Server is a running PostgreSQL server. User is its superuser.
 type Server struct {
 	Host     string
 	Port     int
 	User     string
 	Database string
-	dir      string
-	data     string
-	bin      string
-	asUser   []string
+	// FileDir is a directory the server may write files in (COPY … TO,
+	// lo_export), for tests that show no file written there.
+	FileDir string
+	dir     string
+	data    string
+	bin     string
+	asUser  []string
 }
 
 // ErrNotInstalled is returned by Start when no PostgreSQL binaries are
@@ -71,6 +74,10 @@ func Start() (*Server, error) {
 	if err := os.Mkdir(data, 0o700); err != nil {
 		return nil, s.cleanup(err)
 	}
+	s.FileDir = filepath.Join(dir, "files")
+	if err := os.Mkdir(s.FileDir, 0o755); err != nil {
+		return nil, s.cleanup(err)
+	}
 	s.User = "toolexec"
 	if os.Geteuid() == 0 {
 		u, err := user.Lookup("postgres")
@@ -82,8 +89,10 @@ func Start() (*Server, error) {
 		if err := os.Chmod(dir, 0o755); err != nil {
 			return nil, s.cleanup(err)
 		}
-		if err := os.Chown(data, uid, gid); err != nil {
-			return nil, s.cleanup(err)
+		for _, d := range []string{data, s.FileDir} {
+			if err := os.Chown(d, uid, gid); err != nil {
+				return nil, s.cleanup(err)
+			}
 		}
 		s.asUser = []string{"runuser", "-u", "postgres", "--"}
 	}

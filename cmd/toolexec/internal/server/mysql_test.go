@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -59,6 +60,12 @@ func myDB(t testing.TB, s *mysqltest.Server) *sql.DB {
 // mySource is the sources block of a tools file for the test server, in
 // toolbox's form (a mariadb source, as toolbox also names it).
 func mySource(s *mysqltest.Server) string {
+	return mySourceAs(s, s.User, "${MYPASSWORD_FOR_TEST}", 4)
+}
+
+// mySourceAs is mySource for another user of the test database, with a
+// pool of maxOpen connections.
+func mySourceAs(s *mysqltest.Server, user, password string, maxOpen int) string {
 	return fmt.Sprintf(`
 sources:
   my:
@@ -67,9 +74,9 @@ sources:
     port: "%d"
     database: %s
     user: %s
-    password: ${MYPASSWORD_FOR_TEST}
-    maxOpenConns: 4
-`, s.Host, s.Port, s.Database, s.User)
+    password: %s
+    maxOpenConns: %d
+`, s.Host, s.Port, s.Database, user, password, maxOpen)
 }
 
 const myTools = `
@@ -262,4 +269,173 @@ func TestMySQL_ConnectionErrorsNameNoSecret(t *testing.T) {
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "cannot connect")
 	assert.NotContains(t, err.Error(), "wrong-password-1234")
+}
+
+// myGeneralLog turns the server's general log on (to a table) for the
+// test, and returns a function that reads what user ran since the last
+// call of it: each command and its text, in order.
+func myGeneralLog(t *testing.T, s *mysqltest.Server, user string) func() [][2]string {
+	t.Helper()
+	root, err := s.Root()
+	require.NoError(t, err)
+	t.Cleanup(func() {
+		_, _ = root.Exec(`SET GLOBAL general_log = 0`)
+		root.Close()
+	})
+	_, err = root.Exec(`SET GLOBAL log_output = 'TABLE'; SET GLOBAL general_log = 1; TRUNCATE mysql.general_log`)
+	require.NoError(t, err)
+	return func() [][2]string {
+		rs, err := root.Query(`SELECT command_type, CONVERT(argument USING utf8mb4) FROM mysql.general_log WHERE user_host LIKE ? ORDER BY event_time`, user+"[%")
+		require.NoError(t, err)
+		defer rs.Close()
+		var out [][2]string
+		for rs.Next() {
+			var c [2]string
+			require.NoError(t, rs.Scan(&c[0], &c[1]))
+			out = append(out, c)
+		}
+		require.NoError(t, rs.Err())
+		_, err = root.Exec(`TRUNCATE mysql.general_log`)
+		require.NoError(t, err)
+		return out
+	}
+}
+
+// myUser creates a user of the test database for one test, so that what
+// the server's log shows of it is the test's own, and returns the sources
+// block for it with one connection.
+func myUser(t *testing.T, s *mysqltest.Server, name string) string {
+	t.Helper()
+	root, err := s.Root()
+	require.NoError(t, err)
+	defer root.Close()
+	_, err = root.Exec(fmt.Sprintf("DROP USER IF EXISTS '%[1]s'@'%%'; CREATE USER '%[1]s'@'%%' IDENTIFIED BY 'pw-%[1]s'; GRANT ALL ON %[2]s.* TO '%[1]s'@'%%'", name, s.Database))
+	require.NoError(t, err)
+	return mySourceAs(s, name, "pw-"+name, 1)
+}
+
+// A MariaDB read is the statement alone, made read-only by itself (SET
+// STATEMENT tx_read_only=1 FOR …): no START TRANSACTION READ ONLY before
+// it and no ROLLBACK after, two round trips saved per call, as the
+// server's general log shows. A write keeps its transaction.
+func TestMySQL_AReadIsOneStatement(t *testing.T) {
+	s := mariadb(t)
+	myExecutor(t) // the tables and functions
+	x := executor(build(t, myUser(t, s, "toolexec_rt")+myTools, nil, nil), Options{})
+	logged := myGeneralLog(t, s, "toolexec_rt")
+	_, err := call(t, x, "all", nil) // the connection is made and asked its id
+	require.NoError(t, err)
+	logged()
+
+	const n = 5
+	for range n {
+		res, err := call(t, x, "by-name", map[string]any{"name": "pear"})
+		require.NoError(t, err)
+		require.Len(t, rows(t, res), 1)
+		res, err = call(t, x, "all", nil)
+		require.NoError(t, err)
+		require.Len(t, rows(t, res), 3)
+	}
+	commands := map[string]int{}
+	for _, c := range logged() {
+		switch c[0] {
+		case "Query", "Prepare", "Execute":
+			commands[c[0]+" "+c[1]]++
+		}
+	}
+	assert.Equal(t, map[string]int{
+		"Prepare SET STATEMENT tx_read_only=1 FOR SELECT id, name FROM myitems WHERE name = ?":      n,
+		"Execute SET STATEMENT tx_read_only=1 FOR SELECT id, name FROM myitems WHERE name = 'pear'": n,
+		"Query SET STATEMENT tx_read_only=1 FOR SELECT id, name FROM myitems ORDER BY id":           n,
+	}, commands, "no START TRANSACTION READ ONLY, no ROLLBACK")
+
+	res, err := call(t, x, "add", map[string]any{"name": "fig"})
+	require.NoError(t, err)
+	require.False(t, res.IsError)
+	var queries []string
+	for _, c := range logged() {
+		if c[0] == "Query" {
+			queries = append(queries, c[1])
+		}
+	}
+	assert.Equal(t, []string{"START TRANSACTION", "COMMIT"}, queries, "a write runs in its transaction")
+}
+
+// Read-only holds for every read on a connection: a stored function can
+// turn the session's own read-only setting off (MariaDB lets it), but each
+// read sets it for its statement, so the next read's write is still
+// refused; and a write after reads is not read-only.
+func TestMySQL_ReadOnlyHoldsForEveryCallOfAConnection(t *testing.T) {
+	s := mariadb(t)
+	_, db := myExecutor(t)
+	_, err := db.Exec(`DROP FUNCTION IF EXISTS myitems_loosen;
+CREATE FUNCTION myitems_loosen() RETURNS INT BEGIN SET SESSION TRANSACTION READ WRITE; RETURN @@tx_read_only; END`)
+	require.NoError(t, err)
+	x := executor(build(t, myUser(t, s, "toolexec_ro")+myTools+`
+  loosen:
+    kind: mysql-sql
+    source: my
+    description: turns the session's read-only setting off, in a function
+    statement: SELECT myitems_loosen() AS ro
+`, nil, nil), Options{})
+	for range 3 {
+		_, err := call(t, x, "loosen", nil)
+		require.NoError(t, err)
+		_, err = call(t, x, "sneaky-write", nil)
+		require.Error(t, err)
+		assert.Contains(t, err.Error(), "READ ONLY")
+	}
+	assert.Equal(t, 3, myCount(t, db), "nothing was deleted")
+	res, err := call(t, x, "add", map[string]any{"name": "fig"})
+	require.NoError(t, err)
+	require.False(t, res.IsError, res.Text())
+	assert.Equal(t, 4, myCount(t, db))
+}
+
+// A statement that writes forced to run as reading (what the file cannot
+// say) is refused by the server, DDL included: START TRANSACTION READ
+// ONLY let CREATE TABLE commit the transaction and run.
+func TestMySQL_ReadOnlyHoldsWhenAStatementIsMisread(t *testing.T) {
+	s := mariadb(t)
+	_, db := myExecutor(t)
+	_, err := db.Exec(`DROP TABLE IF EXISTS mymade`)
+	require.NoError(t, err)
+	for _, stmt := range []string{"CREATE TABLE mymade (a INT)", "DELETE FROM myitems", "UPDATE myitems SET name = 'x'"} {
+		body, _ := oneTool(mySource(s), "mysql-sql", "my", "SELECT 1", "")
+		require.NoError(t, forcedOrCall(t, body, map[string]string{"MYPASSWORD_FOR_TEST": s.Password}, stmt, nil))
+	}
+	var n int
+	require.NoError(t, db.QueryRow(`SELECT count(*) FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 'mymade'`).Scan(&n))
+	assert.Zero(t, n, "the table was not created")
+	require.NoError(t, db.QueryRow(`SELECT count(*) FROM myitems WHERE name = 'x'`).Scan(&n))
+	assert.Zero(t, n)
+	assert.Equal(t, 3, myCount(t, db))
+}
+
+// A text of several statements (a source with multiStatements) is not
+// one statement SET STATEMENT could cover: its reads run in START
+// TRANSACTION READ ONLY, as on MySQL, and a later statement's write is
+// refused there.
+func TestMySQL_SeveralStatementsStayInAReadOnlyTransaction(t *testing.T) {
+	s := mariadb(t)
+	_, db := myExecutor(t)
+	sources := strings.Replace(myUser(t, s, "toolexec_multi"), "    maxOpenConns: 1\n", "    maxOpenConns: 1\n    queryParams: {multiStatements: \"true\"}\n", 1)
+	x := executor(build(t, sources+`
+tools:
+  two:
+    kind: mysql-sql
+    source: my
+    description: reads, then calls a function that writes
+    statement: SELECT 1 AS one; SELECT myitems_wipe() AS n
+`, nil, nil), Options{})
+	logged := myGeneralLog(t, s, "toolexec_multi")
+	_, _ = call(t, x, "two", nil)
+	assert.Equal(t, 3, myCount(t, db), "nothing was deleted")
+	var queries []string
+	for _, c := range logged() {
+		if c[0] == "Query" && !strings.Contains(c[1], "CONNECTION_ID()") {
+			queries = append(queries, c[1])
+		}
+	}
+	assert.Equal(t, []string{"START TRANSACTION READ ONLY", "SELECT 1 AS one; SELECT myitems_wipe() AS n", "ROLLBACK"}, queries)
 }

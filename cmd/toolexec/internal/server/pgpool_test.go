@@ -32,7 +32,8 @@ func pgFreshDatabase(t *testing.T, s *pgtest.Server, name string) *sql.DB {
 	t.Cleanup(func() { db.Close() })
 	_, err = db.Exec(`CREATE TABLE pgitems (id serial PRIMARY KEY, name text NOT NULL);
 INSERT INTO pgitems (name) VALUES ('apple'), ('pear'), ('plum');
-CREATE FUNCTION pgitems_wipe() RETURNS bigint LANGUAGE sql AS 'WITH d AS (DELETE FROM pgitems RETURNING 1) SELECT count(*) FROM d';`)
+CREATE FUNCTION pgitems_wipe() RETURNS bigint LANGUAGE sql AS 'WITH d AS (DELETE FROM pgitems RETURNING 1) SELECT count(*) FROM d';
+CREATE FUNCTION pgitems_loosen() RETURNS text LANGUAGE sql AS $$SELECT set_config('default_transaction_read_only', 'off', false)$$;`)
 	require.NoError(t, err)
 	return db
 }
@@ -77,8 +78,8 @@ tools:
   loosen:
     kind: postgres-sql
     source: pg
-    description: turns the session's read-only default off, for later transactions
-    statement: SELECT set_config('default_transaction_read_only', 'off', false) AS v
+    description: turns the session's read-only default off, for later transactions, in a function whose body the statement does not show
+    statement: SELECT pgitems_loosen() AS v
   sneaky-write:
     kind: postgres-sql
     source: pg
@@ -181,9 +182,10 @@ func TestPostgres_AReadIsOneStatement(t *testing.T) {
 }
 
 // Read-only is a property of the read pool's sessions, and it holds for
-// every call: a statement that turns the session's default off
-// (set_config, which a read may call) does not open the session to the
-// next call's writes, which PostgreSQL still refuses.
+// every call: a statement that turns the session's default off (through
+// a function that calls set_config, which a read-only tool may not call
+// itself) does not open the session to the next call's writes, which
+// PostgreSQL still refuses.
 func TestPostgres_ReadOnlyHoldsForEveryCallOfASession(t *testing.T) {
 	s := postgres(t)
 	db := pgFreshDatabase(t, s, "read_only")

@@ -18,9 +18,9 @@ const (
 	// it needs a read-write transaction but changes no data.
 	Locks
 	// Writes: the statement changes data, the schema, files, or the
-	// session (INSERT, UPDATE, DELETE, MERGE, SELECT … INTO, COPY, CALL,
-	// DO, SET, any DDL, and every statement this package does not know
-	// to be reading).
+	// session (INSERT, UPDATE, DELETE, MERGE, SELECT … INTO (INTO
+	// anywhere in a query), COPY, CALL, DO, SET, any DDL, and every
+	// statement this package does not know to be reading).
 	Writes
 )
 
@@ -54,14 +54,52 @@ type Class struct {
 // the most of its statements. It is exact for the statement forms the
 // Effect constants list, including data-modifying common table
 // expressions (WITH x AS (DELETE …) SELECT …), locking clauses anywhere in
-// the statement, SELECT … INTO, and EXPLAIN ANALYZE (which runs its
-// statement); a statement it does not recognise counts as writing. Work is
-// linear in the statement's length.
+// the statement, INTO anywhere in a query (SELECT … INTO, (SELECT …) INTO,
+// a number glued to it: SELECT 1.5INTO), and EXPLAIN ANALYZE (which runs
+// its statement); a statement it does not recognise counts as writing.
+//
+// Where a setting of the server or the session changes how the text reads
+// (MySQL's NO_BACKSLASH_ESCAPES and ANSI_QUOTES, a MySQL server older than
+// a versioned /*!NNNNN */ comment, PostgreSQL's
+// standard_conforming_strings off), the statement is read every way it
+// may be, and the most any reading finds counts: a text that reads one
+// way under one setting and writes under another writes. Rows is the
+// default settings' reading. Work is linear in the statement's length (at
+// most eight readings, only when the text holds a backslash, a double
+// quote or an executable comment).
 func Classify(d Dialect, statement string) Class {
+	var out Class
+	var buf [maxReadings]reading
+	for k, r := range readings(&buf, d, statement) {
+		c := classifyAs(r, statement)
+		if k == 0 || c.Effect > out.Effect {
+			out.Effect, out.Why = c.Effect, c.Why
+		}
+		if k == 0 {
+			out.Rows = c.Rows
+		}
+	}
+	return out
+}
+
+// Statements counts the statements of the text (separated by ";" outside
+// parentheses; empty ones do not count): the most of any way the
+// dialect's servers may read it (see Classify).
+func Statements(d Dialect, statement string) int {
+	n := 0
+	var buf [maxReadings]reading
+	for _, r := range readings(&buf, d, statement) {
+		n = max(n, len(statements(r, statement)))
+	}
+	return n
+}
+
+// classifyAs is Classify for one reading.
+func classifyAs(r reading, statement string) Class {
 	out := Class{Effect: Reads, Rows: true}
 	n := 0
-	for _, st := range statements(d, statement) {
-		c := classifyOne(d, st)
+	for _, st := range statements(r, statement) {
+		c := classifyOne(r.d, st)
 		n++
 		if c.Effect > out.Effect {
 			out.Effect, out.Why = c.Effect, c.Why
@@ -82,11 +120,11 @@ type ctok struct {
 
 // statements splits the text into statements at the semicolons outside
 // parentheses, dropping empty ones.
-func statements(d Dialect, sql string) [][]ctok {
+func statements(r reading, sql string) [][]ctok {
 	var out [][]ctok
 	var cur []ctok
 	depth := 0
-	scan(d, sql, func(t token) bool {
+	scanAs(r, sql, func(t token) bool {
 		switch t.kind {
 		case tokOpen:
 			cur = append(cur, ctok{t, depth})
@@ -170,6 +208,9 @@ func classifyOne(d Dialect, ts []ctok) Class {
 		// MySQL's DO evaluates expressions, as SELECT does, and
 		// returns nothing; PostgreSQL's DO runs a code block.
 		if d == MySQL {
+			if hasInto(ts) {
+				return Class{Effect: Writes, Why: verb + " … INTO", Rows: true}
+			}
 			return Class{Effect: Reads, Rows: true}
 		}
 	case "ANALYZE", "ANALYSE":
@@ -210,16 +251,17 @@ func modifyingCTE(ts []ctok) string {
 }
 
 // selectClass classifies a query (SELECT, VALUES, TABLE, or WITH … one of
-// them) whose first word is ts[i]: SELECT … INTO at the query's own level
-// writes, a locking clause at any level locks.
+// them) whose first word is ts[i]: INTO at any level writes (SELECT …
+// INTO, and MySQL's (SELECT …) INTO, (…) UNION (…) INTO, (VALUES …)
+// INTO), a locking clause at any level locks.
 func selectClass(d Dialect, ts []ctok, i int) Class {
-	base := ts[i].depth
 	out := Class{Effect: Reads, Rows: true}
+	if d != SQLite && hasInto(ts) {
+		return Class{Effect: Writes, Why: "SELECT … INTO", Rows: true}
+	}
 	for j := i; j < len(ts); j++ {
 		t := ts[j]
 		switch {
-		case t.depth == base && t.is("INTO") && d != SQLite:
-			return Class{Effect: Writes, Why: "SELECT … INTO", Rows: true}
 		case t.is("FOR") && j+1 < len(ts) && d != SQLite:
 			next := ts[j+1]
 			switch {
@@ -235,6 +277,16 @@ func selectClass(d Dialect, ts []ctok, i int) Class {
 		}
 	}
 	return out
+}
+
+// hasInto reports whether INTO is a word of the statement, at any depth.
+func hasInto(ts []ctok) bool {
+	for _, t := range ts {
+		if t.is("INTO") {
+			return true
+		}
+	}
+	return false
 }
 
 // mainVerb returns the index of the word that begins the statement after

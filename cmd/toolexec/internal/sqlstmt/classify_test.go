@@ -1,6 +1,8 @@
 package sqlstmt
 
 import (
+	"fmt"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -89,7 +91,8 @@ func TestClassify_PostgreSQL(t *testing.T) {
 func TestClassify_MySQL(t *testing.T) {
 	checkClasses(t, MySQL, []classCase{
 		{"SELECT * FROM flights WHERE airline = ? AND flight_number = ? LIMIT 10", Reads, "", true},
-		{"SELECT \"UPDATE t\", 'it\\'s; DELETE' FROM t # DELETE FROM t", Reads, "", true},
+		{"SELECT \"UPDATE t\", 'it''s; DELETE' FROM t # DELETE FROM t", Reads, "", true},
+		{"SELECT 'C:\\\\dir' FROM t", Reads, "", true},
 		{"SELECT 1 -- DELETE FROM t", Reads, "", true},
 		{"SELECT 1 /* DELETE */", Reads, "", true},
 		{"SELECT `delete` FROM t", Reads, "", true},
@@ -105,6 +108,31 @@ func TestClassify_MySQL(t *testing.T) {
 		{"DELETE FROM t RETURNING id", Writes, "DELETE", true},
 		{"WITH a AS (SELECT 1) UPDATE t, a SET t.x = 1", Writes, "WITH … UPDATE", false},
 		{"SELECT * FROM t INTO OUTFILE '/tmp/x'", Writes, "SELECT … INTO", true},
+		// INTO at any depth, and right after a number.
+		{"SELECT 1.5INTO OUTFILE '/tmp/x'", Writes, "SELECT … INTO", true},
+		{"SELECT .5INTO OUTFILE '/tmp/x'", Writes, "SELECT … INTO", true},
+		{"SELECT 1e1INTO OUTFILE '/tmp/x'", Writes, "SELECT … INTO", true},
+		{"SELECT 1.INTO @v", Writes, "SELECT … INTO", true},
+		{"SELECT 1e+1INTO DUMPFILE '/tmp/x'", Writes, "SELECT … INTO", true},
+		{"(SELECT 1) INTO OUTFILE '/tmp/x'", Writes, "SELECT … INTO", true},
+		{"(SELECT 1) UNION (SELECT 2) INTO OUTFILE '/tmp/x'", Writes, "SELECT … INTO", true},
+		{"((SELECT 1)) INTO OUTFILE '/tmp/x'", Writes, "SELECT … INTO", true},
+		{"(VALUES ROW(1)) INTO OUTFILE '/tmp/x'", Writes, "SELECT … INTO", true},
+		{"(VALUES (1)) INTO OUTFILE '/tmp/x'", Writes, "SELECT … INTO", true},
+		{"WITH a AS (SELECT 1) (SELECT * FROM a) INTO OUTFILE '/tmp/x'", Writes, "SELECT … INTO", true},
+		{"ANALYZE (SELECT 1) INTO OUTFILE '/tmp/x'", Writes, "ANALYZE SELECT … INTO", true},
+		{"ANALYZE SELECT 1.5INTO OUTFILE '/tmp/x'", Writes, "ANALYZE SELECT … INTO", true},
+		{"DO 1 INTO @v", Writes, "DO … INTO", true},
+		// Where a setting of the server changes how the text reads, the
+		// reading that writes counts: NO_BACKSLASH_ESCAPES ends the
+		// string at \', ANSI_QUOTES makes "…" an identifier, and a server
+		// older than a versioned comment skips it.
+		{"SELECT 'a\\', 1 INTO OUTFILE '/tmp/x' #'", Writes, "SELECT … INTO", true},
+		{"SELECT \"a\\\", 1 INTO OUTFILE '/tmp/x' #\"", Writes, "SELECT … INTO", true},
+		{"SELECT \"it's\", 'a\\\\b', `c\\` FROM t", Reads, "", true},
+		{"SELECT 1 /*!99999 'x */ INTO OUTFILE '/tmp/x' /*' */", Writes, "SELECT … INTO", true},
+		{"SELECT 1 /*M!100000 'x */ INTO OUTFILE '/tmp/x' /*' */", Writes, "SELECT … INTO", true},
+		{"SELECT 'it\\'s; DELETE' FROM t", Writes, "DELETE", true},
 		{"SELECT a INTO @x FROM t", Writes, "SELECT … INTO", true},
 		{"SELECT 1 /*! ; DELETE FROM t */", Writes, "DELETE", true},
 		{"SELECT 1 /*!50000 INTO @x */", Writes, "SELECT … INTO", true},
@@ -120,6 +148,24 @@ func TestClassify_MySQL(t *testing.T) {
 		{"SELECT * FROM t LOCK IN SHARE MODE", Locks, "SELECT … LOCK IN SHARE MODE", true},
 		{"SELECT * FROM t FOR SHARE", Locks, "SELECT … FOR SHARE", true},
 	})
+}
+
+func TestClassify_PostgreSQLWithoutStandardStrings(t *testing.T) {
+	// With standard_conforming_strings off, \' escapes a quote in '…':
+	// the string below ends later, and the DELETE after it is a statement.
+	checkClasses(t, PostgreSQL, []classCase{
+		{`SELECT '\'' ; DELETE FROM t --'`, Writes, "DELETE", true},
+		{`SELECT 'a\' ; DELETE FROM t --'`, Writes, "DELETE", true},
+		{`SELECT 'C:\dir' FROM t`, Reads, "", true},
+	})
+}
+
+func TestStatements(t *testing.T) {
+	assert.Equal(t, 1, Statements(MySQL, "SELECT 1;"))
+	assert.Equal(t, 2, Statements(MySQL, "SELECT 1; SELECT 2"))
+	assert.Equal(t, 1, Statements(MySQL, "SELECT 'a;b'"))
+	assert.Equal(t, 2, Statements(MySQL, `SELECT 'a\'; SELECT 2 #'`), "two where the server does not read backslash escapes")
+	assert.Equal(t, 0, Statements(PostgreSQL, "-- nothing"))
 }
 
 func TestClassify_SQLite(t *testing.T) {
@@ -175,4 +221,55 @@ func TestHasBareWord(t *testing.T) {
 	for _, s := range []string{"SELECT 'marker'", `SELECT "marker"`, "SELECT 1 -- marker", "SELECT markers"} {
 		assert.False(t, HasBareWord(PostgreSQL, s, "marker"), s)
 	}
+}
+
+// numberForm is a number as MySQL and PostgreSQL read one: digits, a
+// decimal point and digits, an exponent.
+var numberForm = regexp.MustCompile(`^([0-9]+(\.[0-9]*)?|\.[0-9]+)([eE][+-]?[0-9]+)?$`)
+
+// FuzzClassify_NumberGluedToInto: whatever number is glued to INTO, the
+// statement writes, and the file it names is refused.
+func FuzzClassify_NumberGluedToInto(f *testing.F) {
+	for _, n := range []string{"1", "1.5", ".5", "1e1", "1e+1", "1E-1", "1.", "1.e1", "0.5e10", "007"} {
+		f.Add(n, "INTO")
+	}
+	f.Add("1.5", "into")
+	f.Add("1", "InTo")
+	f.Fuzz(func(t *testing.T, n, into string) {
+		if !numberForm.MatchString(n) || !strings.EqualFold(into, "INTO") {
+			t.Skip()
+		}
+		for _, d := range []Dialect{MySQL, PostgreSQL} {
+			for _, form := range []string{"SELECT %s%s OUTFILE '/tmp/x'", "(SELECT %s)%s OUTFILE '/tmp/x'", "SELECT 1 FROM t WHERE a = %s%s @v"} {
+				sql := fmt.Sprintf(form, n, into)
+				c := Classify(d, sql)
+				if c.Effect != Writes {
+					t.Fatalf("%s: %q reads as %s", d, sql, c.Effect)
+				}
+			}
+		}
+		err := CheckReadOnly(MySQL, "SELECT "+n+into+" OUTFILE '/tmp/x'")
+		if err == nil {
+			t.Fatalf("%q is not refused", n+into)
+		}
+	})
+}
+
+// FuzzClassify_AnyText: any text is classified and checked without a
+// panic, and a statement that reads, with a write appended after a ";",
+// writes.
+func FuzzClassify_AnyText(f *testing.F) {
+	for _, s := range []string{"SELECT 1", "SELECT 'a\\'", `SELECT "a\"`, "/*!50000 SELECT */", "$a$ x $a$", "E'\\''", "--", "#", "[x", "(((", ")))", "1.5e", ".e1"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		for _, d := range []Dialect{SQLite, PostgreSQL, MySQL} {
+			_ = CheckReadOnly(d, s)
+			_ = Statements(d, s)
+			c := Classify(d, s)
+			if c.Effect == Reads && Classify(d, "SELECT 1; DELETE FROM t; "+s).Effect != Writes {
+				t.Fatalf("%s: a DELETE before %q is lost", d, s)
+			}
+		}
+	})
 }

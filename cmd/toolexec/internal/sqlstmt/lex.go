@@ -55,12 +55,83 @@ func (t token) is(w string) bool {
 	return t.kind == tokWord && strings.EqualFold(t.text, w)
 }
 
-// scan splits sql into tokens as the dialect's tokenizer does, calling f
-// with each until f returns false. Comments and white space are skipped;
-// an unterminated literal or comment runs to the end, as the databases read
-// it. Work is linear in len(sql) and nothing is allocated but the contents
-// of a quoted identifier with an escaped quote.
+// reading is one way a server may read a statement's text: its dialect,
+// and the settings of the server or the session that change where a
+// literal, an identifier or a comment ends. The text alone does not say
+// which settings are in force, so a statement is read every way they may
+// be (readings), and what any reading finds counts.
+type reading struct {
+	d Dialect
+	// noBackslash is MySQL's NO_BACKSLASH_ESCAPES: a backslash in '…'
+	// and "…" is an ordinary character.
+	noBackslash bool
+	// ansiQuotes is MySQL's ANSI_QUOTES: "…" is an identifier.
+	ansiQuotes bool
+	// skipVersioned is a MySQL server older than a versioned executable
+	// comment (/*!80000 … */), or a MySQL server reading MariaDB's /*M! …
+	// */: the comment is a comment, not code.
+	skipVersioned bool
+	// backslashStrings is PostgreSQL with standard_conforming_strings
+	// off: a backslash in '…' escapes the next character.
+	backslashStrings bool
+}
+
+// maxReadings is the most readings a statement has.
+const maxReadings = 8
+
+// readings are the ways the dialect's servers may read sql: the default
+// settings first, then, only when sql holds a character whose meaning a
+// setting changes, each other combination of those settings (at most 8
+// for MySQL, 2 for PostgreSQL, 1 for SQLite). They are kept in buf.
+func readings(buf *[maxReadings]reading, d Dialect, sql string) []reading {
+	out := append(buf[:0], reading{d: d})
+	switch d {
+	case MySQL:
+		if strings.IndexByte(sql, '\\') >= 0 {
+			out = append(out, reading{d: d, noBackslash: true})
+		}
+		if strings.IndexByte(sql, '"') >= 0 {
+			for _, r := range out {
+				r.ansiQuotes = true
+				out = append(out, r)
+			}
+		}
+		if strings.Contains(sql, "/*!") || strings.Contains(sql, "/*M!") {
+			for _, r := range out {
+				r.skipVersioned = true
+				out = append(out, r)
+			}
+		}
+	case PostgreSQL:
+		if strings.IndexByte(sql, '\\') >= 0 {
+			out = append(out, reading{d: d, backslashStrings: true})
+		}
+	}
+	return out
+}
+
+// backslash reports whether a backslash escapes in the reading's '…'
+// strings.
+func (r reading) backslash() bool {
+	return r.d == MySQL && !r.noBackslash || r.d == PostgreSQL && r.backslashStrings
+}
+
+// scan splits sql into tokens as the dialect's tokenizer does with its
+// default settings; see scanAs.
 func scan(d Dialect, sql string, f func(token) bool) {
+	scanAs(reading{d: d}, sql, f)
+}
+
+// scanAs splits sql into tokens as the reading's tokenizer does, calling f
+// with each until f returns false. Comments and white space are skipped;
+// an unterminated literal or comment runs to the end, as the databases
+// read it. A number ends where the number does: letters glued to it
+// (1.5INTO, .5INTO, 1e1INTO) begin a word, as MySQL reads them (where
+// MySQL reads 1abc as one identifier, seeing the word abc too only adds
+// to what is checked). Work is linear in len(sql) and nothing is
+// allocated but the contents of a quoted identifier with an escaped quote.
+func scanAs(r reading, sql string, f func(token) bool) {
+	d := r.d
 	execComment := false // inside MySQL's /*! … */
 	for i := 0; i < len(sql); {
 		c := sql[i]
@@ -93,7 +164,7 @@ func scan(d Dialect, sql string, f func(token) bool) {
 			continue
 		case c == '/' && i+1 < len(sql) && sql[i+1] == '*':
 			if d == MySQL {
-				if j, ok := execCommentStart(sql, i); ok {
+				if j, versioned, ok := execCommentStart(sql, i); ok && !(versioned && r.skipVersioned) {
 					execComment = true
 					i = j
 					continue
@@ -110,13 +181,13 @@ func scan(d Dialect, sql string, f func(token) bool) {
 			i += 2
 			continue
 		case c == '\'':
-			t, next = token{kind: tokOther}, skipString(sql, i, '\'', d == MySQL)
-		case c == '"' && d == MySQL:
-			t, next = token{kind: tokOther}, skipString(sql, i, '"', true)
+			t, next = token{kind: tokOther}, skipString(sql, i, '\'', r.backslash())
+		case c == '"' && d == MySQL && !r.ansiQuotes:
+			t, next = token{kind: tokOther}, skipString(sql, i, '"', !r.noBackslash)
 		case (c == 'e' || c == 'E') && d == PostgreSQL && i+1 < len(sql) && sql[i+1] == '\'':
 			t, next = token{kind: tokOther}, skipString(sql, i+1, '\'', true)
 		case (c == 'x' || c == 'X' || c == 'b' || c == 'B' || c == 'n' || c == 'N') && i+1 < len(sql) && sql[i+1] == '\'':
-			t, next = token{kind: tokOther}, skipString(sql, i+1, '\'', d == MySQL)
+			t, next = token{kind: tokOther}, skipString(sql, i+1, '\'', r.backslash())
 		case (c == 'u' || c == 'U') && d == PostgreSQL && strings.HasPrefix(sql[i+1:], "&'"):
 			t, next = token{kind: tokOther}, skipString(sql, i+2, '\'', false)
 		case (c == 'u' || c == 'U') && d == PostgreSQL && strings.HasPrefix(sql[i+1:], "&\""):
@@ -139,14 +210,8 @@ func scan(d Dialect, sql string, f func(token) bool) {
 				j++
 			}
 			t, next = token{kind: tokWord, text: sql[i:j]}, j
-		case isDigit(c):
-			// A number, with any letters glued to it (1e5, 0x1F): never
-			// a keyword.
-			j := i + 1
-			for j < len(sql) && (isIDChar(sql[j]) || sql[j] == '.') {
-				j++
-			}
-			t, next = token{kind: tokOther}, j
+		case isDigit(c) || c == '.' && i+1 < len(sql) && isDigit(sql[i+1]):
+			t, next = token{kind: tokOther}, skipNumber(sql, i)
 		case c == '?' || c == ':' || c == '@' || c == '$':
 			// A parameter (?, ?1, :name, @name, $name, $1) or a cast (::).
 			j := i + 1
@@ -167,22 +232,54 @@ func scan(d Dialect, sql string, f func(token) bool) {
 	}
 }
 
-// execCommentStart reports whether a MySQL executable comment (/*! or
-// /*M!, with an optional version number) opens at i, and where its code
-// begins.
-func execCommentStart(sql string, i int) (int, bool) {
-	j := i + 2
-	if j < len(sql) && sql[j] == 'M' {
-		j++
-	}
-	if j >= len(sql) || sql[j] != '!' {
-		return 0, false
-	}
-	j++
+// skipNumber returns the index just past the number that begins at i:
+// digits, a "." and digits, and an exponent (e, an optional sign, and at
+// least one digit). What follows it, letters included, is not part of it.
+func skipNumber(sql string, i int) int {
+	j := i
 	for j < len(sql) && isDigit(sql[j]) {
 		j++
 	}
-	return j, true
+	if j < len(sql) && sql[j] == '.' {
+		j++
+		for j < len(sql) && isDigit(sql[j]) {
+			j++
+		}
+	}
+	if j < len(sql) && (sql[j] == 'e' || sql[j] == 'E') {
+		k := j + 1
+		if k < len(sql) && (sql[k] == '+' || sql[k] == '-') {
+			k++
+		}
+		if k < len(sql) && isDigit(sql[k]) {
+			for j = k; j < len(sql) && isDigit(sql[j]); j++ {
+			}
+		}
+	}
+	return j
+}
+
+// execCommentStart reports whether a MySQL executable comment (/*! or
+// /*M!, with an optional version number) opens at i, where its code
+// begins, and whether some server may read it as a comment: a MySQL
+// server older than its version, or any MySQL server for MariaDB's /*M!.
+func execCommentStart(sql string, i int) (code int, versioned, ok bool) {
+	j := i + 2
+	if j < len(sql) && sql[j] == 'M' {
+		versioned = true
+		j++
+	}
+	if j >= len(sql) || sql[j] != '!' {
+		return 0, false, false
+	}
+	j++
+	if j < len(sql) && isDigit(sql[j]) {
+		versioned = true
+	}
+	for j < len(sql) && isDigit(sql[j]) {
+		j++
+	}
+	return j, versioned, true
 }
 
 // skipComment returns the index just past the /* comment that opens at i,
@@ -292,8 +389,8 @@ func isIDChar(c byte) bool {
 }
 
 // Placeholders counts the positional placeholders of statement, read by
-// the dialect's lexical rules: the number of bare "?" and the highest
-// "$N" (or "?N").
+// the dialect's lexical rules with its default settings: the number of
+// bare "?" and the highest "$N" (or "?N").
 func Placeholders(d Dialect, statement string) (questions, maxNumbered int) {
 	scan(d, statement, func(t token) bool {
 		if t.kind != tokOther || len(t.text) == 0 || t.text[0] != '?' && t.text[0] != '$' {
@@ -321,12 +418,19 @@ func Placeholders(d Dialect, statement string) (questions, maxNumbered int) {
 }
 
 // HasBareWord reports whether word occurs in statement as a bare word
-// (outside literals, quoted identifiers and comments), in any case.
+// (outside literals, quoted identifiers and comments), in any case, in
+// every way the dialect's servers may read it (see readings).
 func HasBareWord(d Dialect, statement, word string) bool {
-	found := false
-	scan(d, statement, func(t token) bool {
-		found = t.is(word)
-		return !found
-	})
-	return found
+	var buf [maxReadings]reading
+	for _, r := range readings(&buf, d, statement) {
+		found := false
+		scanAs(r, statement, func(t token) bool {
+			found = t.is(word)
+			return !found
+		})
+		if !found {
+			return false
+		}
+	}
+	return true
 }

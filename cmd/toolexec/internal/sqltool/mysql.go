@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/url"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/go-sql-driver/mysql"
@@ -64,54 +65,80 @@ func mysqlConfig(src *config.Source) (*mysql.Config, error) {
 }
 
 // idConnector wraps the driver's connector: each connection it makes
-// asks the server its id once (SELECT CONNECTION_ID()), for KILL QUERY.
+// asks the server its id, for KILL QUERY, and its version, for
+// readOnlyPrefix, once (SELECT CONNECTION_ID(), VERSION(): the round trip
+// it made for the id alone).
 type idConnector struct{ driver.Connector }
 
-// Connect makes a connection and learns its id.
+// Connect makes a connection and learns its id and version.
 func (c idConnector) Connect(ctx context.Context) (driver.Conn, error) {
 	dc, err := c.Connector.Connect(ctx)
 	if err != nil {
 		return nil, err
 	}
-	id, err := connectionID(ctx, dc)
+	id, version, err := connectionInfo(ctx, dc)
 	if err != nil {
 		_ = dc.Close() // refused already for want of its id; its close error adds nothing
 		return nil, err
 	}
-	return &idConn{conn: dc, id: id}, nil
+	return &idConn{conn: dc, id: id, readOnly: readOnlyPrefix(version)}, nil
 }
 
-func connectionID(ctx context.Context, dc driver.Conn) (uint64, error) {
+func connectionInfo(ctx context.Context, dc driver.Conn) (uint64, string, error) {
 	q, ok := dc.(driver.QueryerContext)
 	if !ok {
-		return 0, errors.New("the mysql driver cannot query")
+		return 0, "", errors.New("the mysql driver cannot query")
 	}
-	rows, err := q.QueryContext(ctx, "SELECT CONNECTION_ID()", nil)
+	rows, err := q.QueryContext(ctx, "SELECT CONNECTION_ID(), VERSION()", nil)
 	if err != nil {
-		return 0, err
+		return 0, "", err
 	}
 	defer func() { _ = rows.Close() }() // one row read; errors come from Next
-	v := make([]driver.Value, 1)
+	v := make([]driver.Value, 2)
 	if err := rows.Next(v); err != nil {
 		if errors.Is(err, io.EOF) {
-			return 0, errors.New("CONNECTION_ID() returned no row")
+			return 0, "", errors.New("CONNECTION_ID() returned no row")
 		}
-		return 0, err
+		return 0, "", err
 	}
+	version, _ := v[1].([]byte)
 	switch id := v[0].(type) {
 	case int64:
-		return uint64(id), nil
+		return uint64(id), string(version), nil
 	case []byte:
-		return strconv.ParseUint(string(id), 10, 64)
+		n, err := strconv.ParseUint(string(id), 10, 64)
+		return n, string(version), err
 	}
-	return 0, fmt.Errorf("CONNECTION_ID() returned %T", v[0])
+	return 0, "", fmt.Errorf("CONNECTION_ID() returned %T", v[0])
 }
 
-// idConn is a driver connection and its server-side id. It forwards every
-// interface database/sql uses to the driver's connection.
+// readOnlyPrefix is what makes the one statement after it read-only on a
+// server of the given version (VERSION()'s answer), whatever the
+// session's own settings: MariaDB's SET STATEMENT with its read-only
+// variable (transaction_read_only from MariaDB 11.1, tx_read_only before),
+// which holds for that statement alone and restores the variable after it.
+// It is "" for MySQL, which has no such clause.
+func readOnlyPrefix(version string) string {
+	if !strings.Contains(version, "MariaDB") {
+		return ""
+	}
+	major, rest, _ := strings.Cut(version, ".")
+	minor, _, _ := strings.Cut(rest, ".")
+	ma, err1 := strconv.Atoi(major)
+	mi, err2 := strconv.Atoi(minor)
+	if err1 == nil && err2 == nil && (ma > 11 || ma == 11 && mi >= 1) {
+		return "SET STATEMENT transaction_read_only=1 FOR "
+	}
+	return "SET STATEMENT tx_read_only=1 FOR "
+}
+
+// idConn is a driver connection, its server-side id, and its server's
+// readOnlyPrefix. It forwards every interface database/sql uses to the
+// driver's connection.
 type idConn struct {
-	conn driver.Conn
-	id   uint64
+	conn     driver.Conn
+	id       uint64
+	readOnly string
 }
 
 var (

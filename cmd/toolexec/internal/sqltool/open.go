@@ -2,7 +2,9 @@
 // postgres-sql and mysql-sql kinds) against SQLite (modernc.org/sqlite,
 // pure Go), PostgreSQL (github.com/jackc/pgx/v5) and MySQL or MariaDB
 // (github.com/go-sql-driver/mysql): parameters bound as query arguments,
-// read-only transactions unless the statement writes, row and byte caps on
+// reads run read-only (read-only connections or sessions, MariaDB's
+// per-statement SET STATEMENT tx_read_only=1, else read-only
+// transactions) unless the statement writes, row and byte caps on
 // results, and cancellation that reaches the server (a cancel request on
 // PostgreSQL, KILL QUERY on MySQL), also when a result is cut at a cap.
 package sqltool
@@ -303,9 +305,9 @@ func readOnlySession(ctx context.Context, c *pgx.Conn) error {
 // stillReadOnly runs before each call that reuses a session of the read
 // pool, and drops the session (driver.ErrBadConn) unless the server still
 // reports its transactions read-only: a statement that turned the default
-// off (a read may call set_config) cannot open the session to a later
-// call's writes. It costs no round trip: the server's reports arrive with
-// its answers.
+// off (a read may call a function that calls set_config) cannot open the
+// session to a later call's writes. It costs no round trip: the server's
+// reports arrive with its answers.
 func stillReadOnly(_ context.Context, c *pgx.Conn) error {
 	if c.PgConn().ParameterStatus(readOnlyParam) != "on" {
 		return driver.ErrBadConn

@@ -16,7 +16,9 @@ import (
 // identifier quoting: pgx.Identifier for PostgreSQL, backquotes for MySQL
 // and SQLite, a quote inside doubled), an array of strings
 // as such identifiers separated by ", ", an integer or float as a number,
-// a boolean as TRUE or FALSE. Strings must be among their parameter's
+// a boolean as TRUE or FALSE; a number or a boolean with a space on each
+// side, as the statement was read when the file was loaded (a -5 after a
+// "-" is not a PostgreSQL comment, a 1.5 before INTO is not glued to it). Strings must be among their parameter's
 // allowed values (the file requires a list), checked here again although
 // validation has refused any other: nothing else is ever spliced in.
 func (t *Tool) render(args map[string]any) (string, error) {
@@ -55,11 +57,11 @@ func (t *Tool) render(args map[string]any) (string, error) {
 				return "", err
 			}
 		case int64:
-			b.WriteString(strconv.FormatInt(v, 10))
+			b.WriteString(" " + strconv.FormatInt(v, 10) + " ")
 		case float64:
-			b.WriteString(strconv.FormatFloat(v, 'g', -1, 64))
+			b.WriteString(" " + strconv.FormatFloat(v, 'g', -1, 64) + " ")
 		case bool:
-			b.WriteString(strings.ToUpper(strconv.FormatBool(v)))
+			b.WriteString(" " + strings.ToUpper(strconv.FormatBool(v)) + " ")
 		default:
 			return "", fmt.Errorf("argument %q is not a %s", p.Name, p.Type)
 		}

@@ -66,18 +66,24 @@ type Tool struct {
 	logger   *slog.Logger
 	maxRows  int
 	maxBytes int
+	// single (mysql) is a statement that is one statement in every
+	// reading: a MariaDB read runs it as one read-only statement (see
+	// readOnlyPrefix), with no transaction of its own.
+	single bool
 }
 
 // New binds the tool t to the open source src. logger receives what
 // callers are not shown (driver errors that are not the query's fault).
-// It refuses a read-only SQLite tool whose statement attaches a database,
-// vacuums, runs a PRAGMA, loads an extension or controls transactions
-// (sqlstmt.CheckReadOnly): SQLite's read-only mode does not stop ATTACH
-// or VACUUM INTO from creating files at the paths the call's arguments
-// name.
+// It refuses a read-only tool whose statement does what the database's
+// read-only mode does not stop (sqlstmt.CheckReadOnly): SQLite's ATTACH
+// and VACUUM INTO create files at the paths the call's arguments name,
+// MySQL's INTO OUTFILE writes one inside a read-only transaction,
+// PostgreSQL's lo_export writes one and pg_terminate_backend ends another
+// session. The statement of a read-only tool with template parameters is
+// checked again on each call, with its values in.
 func New(t *config.Tool, src *Source, logger *slog.Logger) (*Tool, error) {
-	if t.ReadOnly && src.Kind == config.KindSQLite {
-		if err := sqlstmt.CheckReadOnly(t.Statement); err != nil {
+	if t.ReadOnly {
+		if err := sqlstmt.CheckReadOnly(config.Dialect(src.Kind), t.Statement); err != nil {
 			return nil, fmt.Errorf("tool %q: the statement is refused: %w", t.Name, err)
 		}
 	}
@@ -85,6 +91,9 @@ func New(t *config.Tool, src *Source, logger *slog.Logger) (*Tool, error) {
 		logger = slog.New(slog.DiscardHandler)
 	}
 	tl := &Tool{cfg: t, src: src, logger: logger, maxRows: t.MaxRows, maxBytes: t.MaxBytes}
+	if src.Kind == config.KindMySQL {
+		tl.single = sqlstmt.Statements(sqlstmt.MySQL, t.Statement) == 1
+	}
 	if tl.maxRows == 0 {
 		tl.maxRows = DefaultMaxRows
 	}
@@ -175,6 +184,12 @@ func (t *Tool) Handle(ctx context.Context, args map[string]any) (*toolexec.CallT
 		if statement, err = t.render(args); err != nil {
 			return toolexec.ErrorResult(err.Error()), nil
 		}
+		if t.cfg.ReadOnly {
+			// An allowed value may name a function (SELECT {{.fn}}(…)).
+			if err := sqlstmt.CheckReadOnly(config.Dialect(t.src.Kind), statement); err != nil {
+				return toolexec.ErrorResult("the statement is refused: " + err.Error()), nil
+			}
+		}
 	}
 	return t.run(ctx, statement, bound)
 }
@@ -252,8 +267,11 @@ func (t *Tool) run(ctx context.Context, statement string, args []any) (*toolexec
 		cut = cancel
 	}
 	var (
-		tx  *sql.Tx
-		err error
+		tx *sql.Tx
+		// bare (mysql) is the call's connection when a MariaDB read runs
+		// on it without a transaction.
+		bare *sql.Conn
+		err  error
 	)
 	switch {
 	case t.src.Kind == config.KindMySQL:
@@ -262,9 +280,10 @@ func (t *Tool) run(ctx context.Context, statement string, args []any) (*toolexec
 			return nil, t.fail(ctx, err)
 		}
 		var id uint64
+		var readOnly string
 		_ = conn.Raw(func(dc any) error {
 			if c, ok := dc.(*idConn); ok {
-				id = c.id
+				id, readOnly = c.id, c.readOnly
 			}
 			return nil
 		})
@@ -277,8 +296,18 @@ func (t *Tool) run(ctx context.Context, statement string, args []any) (*toolexec
 			}
 			_ = conn.Close() // back to the pool; a bad connection is dropped by it
 		}()
-		// START TRANSACTION READ ONLY for read-only tools: the server
-		// refuses writes.
+		if ro && readOnly != "" && t.single {
+			// MariaDB: SET STATEMENT tx_read_only=1 FOR the statement.
+			// The server refuses its writes (DDL included, which a
+			// read-only transaction commits and runs), whatever a
+			// function turned the session's own setting into, and the
+			// read is the statement alone: no START TRANSACTION READ
+			// ONLY before it and no ROLLBACK after, two round trips.
+			statement, bare = readOnly+statement, conn
+			break
+		}
+		// START TRANSACTION READ ONLY for read-only tools (MySQL, which
+		// has no SET STATEMENT): the server refuses writes to tables.
 		tx, err = conn.BeginTx(ctx, &sql.TxOptions{ReadOnly: ro})
 	case t.src.Kind == config.KindPostgres && ro && t.src.readOnlyConns:
 		// The read pool's sessions are read-only themselves (open.go):
@@ -311,9 +340,12 @@ func (t *Tool) run(ctx context.Context, statement string, args []any) (*toolexec
 		// INSERT, UPDATE, DELETE, MERGE or REPLACE without RETURNING:
 		// its result is the number of rows it affected.
 		var res sql.Result
-		if tx != nil {
+		switch {
+		case tx != nil:
 			res, err = tx.ExecContext(qctx, statement, args...)
-		} else {
+		case bare != nil:
+			res, err = bare.ExecContext(qctx, statement, args...)
+		default:
 			res, err = db.ExecContext(qctx, statement, args...)
 		}
 		if err != nil {
@@ -334,6 +366,8 @@ func (t *Tool) run(ctx context.Context, statement string, args []any) (*toolexec
 	switch {
 	case tx != nil:
 		rows, err = tx.QueryContext(qctx, statement, args...)
+	case bare != nil:
+		rows, err = bare.QueryContext(qctx, statement, args...)
 	case t.cfg.Template != nil:
 		rows, err = db.QueryContext(qctx, statement, args...)
 	default:

@@ -460,7 +460,9 @@ func TestBecomeTaskOutsideATaskCallIsFalse(t *testing.T) {
 func TestTaskMemoryStaysBounded(t *testing.T) {
 	const tasks, maxBytes = 10000, 2 << 20
 	result := strings.Repeat("r", 1024) // 10,000 such results would take ten times the bound
-	x := newExec(t, taskTool("t"), becomes(result), toolexec.WithTasks(toolexec.TaskSettings{MaxMemoryBytes: maxBytes}))
+	// One caller starts every task, faster than they end: its share of
+	// live tasks must not refuse them.
+	x := newExec(t, taskTool("t"), becomes(result), toolexec.WithTasks(toolexec.TaskSettings{MaxMemoryBytes: maxBytes, MaxTasksPerCaller: tasks}))
 	kit := x.SurfaceKit()
 	start := func() string {
 		_, task, err := kit.CallTask(context.Background(), toolexec.CallRequest{Name: "t", Surface: toolexec.SurfaceREST}, toolexec.TaskCall{})

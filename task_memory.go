@@ -56,29 +56,43 @@ func newTaskMemory(maxEntries, maxBytes int) *taskMemory {
 
 func entrySize(key string, value []byte) int { return len(key) + len(value) + taskEntryOverhead }
 
-// recordShare reads a task record's owner and whether the task still runs,
-// walking its top-level members only. A value that is no record has no
-// owner and does not run.
+// recordShare reads whose share of the tasks kept a task record counts in
+// (its holder, else its owner: see taskShare) and whether the task still
+// runs, walking its top-level members only. A value that is no record has
+// no owner and does not run.
 func recordShare(value []byte) (owner string, running bool) {
 	if len(value) == 0 || value[0] != '{' || !jsonwalk.Valid(value) {
 		return "", false
 	}
 	var status []byte
+	holder := ""
 	for it := jsonwalk.Members(value); it.Next(); {
 		switch {
 		case it.Is("owner"):
-			if len(it.Val) >= 2 && it.Val[0] == '"' {
-				owner = string(it.Val[1 : len(it.Val)-1]) // a hex digest: no escapes
-			}
+			owner = digestOf(it.Val)
+		case it.Is("h"):
+			holder = digestOf(it.Val)
 		case it.Is("status"):
 			status = it.Val
 		}
+	}
+	if holder != "" {
+		owner = holder
 	}
 	switch string(status) {
 	case `"working"`, `"input_required"`:
 		running = true
 	}
 	return owner, running
+}
+
+// digestOf is the string a record member holding a hex digest holds; ""
+// for anything else.
+func digestOf(val []byte) string {
+	if len(val) >= 2 && val[0] == '"' {
+		return string(val[1 : len(val)-1]) // a hex digest: no escapes
+	}
+	return ""
 }
 
 // live returns key's unexpired entry; m.mu is held.

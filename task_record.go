@@ -34,6 +34,7 @@ type taskRecord struct {
 	Version  string                     `json:"v,omitempty"`
 	Label    string                     `json:"l,omitempty"`
 	Owner    string                     `json:"owner,omitempty"`
+	Holder   string                     `json:"h,omitempty"` // whose share of the tasks kept it counts in, when not Owner's (holderOf)
 	Status   TaskStatus                 `json:"status"`
 	Message  string                     `json:"msg,omitempty"`
 	Progress float64                    `json:"p,omitempty"`
@@ -46,6 +47,15 @@ type taskRecord struct {
 	Answers  map[string]json.RawMessage `json:"ans,omitempty"`
 	Result   json.RawMessage            `json:"res,omitempty"`
 	Err      *recordError               `json:"err,omitempty"`
+}
+
+// holderOf is a record's Holder: share (taskShare), left out when it is
+// owner, as it is for a caller with an identity.
+func holderOf(owner, share string) string {
+	if share == owner {
+		return ""
+	}
+	return share
 }
 
 // recordInput is one question the task waits for an answer to.

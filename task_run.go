@@ -177,8 +177,11 @@ func (run *taskRun) intercept(next CallFunc) CallFunc {
 		run.tool, run.version = call.Tool.Name, call.Tool.Version
 		run.owner = taskOwner(ctx, call.Request)
 		if run.allowed {
-			// The call counts against its caller's share of tasks until its
-			// handler returns (the task's end), wherever that runs.
+			// The call counts against its caller's share of tasks until it
+			// ends (the task's end, wherever that runs): when its handler
+			// returns, or when its timeout ends it, even if the handler
+			// then runs on, as the call is over and its task, if any, has
+			// ended.
 			run.share = run.x.taskShare(ctx, call.Request)
 			if !run.s.quota.take(run.share) {
 				run.allowed = false // answered as the ordinary call it now is

@@ -105,7 +105,9 @@ type TaskSettings struct {
 	MaxMemoryTasks int
 	MaxMemoryBytes int
 	// MaxTasksPerCaller bounds how many of one caller's calls may be
-	// tasks, or calls that may still become one, at once in this process.
+	// tasks, or calls that may still become one, at once in this process:
+	// counted per Executor, or per MemoryStore for the Executors sharing
+	// one (each of several Executors sharing another store counts apart).
 	// A caller is counted as rate limits count it: by the identity the
 	// auth hook established (WithIdentity), else by the address it came
 	// from (see WithIPv6CallerPrefix), never by its credentials alone,

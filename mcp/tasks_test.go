@@ -384,8 +384,10 @@ func TestLegacyTasksAreDeclaredAt20251125Only(t *testing.T) {
 	assert.NotContains(t, rec.Body.String(), `"execution"`, "2026-07-28's tools carry no execution hints")
 }
 
-func TestLegacyTaskLifecycle(t *testing.T) {
-	f := newTaskFixture(t)
+// legacyCreated starts slow as a 2025-11-25 task and returns the task
+// its CreateTaskResult holds, and its id.
+func (f *taskFixture) legacyCreated(t *testing.T) (map[string]any, string) {
+	t.Helper()
 	r := f.legacy(t, "tools/call", `"name":"slow","arguments":{},"task":{"ttl":60000}`)
 	require.Nil(t, r.Error)
 	var created struct {
@@ -394,11 +396,17 @@ func TestLegacyTaskLifecycle(t *testing.T) {
 	require.NoError(t, json.Unmarshal(r.Result, &created))
 	id, _ := created.Task["taskId"].(string)
 	require.NotEmpty(t, id, string(r.Result))
-	assert.Equal(t, "working", created.Task["status"])
-	assert.Contains(t, created.Task, "ttl")
-	assert.Contains(t, created.Task, "pollInterval")
+	return created.Task, id
+}
 
-	r = f.legacy(t, "tasks/get", fmt.Sprintf(`"taskId":%q`, id))
+func TestLegacyTaskLifecycle(t *testing.T) {
+	f := newTaskFixture(t)
+	task, id := f.legacyCreated(t)
+	assert.Equal(t, "working", task["status"])
+	assert.Contains(t, task, "ttl")
+	assert.Contains(t, task, "pollInterval")
+
+	r := f.legacy(t, "tasks/get", fmt.Sprintf(`"taskId":%q`, id))
 	var got map[string]any
 	require.NoError(t, json.Unmarshal(r.Result, &got))
 	assert.Equal(t, "working", got["status"])
@@ -532,16 +540,9 @@ func TestATaskIsItsOwnersUnderAHookThatReadsTheBody(t *testing.T) {
 	// tool): each run reads the body from its start.
 	f := newTaskFixture(t, toolexec.WithAuthHook(bodyHook))
 	defer close(f.release)
-	r := f.legacy(t, "tools/call", `"name":"slow","arguments":{},"task":{"ttl":60000}`)
-	require.Nil(t, r.Error)
-	var created struct {
-		Task map[string]any `json:"task"`
-	}
-	require.NoError(t, json.Unmarshal(r.Result, &created))
-	id, _ := created.Task["taskId"].(string)
-	require.NotEmpty(t, id, string(r.Result))
+	_, id := f.legacyCreated(t)
 
-	r = f.legacy(t, "tasks/get", fmt.Sprintf(`"taskId":%q`, id))
+	r := f.legacy(t, "tasks/get", fmt.Sprintf(`"taskId":%q`, id))
 	require.Nil(t, r.Error, "the owner reads her task")
 	r = f.legacy(t, "tasks/cancel", fmt.Sprintf(`"taskId":%q`, id))
 	require.Nil(t, r.Error, "and cancels it")

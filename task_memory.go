@@ -23,7 +23,8 @@ import (
 // so that one caller's flood of tasks pushes out its own finished tasks
 // before anyone else's, and it never drops a running task: a new task that
 // finds no room then is refused (errTasksFull), and its call goes on as an
-// ordinary one. Its leases memory holds no owner.
+// ordinary one. Its leases memory holds no owner, and drops no lease to
+// make room either (leaseShare).
 //
 // Tasks have a store of their own, rather than the Executor's MemoryStore,
 // so that cached results never push tasks out, nor tasks cached results.
@@ -94,6 +95,10 @@ func digestOf(val []byte) string {
 	}
 	return ""
 }
+
+// leaseShare is a lease's share: no owner, and pinned, as every lease is a
+// running task's.
+func leaseShare([]byte) (owner string, running bool) { return "", true }
 
 // live returns key's unexpired entry; m.mu is held.
 func (m *taskMemory) live(key string, now time.Time) (taskEntry, bool) {

@@ -217,8 +217,13 @@ func (x *Executor) newTaskStore() *taskStore {
 func newTaskMemories(settings TaskSettings) (records, leases *taskMemory) {
 	records = newTaskMemory(settings.MaxMemoryTasks, settings.MaxMemoryBytes)
 	records.share, records.quota = recordShare, newTaskQuota(settings.MaxTasksPerCaller)
-	// A lease is a short key and a byte: the records bound them.
+	// A lease is a short key and a byte: the records bound them. Every
+	// lease is a running task's, and is never dropped to make room (a
+	// task whose lease is gone is taken for one whose runner stopped, and
+	// failed): a new task that finds the leases full goes on as an
+	// ordinary call, as one that finds the records full does.
 	leases = newTaskMemory(settings.MaxMemoryTasks, settings.MaxMemoryTasks*(taskEntryOverhead+64))
+	leases.share = leaseShare
 	return records, leases
 }
 

@@ -3,6 +3,7 @@ package toolexec
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"net/http"
 	"strings"
 )
@@ -40,7 +41,10 @@ import (
 // should say nothing of any tool. The hook also admits the requests that
 // hold a stream open for a caller (MCP's subscriptions/listen, through
 // SurfaceKit.Authenticate), again with the zero Tool. It sees the
-// request's method, URL, headers and body. Discovery and validation never
+// request's method, URL, headers and body: at most the Executor's body
+// limit of it (WithMaxBodyBytes), from its start each time the hook runs
+// on one request (reading a task runs it to admit the request, then as for
+// a call of the task's tool). Discovery and validation never
 // run it. A call made in-process without an HTTP request (Executor.Call
 // with a nil CallRequest.Request) is the host's own and is not passed to
 // the hook.
@@ -74,10 +78,11 @@ func (a *authRecorder) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// authenticate runs the hook on r. It returns the request the hook passed
-// on, or nil, the reason for the log and the refusal to answer when the hook
-// refused.
-func authenticate(hook AuthHook, r *http.Request) (passed *http.Request, reason string, refusal *Error) {
+// authenticate runs the hook on r, which it may change (see hookBody). It
+// returns the request the hook passed on, or nil, the reason for the log
+// and the refusal to answer when the hook refused.
+func authenticate(hook AuthHook, limit int64, r *http.Request) (passed *http.Request, reason string, refusal *Error) {
+	hookBody(r, limit)
 	rec := &authRecorder{header: make(http.Header)}
 	next := http.HandlerFunc(func(_ http.ResponseWriter, r2 *http.Request) { passed = r2 })
 	func() {
@@ -112,6 +117,31 @@ func authenticate(hook AuthHook, r *http.Request) (passed *http.Request, reason 
 	}
 	return nil, reason, refusal
 }
+
+// hookBody readies r's body for the auth hook, which may read it (to check
+// a signature, say). A body the surface read (readBody's replayBody) is
+// given from its start: the hook may run more than once on one request (a
+// task's request is admitted, then checked as a call of the task's tool),
+// and must read all of it each time. Any other body is one no surface has
+// read within its limit (where tools are hidden per caller, the hook
+// answers a REST call before its body is read, or once it was found over
+// the limit; a task's REST request is not read at all): the hook reads at
+// most limit bytes of it, as a surface would.
+func hookBody(r *http.Request, limit int64) {
+	switch b := r.Body.(type) {
+	case nil, *hookLimitedBody:
+	case *replayBody:
+		_, _ = b.Seek(0, io.SeekStart)
+	default:
+		if r.Body != http.NoBody {
+			r.Body = &hookLimitedBody{http.MaxBytesReader(nil, b, limit)}
+		}
+	}
+}
+
+// hookLimitedBody is a body hookBody bounded, so that it is bounded once
+// however often the hook runs.
+type hookLimitedBody struct{ io.ReadCloser }
 
 func unauthorized() *Error {
 	return &Error{Stage: StageAuth, Code: CodeUnauthorized, Message: "Unauthorized"}

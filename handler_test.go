@@ -692,3 +692,38 @@ func TestUnencodableResultBecomesIsError(t *testing.T) {
 	assert.Equal(t, true, r.json(t)["isError"])
 	assert.Contains(t, r.body, "result could not be encoded")
 }
+
+func TestWhereToolsAreHiddenTheHookReadsNoMoreOfTheBodyThanTheLimit(t *testing.T) {
+	// Where tools are hidden, the hook runs before the REST surface has
+	// read the body (an unknown tool), or after it found it over the limit
+	// (a hidden tool): a hook that reads the body must still read no more
+	// than the surface would.
+	var most atomic.Int64
+	hook := func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			n, _ := io.Copy(io.Discard, r.Body)
+			if n > most.Load() {
+				most.Store(n)
+			}
+			w.WriteHeader(http.StatusUnauthorized)
+		})
+	}
+	f := newFixture(t)
+	const limit = 64
+	h := f.handler(WithAuthHook(hook), WithToolFilter(hideAll), WithMaxBodyBytes(limit))
+	big := `{"msg":"` + strings.Repeat("x", 1<<20) + `"}`
+	for _, tool := range []string{"nope", "echo"} {
+		for _, length := range []string{"declared", "chunked"} {
+			var body io.Reader = strings.NewReader(big)
+			if length == "chunked" {
+				body = io.MultiReader(body) // no length known
+			}
+			req := httptest.NewRequest(http.MethodPost, "/tools/"+tool+"/call", body)
+			rec := httptest.NewRecorder()
+			h.ServeHTTP(rec, req)
+			assert.Equal(t, http.StatusUnauthorized, rec.Code, "%s, %s", tool, length)
+			assert.LessOrEqual(t, most.Load(), int64(limit), "%s, %s: the hook read %d bytes", tool, length, most.Load())
+			most.Store(0)
+		}
+	}
+}

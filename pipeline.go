@@ -271,7 +271,7 @@ func (x *Executor) authorize(ctx context.Context, ob *observation, call *Call) (
 	// The hook sees the call it authorizes (CallFromContext), so it can
 	// decide per tool.
 	actx, st := ob.obs.StartStage(withCall(ctx, call), StageInfo{Stage: StageAuth})
-	passed, reason, refusal := authenticate(x.authHook, call.Request.WithContext(actx))
+	passed, reason, refusal := authenticate(x.authHook, x.maxBodyBytes, call.Request.WithContext(actx))
 	if passed == nil {
 		x.logger.WarnContext(ctx, "toolexec: call refused by auth hook",
 			"tool", call.Tool.Name, "surface", ob.surface, "reason", reason)

@@ -156,7 +156,9 @@ func rateRefusal(call *Call, l RateLimit, own bool, wait time.Duration) *Error {
 // WithIPv6CallerPrefix sets how many leading bits of an IPv6 address name
 // one anonymous caller (one without an identity: see WithIdentity), where
 // callers are counted by address: rate limits (WithRateLimit,
-// ToolOptions.RateLimit) and MCP's per-caller listen streams. The default,
+// ToolOptions.RateLimit), MCP's per-caller listen streams, and a caller's
+// share of the tasks and stream logs a process keeps
+// (TaskSettings.MaxTasksPerCaller). The default,
 // 64, counts a whole /64 as one caller, since one host may take any of its
 // 2^64 addresses and would otherwise get a fresh budget with each; 128
 // counts each address apart, as IPv4 addresses always are (an IPv4-mapped

@@ -3,6 +3,7 @@ package toolexec_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -332,4 +333,99 @@ func TestAFloodOfTasksDropsOnlyTheFloodersOwn(t *testing.T) {
 	}
 	status, _ = poll("mallory", flood[0])
 	assert.Equal(t, http.StatusNotFound, status, "the flooder's oldest went first")
+}
+
+// apiKeyHook admits a call carrying the X-Api-Key "k", and names no
+// identity: it reads no other header.
+func apiKeyHook(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("X-Api-Key") != "k" {
+			w.WriteHeader(http.StatusUnauthorized)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+func TestRESTTaskCapIsNotEscapedByChangingCredentials(t *testing.T) {
+	// Without an identity from the auth hook, a caller is counted by its
+	// address: headers it may change at will (any credentials without a
+	// hook, those the hook does not read with one) do not make it another
+	// caller with a fresh share.
+	for name, hook := range map[string]toolexec.AuthHook{"no hook": nil, "a hook naming no identity": apiKeyHook} {
+		t.Run(name, func(t *testing.T) {
+			srv, release, _ := restTaskServer(t, toolexec.WithAuthHook(hook),
+				toolexec.WithTasks(toolexec.TaskSettings{Wait: 20 * time.Millisecond, MaxTasksPerCaller: 2}))
+			defer close(release)
+			start := func(i int) (*http.Response, map[string]any) {
+				return restDo(t, http.MethodPost, srv.URL+"/api/tools/jobs%2Fslow/call", `{"x":"-"}`,
+					"Prefer", "respond-async", "X-Api-Key", "k", "Authorization", fmt.Sprintf("Bearer fresh-%d", i))
+			}
+			for i := range 2 {
+				resp, body := start(i)
+				require.Equal(t, http.StatusAccepted, resp.StatusCode, "%v", body)
+			}
+			resp, body := start(2)
+			assert.Equal(t, http.StatusTooManyRequests, resp.StatusCode, "%v", body)
+		})
+	}
+}
+
+func TestAnAnonymousFloodOfTasksDropsOnlyItsOwn(t *testing.T) {
+	// Callers without an identity are told apart by their address for the
+	// bounds of the tasks kept in the process: one anonymous caller's
+	// flood drops its own finished tasks, not those of another anonymous
+	// caller, whether it sends no credentials or new ones every time.
+	for name, creds := range map[string]func(i int) string{
+		"no credentials":         func(int) string { return "" },
+		"changing credentials":   func(i int) string { return fmt.Sprintf("Bearer fresh-%d", i) },
+		"one set of credentials": func(int) string { return "Bearer mallory" },
+	} {
+		t.Run(name, func(t *testing.T) {
+			reg := toolexec.NewRegistry()
+			optional := toolexec.ToolOptions{TaskSupport: toolexec.TaskOptional}
+			big := strings.Repeat("x", 8<<10)
+			reg.MustAdd(toolexec.Tool{Name: "big", Options: optional}, func(ctx context.Context, _ string, _ map[string]any) ([]toolexec.Content, bool, string, error) {
+				toolexec.BecomeTask(ctx)
+				return []toolexec.Content{toolexec.Text(big)}, false, "", nil
+			})
+			x := toolexec.New(reg, reg, toolexec.WithAllowExecute(true),
+				toolexec.WithTasks(toolexec.TaskSettings{Wait: 20 * time.Millisecond, MaxMemoryTasks: 20, MaxMemoryBytes: 200 << 10}))
+			h := toolexec.NewHandler(x)
+			do := func(method, path, remote, auth string) (int, map[string]any) {
+				req := httptest.NewRequest(method, path, strings.NewReader(`{}`))
+				req.RemoteAddr = remote
+				if method == http.MethodPost {
+					req.Header.Set("Prefer", "respond-async")
+				}
+				if auth != "" {
+					req.Header.Set("Authorization", auth)
+				}
+				rec := httptest.NewRecorder()
+				h.ServeHTTP(rec, req)
+				var body map[string]any
+				require.NoError(t, json.Unmarshal(rec.Body.Bytes(), &body), rec.Body.String())
+				return rec.Code, body
+			}
+			completed := func(remote, auth, id string) bool {
+				_, body := do(http.MethodGet, "/tasks/"+id, remote, auth)
+				return body["status"] == "completed"
+			}
+			const alice, mallory = "192.0.2.1:4000", "[2001:db8:1:2::9]:4000"
+			status, body := do(http.MethodPost, "/tools/big/call", alice, "")
+			require.Equal(t, http.StatusAccepted, status, "%v", body)
+			aliceTask := body["taskId"].(string)
+			require.Eventually(t, func() bool { return completed(alice, "", aliceTask) }, 10*time.Second, 10*time.Millisecond)
+
+			var last string
+			for i := range 60 { // three times the count, twice the bytes
+				status, body := do(http.MethodPost, "/tools/big/call", mallory, creds(i))
+				require.Equal(t, http.StatusAccepted, status, "%v", body)
+				last = body["taskId"].(string)
+				require.Eventually(t, func() bool { return completed(mallory, creds(i), last) }, 10*time.Second, time.Millisecond)
+			}
+			status, body = do(http.MethodGet, "/tasks/"+aliceTask, alice, "")
+			assert.Equal(t, http.StatusOK, status, "alice's finished task outlives mallory's flood: %v", body)
+		})
+	}
 }

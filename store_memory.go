@@ -381,8 +381,9 @@ func (b *memoryBus) publish(channel string, message []byte) {
 // MemoryStore's event logs: how many logs it keeps, how many events each
 // keeps (the oldest dropped first), and how many bytes of events they hold
 // together. Past the count or the bytes, the least recently written log of
-// the owner holding the most bytes is dropped (see OwnedEventLog), so that
-// one caller's flood of logs drops its own first.
+// the owner holding the largest share of either bound (of the logs, or of
+// their bytes) is dropped (see OwnedEventLog), so that one caller's flood
+// of logs, many short ones or a few long ones, drops its own first.
 const (
 	MaxMemoryEventLogs  = 4096
 	MaxMemoryLogEvents  = 1024

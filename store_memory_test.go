@@ -80,3 +80,23 @@ func TestMemoryStoreLogFloodDropsTheFloodersOwnLogs(t *testing.T) {
 	evs, _, _ = s.ReadEvents(ctx, "quiet", "", 0)
 	assert.Len(t, evs, 2)
 }
+
+func TestMemoryStoreCountFloodOfSmallLogsKeepsAQuietCallersLargeLog(t *testing.T) {
+	// A flood of many short streams overruns the count of logs, not their
+	// bytes: it drops the flooder's own logs, not a quiet caller's one
+	// long log, though that log holds more bytes than any of the flood.
+	s := toolexec.NewMemoryStore()
+	ctx := context.Background()
+	_, err := s.AppendOwnedEvent(ctx, "alice", "quiet", make([]byte, 1<<20), time.Hour)
+	require.NoError(t, err)
+	for i := range toolexec.MaxMemoryEventLogs + 100 {
+		_, err := s.AppendOwnedEvent(ctx, "mallory", fmt.Sprintf("short-%d", i), []byte("header"), time.Hour)
+		require.NoError(t, err)
+	}
+	evs, found, err := s.ReadEvents(ctx, "quiet", "", 0)
+	require.NoError(t, err)
+	assert.True(t, found, "the quiet caller's log outlived the flood")
+	assert.Len(t, evs, 1)
+	evs, _, _ = s.ReadEvents(ctx, "short-0", "", 0)
+	assert.Empty(t, evs, "the flooder's oldest log went")
+}

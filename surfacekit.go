@@ -108,7 +108,7 @@ func (k SurfaceKit) Authenticate(r *http.Request) (*http.Request, error) {
 		return r, nil
 	}
 	probe := &Call{Request: r}
-	passed, reason, refusal := authenticate(k.x.authHook, r.WithContext(withCall(r.Context(), probe)))
+	passed, reason, refusal := authenticate(k.x.authHook, k.x.maxBodyBytes, r.WithContext(withCall(r.Context(), probe)))
 	if passed == nil {
 		k.x.logger.WarnContext(r.Context(), "toolexec: request refused by auth hook",
 			"method", r.Method, "path", r.URL.Path, "reason", reason)

@@ -105,9 +105,14 @@ type TaskSettings struct {
 	MaxMemoryTasks int
 	MaxMemoryBytes int
 	// MaxTasksPerCaller bounds how many of one caller's calls may be
-	// tasks, or calls that may still become one, at once in this process
-	// (the caller as tasks' ownership names it; an anonymous caller without
-	// credentials by its address). A call past it is refused before its
+	// tasks, or calls that may still become one, at once in this process:
+	// counted per Executor, or per MemoryStore for the Executors sharing
+	// one (each of several Executors sharing another store counts apart).
+	// A caller is counted as rate limits count it: by the identity the
+	// auth hook established (WithIdentity), else by the address it came
+	// from (see WithIPv6CallerPrefix), never by its credentials alone,
+	// which it could change with each call; the bounds above count their
+	// shares the same way. A call past it is refused before its
 	// handler runs, as a rate limit refuses (CodeRateLimited: REST and OXP
 	// answer 429 with Retry-After, MCP an isError result). Zero is
 	// DefaultMaxTasksPerCaller.

@@ -62,7 +62,7 @@ func (k SurfaceKit) mayCall(r *http.Request, rec *taskRecord) bool {
 		return false
 	}
 	probe := &Call{Tool: t, Request: r}
-	passed, reason, _ := authenticate(hook, r.WithContext(withCall(r.Context(), probe)))
+	passed, reason, _ := authenticate(hook, k.x.maxBodyBytes, r.WithContext(withCall(r.Context(), probe)))
 	if passed == nil {
 		k.x.logger.WarnContext(r.Context(), "toolexec: task refused by auth hook; answered as not found",
 			"tool", rec.Tool, "reason", reason)

@@ -23,7 +23,8 @@ import (
 // so that one caller's flood of tasks pushes out its own finished tasks
 // before anyone else's, and it never drops a running task: a new task that
 // finds no room then is refused (errTasksFull), and its call goes on as an
-// ordinary one. Its leases memory holds no owner.
+// ordinary one. Its leases memory holds no owner, and drops no lease to
+// make room either (leaseShare).
 //
 // Tasks have a store of their own, rather than the Executor's MemoryStore,
 // so that cached results never push tasks out, nor tasks cached results.
@@ -56,23 +57,28 @@ func newTaskMemory(maxEntries, maxBytes int) *taskMemory {
 
 func entrySize(key string, value []byte) int { return len(key) + len(value) + taskEntryOverhead }
 
-// recordShare reads a task record's owner and whether the task still runs,
-// walking its top-level members only. A value that is no record has no
-// owner and does not run.
+// recordShare reads whose share of the tasks kept a task record counts in
+// (its holder, else its owner: see taskShare) and whether the task still
+// runs, walking its top-level members only. A value that is no record has
+// no owner and does not run.
 func recordShare(value []byte) (owner string, running bool) {
 	if len(value) == 0 || value[0] != '{' || !jsonwalk.Valid(value) {
 		return "", false
 	}
 	var status []byte
+	holder := ""
 	for it := jsonwalk.Members(value); it.Next(); {
 		switch {
 		case it.Is("owner"):
-			if len(it.Val) >= 2 && it.Val[0] == '"' {
-				owner = string(it.Val[1 : len(it.Val)-1]) // a hex digest: no escapes
-			}
+			owner = digestOf(it.Val)
+		case it.Is("h"):
+			holder = digestOf(it.Val)
 		case it.Is("status"):
 			status = it.Val
 		}
+	}
+	if holder != "" {
+		owner = holder
 	}
 	switch string(status) {
 	case `"working"`, `"input_required"`:
@@ -80,6 +86,19 @@ func recordShare(value []byte) (owner string, running bool) {
 	}
 	return owner, running
 }
+
+// digestOf is the string a record member holding a hex digest holds; ""
+// for anything else.
+func digestOf(val []byte) string {
+	if len(val) >= 2 && val[0] == '"' {
+		return string(val[1 : len(val)-1]) // a hex digest: no escapes
+	}
+	return ""
+}
+
+// leaseShare is a lease's share: no owner, and pinned, as every lease is a
+// running task's.
+func leaseShare([]byte) (owner string, running bool) { return "", true }
 
 // live returns key's unexpired entry; m.mu is held.
 func (m *taskMemory) live(key string, now time.Time) (taskEntry, bool) {

@@ -1,6 +1,7 @@
 package toolexec
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"sync"
@@ -50,14 +51,21 @@ func (q *taskQuota) give(key string) {
 	q.n[key]--
 }
 
-// taskQuotaKey names whom a call's tasks count against: its task owner
-// (taskOwner), or, for an anonymous caller without credentials, whose tasks
-// share one owner, the network it came from (see WithIPv6CallerPrefix).
-func (x *Executor) taskQuotaKey(owner string, r *http.Request) string {
-	if owner != "" || r == nil {
-		return "owner:" + owner
+// taskShare names whose share of the process's tasks a call counts in,
+// for MaxTasksPerCaller and for the bounds of the tasks kept in the
+// process: the identity the auth hook established (ctx), else the network
+// the request r came from (see WithIPv6CallerPrefix), as rate limits count
+// callers. Credentials without an identity do not name a share: a caller
+// could send new ones with each call (any, without a hook; those the hook
+// does not read, with one) to take a fresh share each time. It is a
+// digest; for a caller with an identity, its task owner (taskOwner).
+func (x *Executor) taskShare(ctx context.Context, r *http.Request) string {
+	id, _ := IdentityFromContext(ctx)
+	addr := ""
+	if r != nil {
+		addr = caller.Address(r.RemoteAddr, x.ipv6Bits)
 	}
-	return "addr:" + caller.Address(r.RemoteAddr, x.ipv6Bits)
+	return caller.Share(id, addr)
 }
 
 // tooManyTasks is the refusal of a call that would take its caller past

@@ -34,6 +34,7 @@ type taskRecord struct {
 	Version  string                     `json:"v,omitempty"`
 	Label    string                     `json:"l,omitempty"`
 	Owner    string                     `json:"owner,omitempty"`
+	Holder   string                     `json:"h,omitempty"` // whose share of the tasks kept it counts in, when not Owner's (holderOf)
 	Status   TaskStatus                 `json:"status"`
 	Message  string                     `json:"msg,omitempty"`
 	Progress float64                    `json:"p,omitempty"`
@@ -46,6 +47,15 @@ type taskRecord struct {
 	Answers  map[string]json.RawMessage `json:"ans,omitempty"`
 	Result   json.RawMessage            `json:"res,omitempty"`
 	Err      *recordError               `json:"err,omitempty"`
+}
+
+// holderOf is a record's Holder: share (taskShare), left out when it is
+// owner, as it is for a caller with an identity.
+func holderOf(owner, share string) string {
+	if share == owner {
+		return ""
+	}
+	return share
 }
 
 // recordInput is one question the task waits for an answer to.
@@ -207,8 +217,13 @@ func (x *Executor) newTaskStore() *taskStore {
 func newTaskMemories(settings TaskSettings) (records, leases *taskMemory) {
 	records = newTaskMemory(settings.MaxMemoryTasks, settings.MaxMemoryBytes)
 	records.share, records.quota = recordShare, newTaskQuota(settings.MaxTasksPerCaller)
-	// A lease is a short key and a byte: the records bound them.
+	// A lease is a short key and a byte: the records bound them. Every
+	// lease is a running task's, and is never dropped to make room (a
+	// task whose lease is gone is taken for one whose runner stopped, and
+	// failed): a new task that finds the leases full goes on as an
+	// ordinary call, as one that finds the records full does.
 	leases = newTaskMemory(settings.MaxMemoryTasks, settings.MaxMemoryTasks*(taskEntryOverhead+64))
+	leases.share = leaseShare
 	return records, leases
 }
 

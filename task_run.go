@@ -144,6 +144,7 @@ type taskRun struct {
 	tool    string        // set before started closes
 	version string        // set before started closes
 	owner   string        // set before started closes
+	share   string        // whose share of tasks it counts in (taskShare); set before started closes
 
 	done     chan struct{} // closed when the call has ended
 	res      *CallToolResult
@@ -176,15 +177,18 @@ func (run *taskRun) intercept(next CallFunc) CallFunc {
 		run.tool, run.version = call.Tool.Name, call.Tool.Version
 		run.owner = taskOwner(ctx, call.Request)
 		if run.allowed {
-			// The call counts against its caller's share of tasks until its
-			// handler returns (the task's end), wherever that runs.
-			key := run.x.taskQuotaKey(run.owner, call.Request)
-			if !run.s.quota.take(key) {
+			// The call counts against its caller's share of tasks until it
+			// ends (the task's end, wherever that runs): when its handler
+			// returns, or when its timeout ends it, even if the handler
+			// then runs on, as the call is over and its task, if any, has
+			// ended.
+			run.share = run.x.taskShare(ctx, call.Request)
+			if !run.s.quota.take(run.share) {
 				run.allowed = false // answered as the ordinary call it now is
 				close(run.started)
 				return nil, run.x.tooManyTasks(&call.Tool)
 			}
-			defer run.s.quota.give(key)
+			defer run.s.quota.give(run.share)
 		}
 		close(run.started)
 		return next(ctx, call)
@@ -222,7 +226,7 @@ func (run *taskRun) answerEnded(ctx context.Context) (*CallToolResult, *Task, er
 	now := time.Now()
 	s := run.s
 	rec := &taskRecord{ID: newTaskID(), Tool: run.tool, Version: run.version, Label: cutLabel(run.tc.Label), Owner: run.owner,
-		Status: status, Message: msg, Result: result, Err: rerr, Progress: progress.Progress, Total: progress.Total,
+		Holder: holderOf(run.owner, run.share), Status: status, Message: msg, Result: result, Err: rerr, Progress: progress.Progress, Total: progress.Total,
 		Created: now.UnixMilli(), Updated: now.UnixMilli(), Expires: now.Add(s.settings.TTL).UnixMilli(),
 		PollMs: s.settings.PollInterval.Milliseconds()}
 	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), storeOpTimeout)
@@ -287,7 +291,7 @@ func (run *taskRun) escalate(ctx context.Context) (task *Task, retry bool) {
 	now := time.Now()
 	rec := &taskRecord{
 		ID: newTaskID(), Tool: run.tool, Version: run.version, Label: cutLabel(run.tc.Label), Owner: run.owner,
-		Status: TaskWorking, Message: run.message,
+		Holder: holderOf(run.owner, run.share), Status: TaskWorking, Message: run.message,
 		Progress: run.progress.Progress, Total: run.progress.Total,
 		Created: now.UnixMilli(), Updated: now.UnixMilli(), Expires: now.Add(s.settings.TTL).UnixMilli(),
 		PollMs: s.settings.PollInterval.Milliseconds(),

@@ -460,7 +460,9 @@ func TestBecomeTaskOutsideATaskCallIsFalse(t *testing.T) {
 func TestTaskMemoryStaysBounded(t *testing.T) {
 	const tasks, maxBytes = 10000, 2 << 20
 	result := strings.Repeat("r", 1024) // 10,000 such results would take ten times the bound
-	x := newExec(t, taskTool("t"), becomes(result), toolexec.WithTasks(toolexec.TaskSettings{MaxMemoryBytes: maxBytes}))
+	// One caller starts every task, faster than they end: its share of
+	// live tasks must not refuse them.
+	x := newExec(t, taskTool("t"), becomes(result), toolexec.WithTasks(toolexec.TaskSettings{MaxMemoryBytes: maxBytes, MaxTasksPerCaller: tasks}))
 	kit := x.SurfaceKit()
 	start := func() string {
 		_, task, err := kit.CallTask(context.Background(), toolexec.CallRequest{Name: "t", Surface: toolexec.SurfaceREST}, toolexec.TaskCall{})
@@ -559,4 +561,47 @@ func TestTaskIsSharedByReplicasOfOneStore(t *testing.T) {
 		t.Fatal("the cancellation never reached the replica running the task")
 	}
 	assert.Equal(t, toolexec.TaskCancelled, waitTask(t, a, r, task.ID, toolexec.TaskCancelled).Status)
+}
+
+func TestATaskThatFindsNoRoomDropsNoRunningTasksLease(t *testing.T) {
+	// Every task kept runs: a call that then tries to become a task goes
+	// on as an ordinary call, and must not push out the lease of a task
+	// that runs, which its next reader would take for a stopped runner's
+	// and fail, cancelling its call.
+	release, ended := make(chan struct{}), make(chan error, 4)
+	defer close(release)
+	x := newExec(t, taskTool("t"), func(ctx context.Context, _ string, args map[string]any) ([]toolexec.Content, bool, string, error) {
+		toolexec.BecomeTask(ctx)
+		if args["hold"] == true {
+			select {
+			case <-release:
+			case <-ctx.Done():
+				ended <- ctx.Err()
+				return nil, false, "", ctx.Err()
+			}
+		}
+		return []toolexec.Content{toolexec.Text("done")}, false, "", nil
+	}, toolexec.WithAuthHook(identityHook), toolexec.WithTasks(toolexec.TaskSettings{MaxMemoryTasks: 3}))
+	start := func(who, args string) *toolexec.Task {
+		r := authed(t, x, callerRequest(who))
+		_, task, err := callTask(x, r, "t", args, toolexec.TaskCall{Wait: -1})
+		require.NoError(t, err)
+		return task
+	}
+	alice := start("alice", `{"hold":true}`)
+	require.NotNil(t, alice)
+	for range 2 {
+		require.NotNil(t, start("mallory", `{"hold":true}`))
+	}
+	for range 3 {
+		assert.Nil(t, start("mallory", `{}`), "no room: an ordinary call")
+	}
+	got, err := x.SurfaceKit().Task(authed(t, x, callerRequest("alice")), alice.ID)
+	require.NoError(t, err)
+	assert.Equal(t, toolexec.TaskWorking, got.Status, "%s", got.StatusMessage)
+	select {
+	case err := <-ended:
+		t.Fatalf("a running task was cancelled: %v", err)
+	default:
+	}
 }

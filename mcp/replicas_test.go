@@ -316,16 +316,32 @@ func (o *ownerRecorder) AppendOwnedEvent(ctx context.Context, owner, stream stri
 func TestAStreamLogIsKeptInItsCallersShare(t *testing.T) {
 	// The store drops the logs of whoever holds the most first: each
 	// caller's stream logs must be named its own, so that one caller's
-	// flood of streams cannot drop another's.
+	// flood of streams cannot drop another's. A caller is its identity,
+	// else its address, never its credentials alone: a caller without an
+	// identity could send new ones with each stream to take a fresh share.
 	store := &ownerRecorder{MemoryStore: toolexec.NewMemoryStore(), owners: map[string]string{}}
 	step, ended := make(chan struct{}), make(chan error, 4)
 	reg := steppingTool(step, ended)
-	x := toolexec.New(reg, reg, toolexec.WithAllowExecute(true), toolexec.WithLogger(quietLogger()), toolexec.WithStore(store))
+	// The hook names the caller X-Identity says, and no one without it.
+	hook := func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if id := r.Header.Get("X-Identity"); id != "" {
+				r = r.WithContext(toolexec.WithIdentity(r.Context(), id))
+			}
+			next.ServeHTTP(w, r)
+		})
+	}
+	x := toolexec.New(reg, reg, toolexec.WithAllowExecute(true), toolexec.WithLogger(quietLogger()), toolexec.WithStore(store),
+		toolexec.WithAuthHook(hook))
 	srv := httptest.NewServer(mcp.NewHandler(x))
 	t.Cleanup(srv.Close)
 	defer close(step)
-	logOf := func(who string) string {
-		resp := rpc(t, context.Background(), srv.URL, callWithMeta("step", `{"progressToken":"p"}`), "Authorization", "Bearer "+who)
+	logOf := func(who, token string) string {
+		hdr := []string{"Authorization", "Bearer " + token}
+		if who != "" {
+			hdr = append(hdr, "X-Identity", who)
+		}
+		resp := rpc(t, context.Background(), srv.URL, callWithMeta("step", `{"progressToken":"p"}`), hdr...)
 		t.Cleanup(func() { resp.Body.Close() })
 		ev := newSSEReader(t, resp.Body).next()
 		require.NotEmpty(t, ev.id, "the stream is resumable")
@@ -336,8 +352,12 @@ func TestAStreamLogIsKeptInItsCallersShare(t *testing.T) {
 		require.True(t, ok, "the log's appends name an owner")
 		return owner
 	}
-	alice, mallory, alice2 := logOf("alice"), logOf("mallory"), logOf("alice")
+	alice, mallory, alice2 := logOf("alice", "a1"), logOf("mallory", "m1"), logOf("alice", "a2")
 	assert.NotEqual(t, alice, mallory)
-	assert.Equal(t, alice, alice2)
-	assert.NotContains(t, alice, "alice", "the owner is a digest, never the credentials")
+	assert.Equal(t, alice, alice2, "one identity, whatever its token")
+	assert.NotContains(t, alice, "alice", "the owner is a digest, never the identity")
+	anon1, anon2 := logOf("", "fresh-1"), logOf("", "fresh-2")
+	assert.Equal(t, anon1, anon2, "without an identity, one address is one caller, whatever its credentials")
+	assert.NotEqual(t, anon1, alice)
+	assert.NotContains(t, anon1, "127.0.0.1", "the owner is a digest, never the address")
 }

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/toolexec/toolexec"
+	"github.com/toolexec/toolexec/internal/caller"
 	"github.com/toolexec/toolexec/internal/httpjson"
 )
 
@@ -119,7 +120,7 @@ func (r *resumable) bind(ctx context.Context) {
 	r.mu.Lock()
 	if !r.bound {
 		r.bound, r.principal = true, callerPrincipal(ctx)
-		r.owner = r.h.logOwner(ctx, r.principal)
+		r.owner = r.h.logOwner(ctx)
 	}
 	r.mu.Unlock()
 }
@@ -295,17 +296,18 @@ func (h *handler) appendEvent(owner, stream string, data []byte) (string, error)
 }
 
 // logOwner names whose share of the store's logs a call's stream log
-// counts in: the caller's principal (a digest, never an identity), or, for
-// an anonymous caller without credentials, the network it came from, as
-// rate limits count it (toolexec.WithIPv6CallerPrefix).
-func (h *handler) logOwner(ctx context.Context, principal string) string {
-	if principal != "" {
-		return "p:" + principal
-	}
+// counts in, as rate limits and listen streams count callers: a digest of
+// the identity the auth hook established, else of the network the call
+// came from (toolexec.WithIPv6CallerPrefix). Credentials without an
+// identity do not name a share, since a caller could send new ones with
+// each call to take a fresh share each time.
+func (h *handler) logOwner(ctx context.Context) string {
+	id, _ := toolexec.IdentityFromContext(ctx)
+	addr := ""
 	if call := toolexec.CallFromContext(ctx); call != nil && call.Request != nil {
-		return "addr:" + h.x.SurfaceKit().CallerAddress(call.Request)
+		addr = h.x.SurfaceKit().CallerAddress(call.Request)
 	}
-	return "anonymous"
+	return caller.Share(id, addr)
 }
 
 // resumeBatch is how many events a resumed stream reads at a time.

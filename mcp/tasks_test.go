@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -383,8 +384,10 @@ func TestLegacyTasksAreDeclaredAt20251125Only(t *testing.T) {
 	assert.NotContains(t, rec.Body.String(), `"execution"`, "2026-07-28's tools carry no execution hints")
 }
 
-func TestLegacyTaskLifecycle(t *testing.T) {
-	f := newTaskFixture(t)
+// legacyCreated starts slow as a 2025-11-25 task and returns the task
+// its CreateTaskResult holds, and its id.
+func (f *taskFixture) legacyCreated(t *testing.T) (map[string]any, string) {
+	t.Helper()
 	r := f.legacy(t, "tools/call", `"name":"slow","arguments":{},"task":{"ttl":60000}`)
 	require.Nil(t, r.Error)
 	var created struct {
@@ -393,11 +396,17 @@ func TestLegacyTaskLifecycle(t *testing.T) {
 	require.NoError(t, json.Unmarshal(r.Result, &created))
 	id, _ := created.Task["taskId"].(string)
 	require.NotEmpty(t, id, string(r.Result))
-	assert.Equal(t, "working", created.Task["status"])
-	assert.Contains(t, created.Task, "ttl")
-	assert.Contains(t, created.Task, "pollInterval")
+	return created.Task, id
+}
 
-	r = f.legacy(t, "tasks/get", fmt.Sprintf(`"taskId":%q`, id))
+func TestLegacyTaskLifecycle(t *testing.T) {
+	f := newTaskFixture(t)
+	task, id := f.legacyCreated(t)
+	assert.Equal(t, "working", task["status"])
+	assert.Contains(t, task, "ttl")
+	assert.Contains(t, task, "pollInterval")
+
+	r := f.legacy(t, "tasks/get", fmt.Sprintf(`"taskId":%q`, id))
 	var got map[string]any
 	require.NoError(t, json.Unmarshal(r.Result, &got))
 	assert.Equal(t, "working", got["status"])
@@ -509,4 +518,39 @@ func TestTasksAreCappedPerCallerAtBothRevisions(t *testing.T) {
 		t.Fatalf("a task ended: %v", err)
 	default:
 	}
+}
+
+// bodyHook admits a request only when its body is a JSON-RPC message, as a
+// hook checking a signature over the body would, and names the caller
+// alice; it reads the body without giving it back.
+func bodyHook(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		if !strings.Contains(string(body), `"jsonrpc"`) {
+			w.WriteHeader(http.StatusUnauthorized)
+			return
+		}
+		next.ServeHTTP(w, r.WithContext(toolexec.WithIdentity(r.Context(), "alice")))
+	})
+}
+
+func TestATaskIsItsOwnersUnderAHookThatReadsTheBody(t *testing.T) {
+	// Reading, waiting for or cancelling a task runs the hook more than
+	// once on one request (to admit it, then as for a call of the task's
+	// tool): each run reads the body from its start.
+	f := newTaskFixture(t, toolexec.WithAuthHook(bodyHook))
+	defer close(f.release)
+	_, id := f.legacyCreated(t)
+
+	r := f.legacy(t, "tasks/get", fmt.Sprintf(`"taskId":%q`, id))
+	require.Nil(t, r.Error, "the owner reads her task")
+	r = f.legacy(t, "tasks/cancel", fmt.Sprintf(`"taskId":%q`, id))
+	require.Nil(t, r.Error, "and cancels it")
+	var got map[string]any
+	require.NoError(t, json.Unmarshal(r.Result, &got))
+	assert.Equal(t, "cancelled", got["status"])
+
+	// 2026-07-28's tasks/get too.
+	id = f.created(t, "slow")
+	assert.Equal(t, "working", f.get(t, id)["status"])
 }

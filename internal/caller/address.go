@@ -1,6 +1,8 @@
 package caller
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"net"
 	"net/netip"
 )
@@ -10,6 +12,21 @@ import (
 // cloud hands one customer, within which one host may take any of 2^64
 // addresses.
 const DefaultIPv6PrefixBits = 64
+
+// Share is a digest naming whose share of a bounded resource a caller's
+// state counts in (its live tasks, its tasks and stream logs kept in the
+// process): the identity the auth hook established when there is one,
+// else address, the network its request came from (see Address). Unlike
+// Digest it never names a caller by its credentials alone, which a caller
+// without an identity can change at will to count as many. For a caller
+// with an identity it equals Digest(identity, h) for any h.
+func Share(identity, address string) string {
+	if identity != "" {
+		return Digest(identity, nil)
+	}
+	sum := sha256.Sum256([]byte("address\x00" + address))
+	return hex.EncodeToString(sum[:16])
+}
 
 // Address names the network an anonymous caller's request came from, given
 // its RemoteAddr ("host:port", or a bare host): an IPv4 address whole (an

@@ -54,3 +54,13 @@ func TestAddressKeysIPv6ByItsPrefix(t *testing.T) {
 		"one /64, one caller, whatever its low bits")
 	assert.NotEqual(t, Address("[2001:db8:0:1::1]:1", 0), Address("[2001:db8:0:2::1]:1", 0))
 }
+
+func TestShareIsTheIdentityElseTheAddressNeverTheCredentials(t *testing.T) {
+	assert.Equal(t, Digest("alice", http.Header{"Authorization": {"Bearer a"}}), Share("alice", "192.0.2.7"),
+		"with an identity, the owner's digest")
+	assert.Equal(t, Share("alice", "192.0.2.7"), Share("alice", "198.51.100.1"), "wherever it calls from")
+	assert.NotEqual(t, Share("", "192.0.2.7"), Share("", "198.51.100.1"))
+	assert.NotEqual(t, Share("192.0.2.7", ""), Share("", "192.0.2.7"), "an identity and an address never collide")
+	assert.Len(t, Share("", "192.0.2.7"), 32)
+	assert.NotContains(t, Share("", "192.0.2.7"), "192")
+}

@@ -1,9 +1,12 @@
 // Package fairlru is a map bounded by its count of entries and by their
 // bytes, whose evictions fall on whoever holds the most: each entry has an
 // owner, and when room is needed the least recently used entry of the
-// owner holding the most evictable bytes goes first. One owner that floods
-// the map therefore evicts its own entries before anyone else's. An entry
-// may be pinned: it is never evicted, only removed.
+// owner holding the largest share of either bound goes first (its
+// evictable entries over the count bound, or their bytes over the bytes
+// bound, whichever is more). One owner that floods the map, with many
+// small entries or a few large ones, therefore evicts its own entries
+// before anyone else's. An entry may be pinned: it is never evicted, only
+// removed.
 //
 // A Map is not safe for concurrent use; its user holds a lock around it.
 // Every operation costs O(log owners) beyond the entries it evicts.
@@ -23,7 +26,7 @@ type Map[V any] struct {
 	maxEntries, maxBytes int
 	entries              map[string]*entry[V]
 	owners               map[string]*owner[V]
-	heap                 ownerHeap[V] // owners holding evictable entries, the most bytes first
+	heap                 ownerHeap[V] // owners holding evictable entries, the largest share first
 	bytes                int
 }
 
@@ -42,7 +45,9 @@ type owner[V any] struct {
 	name       string
 	entries    int // pinned or not
 	pinned     int
-	evictable  int // bytes of the entries in the list
+	evictable  int     // bytes of the entries in the list
+	evictableN int     // entries in the list
+	share      float64 // of the bounds its evictable entries hold (fix)
 	head, tail *entry[V]
 	index      int // in the heap; -1 when out of it
 }
@@ -96,8 +101,8 @@ func (m *Map[V]) Peek(key string) (V, bool) {
 }
 
 // Put stores value under key for owner, taking size bytes, then evicts
-// entries, the least recently used of the owner holding the most
-// evictable bytes first, until the map is within its bounds again. A
+// entries, the least recently used of the owner holding the largest share
+// of the bounds first (see the package's doc), until the map is within its bounds again. A
 // pinned entry is never evicted.
 //
 // When a new key cannot be made room for (all the entries left are
@@ -175,8 +180,13 @@ func (m *Map[V]) Each(f func(key string, value V) bool) {
 	}
 }
 
-// fix puts o where its evictable bytes place it in the heap, or out of it.
+// fix puts o where its share of the bounds places it in the heap, or out
+// of it: the larger of its evictable entries' share of the count bound and
+// their bytes' share of the bytes bound, so that an owner holding most of
+// the entries is the largest holder when the count is overrun even if its
+// entries are small.
 func (m *Map[V]) fix(o *owner[V]) {
+	o.share = max(float64(o.evictableN)/float64(max(m.maxEntries, 1)), float64(o.evictable)/float64(max(m.maxBytes, 1)))
 	switch {
 	case o.head == nil && o.index >= 0:
 		heap.Remove(&m.heap, o.index)
@@ -196,6 +206,7 @@ func (o *owner[V]) push(e *entry[V]) {
 	}
 	o.tail = e
 	o.evictable += e.size
+	o.evictableN++
 }
 
 func (o *owner[V]) unlink(e *entry[V]) {
@@ -211,13 +222,15 @@ func (o *owner[V]) unlink(e *entry[V]) {
 	}
 	e.prev, e.next = nil, nil
 	o.evictable -= e.size
+	o.evictableN--
 }
 
-// ownerHeap orders owners by their evictable bytes, the most first.
+// ownerHeap orders owners by their share of the bounds (owner.share), the
+// largest first.
 type ownerHeap[V any] []*owner[V]
 
 func (h ownerHeap[V]) Len() int           { return len(h) }
-func (h ownerHeap[V]) Less(i, j int) bool { return h[i].evictable > h[j].evictable }
+func (h ownerHeap[V]) Less(i, j int) bool { return h[i].share > h[j].share }
 func (h ownerHeap[V]) Swap(i, j int) {
 	h[i], h[j] = h[j], h[i]
 	h[i].index, h[j].index = i, j

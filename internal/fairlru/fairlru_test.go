@@ -87,5 +87,95 @@ func TestTheBoundsHoldUnderRandomUse(t *testing.T) {
 		total := 0
 		m.Each(func(string, int) bool { total++; return true })
 		require.Equal(t, m.Len(), total)
+		checkInvariants(t, m)
+	}
+}
+
+func TestACountFloodOfSmallEntriesEvictsItsOwnFirst(t *testing.T) {
+	// One owner floods the entry count with tiny entries while another
+	// holds one large entry: the flooder holds the larger share of the
+	// bound that is overrun, so its own entries go.
+	m := New[int](10, 1000)
+	require.NoError(t, m.Put("big", "alice", 0, 400, false))
+	for i := range 50 {
+		require.NoError(t, m.Put(fmt.Sprint("flood-", i), "mallory", i, 1, false))
+	}
+	_, ok := m.Peek("big")
+	assert.True(t, ok, "alice's one entry outlives mallory's flood of many small ones")
+	assert.Equal(t, 10, m.Len())
+	checkInvariants(t, m)
+
+	// And a flood of bytes in few entries against many small ones of
+	// another owner still falls on the flooder.
+	m = New[int](100, 1000)
+	for i := range 20 {
+		require.NoError(t, m.Put(fmt.Sprint("small-", i), "alice", i, 5, false))
+	}
+	for i := range 10 {
+		require.NoError(t, m.Put(fmt.Sprint("huge-", i), "mallory", i, 300, false))
+	}
+	assert.Len(t, keysOf(m, "small-"), 20, "alice kept every entry")
+	checkInvariants(t, m)
+}
+
+// keysOf lists the keys of m that start with prefix.
+func keysOf(m *Map[int], prefix string) []string {
+	var out []string
+	m.Each(func(k string, _ int) bool {
+		if len(k) >= len(prefix) && k[:len(prefix)] == prefix {
+			out = append(out, k)
+		}
+		return true
+	})
+	return out
+}
+
+// checkInvariants checks m's accounting against its entries: the bytes,
+// each owner's counts and evictable bytes, its list, and the heap's order
+// and indexes.
+func checkInvariants(t *testing.T, m *Map[int]) {
+	t.Helper()
+	bytes := 0
+	type share struct{ entries, pinned, evictable, evictableN int }
+	want := map[string]*share{}
+	for _, e := range m.entries {
+		bytes += e.size
+		s := want[e.owner.name]
+		if s == nil {
+			s = &share{}
+			want[e.owner.name] = s
+		}
+		s.entries++
+		if e.pinned {
+			s.pinned++
+		} else {
+			s.evictable += e.size
+			s.evictableN++
+		}
+	}
+	require.Equal(t, bytes, m.Bytes(), "bytes")
+	require.Len(t, m.owners, len(want), "an owner is kept while it holds entries, and only then")
+	for name, o := range m.owners {
+		s := want[name]
+		require.NotNil(t, s, name)
+		require.Equal(t, s.entries, o.entries, name)
+		require.Equal(t, s.pinned, o.pinned, name)
+		require.Equal(t, s.evictable, o.evictable, name)
+		n := 0
+		for e := o.head; e != nil; e = e.next {
+			require.Same(t, o, e.owner)
+			require.False(t, e.pinned)
+			n++
+		}
+		require.Equal(t, s.evictableN, n, name)
+		require.Equal(t, o.head != nil, o.index >= 0, "%s is in the heap exactly while it holds evictable entries", name)
+	}
+	for i, o := range m.heap {
+		require.Equal(t, i, o.index)
+		for _, c := range []int{2*i + 1, 2*i + 2} {
+			if c < len(m.heap) {
+				require.False(t, m.heap.Less(c, i), "the heap's order holds at %d", i)
+			}
+		}
 	}
 }

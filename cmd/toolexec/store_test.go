@@ -3,8 +3,8 @@ package main
 import (
 	"bytes"
 	"context"
-	"log/slog"
 	"fmt"
+	"log/slog"
 	"net"
 	"net/http"
 	"net/http/httptest"

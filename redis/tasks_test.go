@@ -30,7 +30,8 @@ const tasksMeta = `{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.m
 
 // taskRegistry holds the tools of the replicas below: "confirm" becomes a
 // task and asks to go on; "hang" becomes a task and runs until cancelled,
-// reporting that on cancelled (nil: not reported).
+// reporting that on cancelled (nil: not reported); "stream" reports
+// progress (a 2025 call's stream starts) and runs until cancelled.
 func taskRegistry(cancelled chan<- error) *toolexec.Registry {
 	reg := toolexec.NewRegistry()
 	optional := toolexec.ToolOptions{TaskSupport: toolexec.TaskOptional}
@@ -42,6 +43,11 @@ func taskRegistry(cancelled chan<- error) *toolexec.Registry {
 			return nil, false, "", err
 		}
 		return []toolexec.Content{toolexec.Text("confirmed: " + res.Action)}, false, "", nil
+	})
+	reg.MustAdd(toolexec.Tool{Name: "stream"}, func(ctx context.Context, _ string, _ map[string]any) ([]toolexec.Content, bool, string, error) {
+		_ = toolexec.ReportProgress(ctx, toolexec.Progress{Progress: 1, Message: "started"})
+		<-ctx.Done()
+		return nil, false, "", ctx.Err()
 	})
 	reg.MustAdd(toolexec.Tool{Name: "hang", Options: optional}, func(ctx context.Context, _ string, _ map[string]any) ([]toolexec.Content, bool, string, error) {
 		toolexec.BecomeTask(ctx)

@@ -348,9 +348,18 @@ var errRecovering = errors.New("the shared store lost its data lately; the repli
 // store without an epoch gets one; when this process had read one before,
 // the store has just lost its data, and the new epoch says so.
 func (s *taskStore) recovering(ctx context.Context) (bool, error) {
-	if failed := s.failedAt.Load(); failed != 0 && time.Since(time.UnixMilli(failed)) < s.leaseTTL {
-		return true, nil // back from an outage this process saw: perhaps without its data
+	lost, err := s.readEpoch(ctx)
+	if err != nil {
+		return false, err
 	}
+	// Back from an outage this process saw: perhaps without its data.
+	failed := s.failedAt.Load()
+	return lost || failed != 0 && time.Since(time.UnixMilli(failed)) < s.leaseTTL, nil
+}
+
+// readEpoch reads the store's epoch (see recovering), and reports whether
+// it says the store lost its data less than a lease TTL ago.
+func (s *taskStore) readEpoch(ctx context.Context) (bool, error) {
 	for range 2 {
 		raw, ok, err := s.records.Get(ctx, taskEpochKey)
 		if err != nil {
@@ -416,7 +425,7 @@ func parseEpoch(raw []byte) (id string, loss int64) {
 func (s *taskStore) check(ctx context.Context) error {
 	ctx, cancel := context.WithTimeout(ctx, storeOpTimeout)
 	defer cancel()
-	if _, err := s.recovering(ctx); err != nil {
+	if _, err := s.readEpoch(ctx); err != nil {
 		if s.down.CompareAndSwap(false, true) {
 			s.log.WarnContext(ctx, "toolexec: the shared store does not answer; calls that may become tasks are refused until it does", "error", err)
 		}

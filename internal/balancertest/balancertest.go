@@ -76,6 +76,7 @@ func Config(addr string, backends ...string) string {
 
 defaults
 	mode http
+	option idle-close-on-response
 	timeout connect 2s
 	timeout client 10m
 	timeout server 10m

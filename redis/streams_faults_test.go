@@ -6,8 +6,6 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
-	"os"
-	"os/exec"
 	"strings"
 	"testing"
 	"time"
@@ -104,15 +102,7 @@ func TestAResumedStreamOfAKilledReplicaEndsWithTheDocumentedError(t *testing.T) 
 	t.Parallel()
 	srv := redistest.New(t)
 	prefix := t.Name() + ":"
-	cmd := exec.Command(os.Args[0], "-test.run=^TestReplicaProcess$")
-	cmd.Env = append(os.Environ(), replicaRedisEnv+"="+srv.URL(), replicaPrefixEnv+"="+prefix)
-	out, err := cmd.StdoutPipe()
-	require.NoError(t, err)
-	require.NoError(t, cmd.Start())
-	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
-	line, err := bufio.NewReader(out).ReadString('\n')
-	require.NoError(t, err)
-	doomed := strings.TrimSpace(line)
+	doomed, cmd := replicaProcess(t, srv, prefix)
 	survivor := mcpReplica(t, srv, prefix, taskRegistry(nil)) // mcp.DefaultResumeWindow
 	lb := balancertest.New(t, strings.TrimSuffix(strings.TrimPrefix(doomed, "http://"), "/"), strings.TrimPrefix(survivor.URL, "http://"))
 

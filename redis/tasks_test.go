@@ -208,9 +208,11 @@ func TestReplicaProcess(t *testing.T) {
 	_ = http.Serve(ln, mcp.NewHandler(x))
 }
 
-func TestTaskOfAKilledReplicaEndsFailed(t *testing.T) {
-	srv := redistest.New(t)
-	prefix := t.Name() + ":"
+// replicaProcess starts a replica in a process of its own (see
+// TestReplicaProcess) on srv under prefix, and returns its URL and its
+// process, for the test to kill.
+func replicaProcess(t *testing.T, srv *redistest.Server, prefix string) (string, *exec.Cmd) {
+	t.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^TestReplicaProcess$")
 	cmd.Env = append(os.Environ(), replicaRedisEnv+"="+srv.URL(), replicaPrefixEnv+"="+prefix)
 	out, err := cmd.StdoutPipe()
@@ -219,7 +221,13 @@ func TestTaskOfAKilledReplicaEndsFailed(t *testing.T) {
 	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
 	line, err := bufio.NewReader(out).ReadString('\n')
 	require.NoError(t, err)
-	doomed := strings.TrimSpace(line)
+	return strings.TrimSpace(line), cmd
+}
+
+func TestTaskOfAKilledReplicaEndsFailed(t *testing.T) {
+	srv := redistest.New(t)
+	prefix := t.Name() + ":"
+	doomed, cmd := replicaProcess(t, srv, prefix)
 
 	survivor := mcpReplica(t, srv, prefix, taskRegistry(nil))
 	id := rpc2026(t, doomed, "tools/call", "hang", `"name":"hang","arguments":{}`)["taskId"].(string)

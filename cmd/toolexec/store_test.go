@@ -134,15 +134,7 @@ func TestServe_ReplicasShareARedisCluster(t *testing.T) {
 	assert.Equal(t, "Redis Cluster at "+strings.Join(c.Addrs(), ", "), shared.desc, "the banner names the nodes the URL names")
 	shared.close()
 
-	up := &countingUpstream{hits: map[string]int{}}
-	upSrv := httptest.NewServer(up)
-	defer upSrv.Close()
-	tools := fmt.Sprintf(`
-sources:
-  up: {kind: http, baseUrl: %s}
-tools:
-  cached: {kind: http, source: up, method: GET, path: /hit, description: counts its runs, cache: true}
-`, upSrv.URL)
+	up, tools := cachedTool(t)
 	var bases []string
 	for range 2 {
 		base, _ := startServerWith(t, t.TempDir(), tools, nil, "--redis", c.URL())
@@ -157,21 +149,27 @@ tools:
 	assert.Equal(t, 1, up.hits["/hit"], "the upstream ran once for two replicas sharing the cluster")
 }
 
+// cachedTool serves an upstream that counts its runs, and returns it with
+// a tools file of one cached HTTP tool on it.
+func cachedTool(t *testing.T) (*countingUpstream, string) {
+	up := &countingUpstream{hits: map[string]int{}}
+	upSrv := httptest.NewServer(up)
+	t.Cleanup(upSrv.Close)
+	return up, fmt.Sprintf(`
+sources:
+  up: {kind: http, baseUrl: %s}
+tools:
+  cached: {kind: http, source: up, method: GET, path: /hit, description: counts its runs, cache: true}
+`, upSrv.URL)
+}
+
 // go-redis logs on its own (a pool that cannot dial, a pub/sub connection
 // dropped); serve routes those lines through its logger, as structured
 // records among its own, not as bare lines on standard error.
 func TestServe_GoRedisLogsThroughTheServersLogger(t *testing.T) {
 	srv := redistest.New(t)
 	dir := t.TempDir()
-	up := &countingUpstream{hits: map[string]int{}}
-	upSrv := httptest.NewServer(up)
-	defer upSrv.Close()
-	tools := fmt.Sprintf(`
-sources:
-  up: {kind: http, baseUrl: %s}
-tools:
-  cached: {kind: http, source: up, method: GET, path: /hit, description: counts its runs, cache: true}
-`, upSrv.URL)
+	_, tools := cachedTool(t)
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "tools.yaml"), []byte(tools), 0o600))
 	ctx, cancel := context.WithCancel(context.Background())
 	ready, done := make(chan net.Addr, 1), make(chan int, 1)

@@ -601,7 +601,7 @@ func (run *taskRun) finish() {
 			}
 			break
 		}
-		if result != nil && run.s.answers() {
+		if result != nil && !errors.Is(err, errTaskConflict) && run.s.answers() {
 			// The store answers, yet refused the outcome: a result too
 			// large for it. Keep the failure instead.
 			run.x.logger.Warn("toolexec: a task's result could not be stored", "task", run.id, "error", err)

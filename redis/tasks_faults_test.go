@@ -18,6 +18,7 @@ import (
 	"github.com/toolexec/toolexec"
 	"github.com/toolexec/toolexec/mcp"
 	"github.com/toolexec/toolexec/oxp"
+	"github.com/toolexec/toolexec/redis"
 	"github.com/toolexec/toolexec/redis/redistest"
 )
 
@@ -183,4 +184,31 @@ func TestATaskIsRefusedWhileRedisDoesNotAnswer(t *testing.T) {
 	require.Eventually(t, func() bool {
 		return do(t, http.MethodPost, base+"/rest/tools/long/call", `{}`, "Prefer", "respond-async, wait=0").status == http.StatusAccepted
 	}, 10*time.Second, 100*time.Millisecond, "tasks again once Redis answers")
+}
+
+// A result the store refuses (larger than its MaxValueBytes) is not kept
+// waiting for a store that answers: the task fails, saying so.
+func TestATaskWhoseResultTheStoreRefusesFails(t *testing.T) {
+	t.Parallel()
+	srv := redistest.New(t)
+	store, err := redis.Open(context.Background(), srv.URL(), redis.Options{Prefix: t.Name() + ":", MaxValueBytes: 4 << 10})
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = store.Close() })
+	reg := toolexec.NewRegistry()
+	reg.MustAdd(toolexec.Tool{Name: "big", Options: toolexec.ToolOptions{TaskSupport: toolexec.TaskOptional}},
+		func(ctx context.Context, _ string, _ map[string]any) ([]toolexec.Content, bool, string, error) {
+			toolexec.BecomeTask(ctx)
+			return []toolexec.Content{toolexec.Text(strings.Repeat("x", 8<<10))}, false, "", nil
+		})
+	base := surfaces(t, toolexec.New(reg, reg, toolexec.WithAllowExecute(true), toolexec.WithLogger(discardLogger()), toolexec.WithStore(store)))
+	created := do(t, http.MethodPost, base+"/rest/tools/big/call", `{}`, "Prefer", "respond-async, wait=0")
+	require.Equal(t, http.StatusAccepted, created.status, created.body)
+	var task struct{ TaskID string }
+	require.NoError(t, json.Unmarshal([]byte(created.body), &task))
+	var last answer
+	require.Eventually(t, func() bool {
+		last = do(t, http.MethodGet, base+"/rest/tasks/"+task.TaskID, "")
+		return strings.Contains(last.body, `"status":"failed"`)
+	}, 10*time.Second, 50*time.Millisecond, "%s", last.body)
+	assert.Contains(t, last.body, "the task's result could not be stored")
 }

@@ -323,7 +323,7 @@ func (d *drill) do(ctx context.Context, method, path, body string, hdr ...string
 	if err != nil {
 		return 0, nil, "", err
 	}
-	defer resp.Body.Close()
+	defer func() { _ = resp.Body.Close() }() // read below; closing only frees the connection
 	data, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
 	return resp.StatusCode, resp.Header, string(data), err
 }

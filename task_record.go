@@ -202,6 +202,9 @@ type taskStore struct {
 	// failedAt is when (Unix milliseconds) a read of a task last found
 	// the store unreachable: it may come back without its data.
 	failedAt atomic.Int64
+	// runnersDown says the runners of this process's tasks last found the
+	// store unreachable (logged once per outage).
+	runnersDown atomic.Bool
 }
 
 // newTaskStore builds where the Executor keeps its tasks: the shared store
@@ -442,6 +445,19 @@ func (s *taskStore) noteFailure(err error) {
 	if s.shared && errors.Is(err, ErrTasksUnavailable) {
 		s.failedAt.Store(time.Now().UnixMilli())
 	}
+}
+
+// runnersReach notes whether the runners of this process's tasks reach
+// the store, and reports whether that changed; the return to it is logged
+// here, the loss by the runner that found it.
+func (s *taskStore) runnersReach(ok bool) bool {
+	if !s.runnersDown.CompareAndSwap(ok, !ok) {
+		return false
+	}
+	if ok {
+		s.log.Info("toolexec: the shared store answers the replica's running tasks again")
+	}
+	return true
 }
 
 // answers reports whether the store answers a read now.

@@ -410,6 +410,7 @@ func (run *taskRun) supervise() {
 			if !run.sync(true) || !ok {
 				tick.Reset(min(hb, storeRetry))
 			} else {
+				run.s.runnersReach(true)
 				tick.Reset(hb)
 			}
 		}
@@ -426,10 +427,24 @@ func (run *taskRun) beat() bool {
 	ctx, cancel := storeCtx()
 	defer cancel()
 	if err := run.s.leases.Set(ctx, leaseKey(run.id), []byte{'1'}, run.s.leaseTTL); err != nil {
-		run.x.logger.Warn("toolexec: a task's lease could not be renewed", "task", run.id, "error", err)
+		run.failed("toolexec: a task's lease could not be renewed", err)
 		return false
 	}
 	return true
+}
+
+// failed logs a failure of the runner's store operation what: an outage
+// once for all the runners of the process (they keep their tasks and try
+// again), anything else each time.
+func (run *taskRun) failed(what string, err error) {
+	if errors.Is(err, ErrTasksUnavailable) {
+		if run.s.runnersReach(false) {
+			run.x.logger.Warn("toolexec: the shared store does not answer the replica's running tasks; they run on, and are written when it answers",
+				"error", err)
+		}
+		return
+	}
+	run.x.logger.Warn(what, "task", run.id, "error", err)
 }
 
 // remember keeps r as the record this runner last read or wrote.
@@ -453,12 +468,12 @@ func (run *taskRun) sync(write bool) bool {
 	defer cancel()
 	r, _, err := run.s.load(ctx, run.id)
 	if err != nil {
-		run.x.logger.Warn("toolexec: a task's record could not be read", "task", run.id, "error", err)
+		run.failed("toolexec: a task's record could not be read", err)
 		return false
 	}
 	if r == nil && run.s.shared {
 		if err := run.restore(ctx, nil); err != nil {
-			run.x.logger.Warn("toolexec: a task's record could not be written again", "task", run.id, "error", err)
+			run.failed("toolexec: a task's record could not be written again", err)
 			return false
 		}
 		return true
@@ -492,7 +507,7 @@ func (run *taskRun) sync(write bool) bool {
 		return true
 	})
 	if err != nil {
-		run.x.logger.Warn("toolexec: a task's record could not be written", "task", run.id, "error", err)
+		run.failed("toolexec: a task's record could not be written", err)
 		return false
 	}
 	run.remember(r)

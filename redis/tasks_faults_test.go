@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/toolexec/toolexec"
+	"github.com/toolexec/toolexec/internal/testlog"
 	"github.com/toolexec/toolexec/mcp"
 	"github.com/toolexec/toolexec/oxp"
 	"github.com/toolexec/toolexec/redis"
@@ -94,8 +95,9 @@ func TestARunningTaskSurvivesARedisRestart(t *testing.T) {
 	proceed := make(chan struct{})
 	var runs atomic.Int32
 	reg := longTool(proceed, &runs)
+	var logs testlog.Buffer
 	replica := func() string {
-		return surfaces(t, toolexec.New(reg, reg, toolexec.WithAllowExecute(true), toolexec.WithLogger(discardLogger()),
+		return surfaces(t, toolexec.New(reg, reg, toolexec.WithAllowExecute(true), toolexec.WithLogger(logs.Logger()),
 			toolexec.WithStore(open(t, srv, prefix)), toolexec.WithLeaseTTL(3*time.Second)))
 	}
 	a, b := replica(), replica()
@@ -134,6 +136,7 @@ func TestARunningTaskSurvivesARedisRestart(t *testing.T) {
 	}, 20*time.Second, 50*time.Millisecond, "%s", last.body)
 	assert.Contains(t, last.body, "the answer", "its result, kept")
 	assert.Equal(t, int32(1), runs.Load())
+	assert.Contains(t, logs.String(), "the replica running the task wrote it again")
 }
 
 // While Redis does not answer, a call that would become a task is refused

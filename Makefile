@@ -81,7 +81,7 @@ soak:
 	TOOLEXEC_SOAK=1 $(GO) test -race -count=1 -run '^TestAnswersToTheLargestHostileBodyAreBounded$$' -v .
 	TOOLEXEC_SOAK=1 $(GO) test -race -count=1 -run '^TestValidationMemoryIsBoundedOnFailureDenseBodies$$' -v ./internal/schema
 
-.PHONY: serve-declarative bench-sql cluster
+.PHONY: serve-declarative bench-sql cluster chaos
 
 # Serves examples/declarative/tools.yaml (SQLite and HTTP-API tools, no Go
 # code) with the toolexec command on 127.0.0.1:5000 (cmd/toolexec/README.md).
@@ -93,6 +93,15 @@ serve-declarative:
 # Ctrl-C (docs/scale.md). Needs redis-server and haproxy.
 cluster:
 	examples/cluster/run.sh
+
+# The fault drill of docs/scale.md (about 90 s, loopback only): three
+# replicas of `toolexec serve --redis`, Redis and HAProxy under a bounded
+# mixed load; kills a replica, pauses Redis, restarts it empty, reloads
+# HAProxy, one after another, and prints a table per fault. Needs
+# redis-server and haproxy. Not part of make test. CHAOSFLAGS passes
+# flags (-v, -keep).
+chaos:
+	cd interop && $(GO) run ./cmd/chaos $(CHAOSFLAGS)
 
 # Prints the cost of a SQL tool call (SQLite, one indexed row, through
 # Executor.Call) over the same query through database/sql alone.

@@ -19,6 +19,10 @@ import (
 // polls with GET and cancels with DELETE. Task routes live under /tasks,
 // beside /tools, so no tool name can clash with them.
 
+// tasksRetryAfter is the Retry-After of a task request answered 503
+// because the shared store does not answer.
+const tasksRetryAfter = time.Second
+
 // maxPreferWait bounds the wait a caller may ask for with Prefer: wait=N.
 const maxPreferWait = time.Minute
 
@@ -105,6 +109,12 @@ func (h *restHandler) tasks(w http.ResponseWriter, r *http.Request, id string) {
 	switch {
 	case errors.Is(err, ErrTaskNotFound):
 		writeError(w, http.StatusNotFound, "Task not found")
+		return
+	case errors.Is(err, ErrTasksUnavailable):
+		// Not known now (the shared store does not answer, or is getting
+		// its tasks back after losing them): ask again, never "not found".
+		w.Header().Set("Retry-After", httpjson.RetryAfter(tasksRetryAfter))
+		writeError(w, http.StatusServiceUnavailable, "Service unavailable: the task cannot be read just now; try again shortly")
 		return
 	case err != nil:
 		h.x.logger.ErrorContext(r.Context(), "toolexec: a task could not be read or changed", "error", err)

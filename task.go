@@ -216,3 +216,13 @@ func taskRequired(t *Tool) *Error {
 // that does not exist, has expired, or belongs to another caller: the three
 // are not told apart, so nobody learns whether another's task exists.
 var ErrTaskNotFound = errors.New("toolexec: task not found")
+
+// ErrTasksUnavailable is wrapped by the errors of the task methods of
+// SurfaceKit, and of CallTask's refusal (CodeUnavailable), when the
+// Executor's shared store cannot be reached, or lost its data so lately
+// (a Redis restarted without persistence) that the replica running the
+// task may not have written it again yet. The answer is not known: the
+// caller should ask again in a moment (the surfaces answer 503 with
+// Retry-After, or MCP's -32000), and must not take it for a task that
+// does not exist.
+var ErrTasksUnavailable = errors.New("toolexec: tasks cannot be read or created just now")

@@ -3,6 +3,7 @@ package toolexec
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 
 	"github.com/toolexec/toolexec/internal/caller"
@@ -30,14 +31,32 @@ func taskOwner(ctx context.Context, r *http.Request) string {
 
 // ownRecord reads the task id for the caller of r: ErrTaskNotFound when
 // there is no such task, or it is another's. A task whose runner stopped
-// is marked failed first.
+// is marked failed first. A shared store that cannot be read, or that lost
+// its data so lately that the task's runner may not have written it again
+// (see taskEpochKey), is ErrTasksUnavailable.
 func (k SurfaceKit) ownRecord(r *http.Request, id string) (*taskRecord, error) {
 	if !validTaskID(id) {
 		return nil, ErrTaskNotFound
 	}
-	rec, err := k.x.tasks.alive(r.Context(), id)
+	s := k.x.tasks
+	rec, err := s.alive(r.Context(), id)
 	if err != nil {
+		s.noteFailure(err)
 		return nil, err
+	}
+	switch {
+	case rec == nil && s.shared:
+		recovering, err := s.recovering(r.Context())
+		if err != nil {
+			return nil, err
+		}
+		if recovering {
+			return nil, fmt.Errorf("%w: %w", ErrTasksUnavailable, errRecovering)
+		}
+	case s.shared && s.epoch.Load() == nil:
+		// The store's epoch, read once, so that this process tells a
+		// store that lost its data from a new one.
+		_, _ = s.recovering(r.Context())
 	}
 	if rec == nil || rec.Owner != taskOwner(r.Context(), r) || !k.mayCall(r, rec) {
 		return nil, ErrTaskNotFound
@@ -76,9 +95,12 @@ func (k SurfaceKit) mayCall(r *http.Request, rec *taskRecord) bool {
 // credentials must be those of the task's owner. It returns
 // ErrTaskNotFound for a task that does not exist, expired, belongs to
 // another caller, or whose tool the auth hook would not let this caller
-// call (see mayCall); another error means the store could not be read. A task
-// whose runner's replica stopped is marked failed ("the replica running
-// this task stopped") before it is returned.
+// call (see mayCall); an error wrapping ErrTasksUnavailable when the shared
+// store cannot be read, or lost its data so lately that the replica
+// running the task may not have written it again yet (ask again in a
+// moment); any other error is internal. A task whose runner's replica
+// stopped is marked failed ("the replica running this task stopped")
+// before it is returned. UpdateTask, CancelTask and WatchTask fail alike.
 func (k SurfaceKit) Task(r *http.Request, id string) (*Task, error) {
 	rec, err := k.ownRecord(r, id)
 	if err != nil {
@@ -161,5 +183,6 @@ func (k SurfaceKit) WatchTask(r *http.Request, id string, notify func()) (stop f
 	if _, err := k.ownRecord(r, id); err != nil {
 		return nil, err
 	}
-	return k.x.tasks.bus.Subscribe(r.Context(), taskChannel(id), func([]byte) { notify() })
+	stop, err = k.x.tasks.bus.Subscribe(r.Context(), taskChannel(id), func([]byte) { notify() })
+	return stop, unavailable(err)
 }

@@ -7,6 +7,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
+	"strconv"
+	"strings"
+	"sync/atomic"
 	"time"
 )
 
@@ -22,6 +26,15 @@ import (
 // answers and cancellation and listen streams of status changes; since
 // messages may be lost, the runner also reads the record on its own now
 // and then.
+//
+// A shared store may lose what it holds (a Redis restarted without
+// persistence). The replica running a task keeps its record in memory and
+// writes it again when it finds it gone, so a running task outlives the
+// loss. Meanwhile a poll that finds no record must not say "not found":
+// the store's epoch (taskEpochKey) says when the store last lost its data,
+// and for a lease TTL after that, a record not found is "unavailable, ask
+// again" (ErrTasksUnavailable), the time its runner takes to write it
+// again.
 
 func taskKey(id string) string     { return "task:" + id }
 func leaseKey(id string) string    { return "task-lease:" + id }
@@ -187,12 +200,28 @@ type taskStore struct {
 	settings        TaskSettings
 	leaseTTL        time.Duration
 	quota           *taskQuota // MaxTasksPerCaller, counted in this process
+	log             *slog.Logger
+	// shared says the records live in a store other processes share (and
+	// that may lose them: see taskEpochKey); false for the process's own
+	// maps, whose bounds drop tasks on purpose.
+	shared bool
+	// epoch is the id of the store's epoch this process last read (nil
+	// for none yet), and down says the store failed the last check before
+	// a call that may become a task (logged once per outage).
+	epoch atomic.Pointer[string]
+	down  atomic.Bool
+	// failedAt is when (Unix milliseconds) a read of a task last found
+	// the store unreachable: it may come back without its data.
+	failedAt atomic.Int64
+	// runnersDown says the runners of this process's tasks last found the
+	// store unreachable (logged once per outage).
+	runnersDown atomic.Bool
 }
 
 // newTaskStore builds where the Executor keeps its tasks: the shared store
 // when there is one, else bounded maps of the process's own.
 func (x *Executor) newTaskStore() *taskStore {
-	s := &taskStore{settings: x.taskSettings.withDefaults(), leaseTTL: x.leaseTTL}
+	s := &taskStore{settings: x.taskSettings.withDefaults(), leaseTTL: x.leaseTTL, log: x.logger}
 	if k, ok := x.store.(taskKeeper); ok {
 		// An in-process store shared by Executors: their tasks in maps of
 		// its own, out of reach of the cache's evictions.
@@ -203,6 +232,7 @@ func (x *Executor) newTaskStore() *taskStore {
 	}
 	if x.store != nil {
 		s.records, s.leases, s.bus = x.store, x.store, x.store
+		s.shared = true
 		s.quota = newTaskQuota(s.settings.MaxTasksPerCaller)
 		return s
 	}
@@ -241,11 +271,19 @@ var errTaskConflict = errors.New("toolexec: the task kept changing; try again")
 // race with another.
 const maxUpdateAttempts = 32
 
+// unavailable wraps err, a failure of the store, as ErrTasksUnavailable.
+func unavailable(err error) error {
+	if err == nil || errors.Is(err, ErrTasksUnavailable) {
+		return err
+	}
+	return fmt.Errorf("%w: %w", ErrTasksUnavailable, err)
+}
+
 // load reads the record of id; nil when there is none.
 func (s *taskStore) load(ctx context.Context, id string) (*taskRecord, []byte, error) {
 	raw, ok, err := s.records.Get(ctx, taskKey(id))
 	if err != nil || !ok {
-		return nil, nil, err
+		return nil, nil, unavailable(err)
 	}
 	r := new(taskRecord)
 	if err := json.Unmarshal(raw, r); err != nil {
@@ -277,7 +315,7 @@ func (s *taskStore) update(ctx context.Context, id string, change func(r *taskRe
 		}
 		ok, err := s.records.CompareAndSwap(ctx, taskKey(id), raw, next, s.settings.TTL)
 		if err != nil {
-			return nil, err
+			return nil, unavailable(err)
 		}
 		if ok {
 			s.announce(ctx, id)
@@ -305,7 +343,7 @@ func (s *taskStore) alive(ctx context.Context, id string) (*taskRecord, error) {
 	}
 	_, held, err := s.leases.Get(ctx, leaseKey(id))
 	if err != nil || held {
-		return r, err
+		return r, unavailable(err)
 	}
 	return s.update(ctx, id, func(r *taskRecord) bool {
 		if r.Status.Terminal() {
@@ -315,4 +353,137 @@ func (s *taskStore) alive(ctx context.Context, id string) (*taskRecord, error) {
 		r.Err = toRecordError(errRunnerGone)
 		return true
 	})
+}
+
+// taskEpochKey holds the shared store's epoch: "ID LOSS", a random id and
+// when (Unix milliseconds) a replica last found that the store had lost
+// its data, 0 for never. A store without it has lost it (a replica that
+// had read an epoch finds none), or is new.
+const taskEpochKey = "task-epoch"
+
+// errRecovering is the failure of a read that found no record while the
+// store may still be getting its running tasks back.
+var errRecovering = errors.New("the shared store lost its data lately; the replica running the task may not have written it again yet")
+
+// recovering reads the store's epoch, and reports whether the store lost
+// its data less than a lease TTL ago: the runners of its tasks write them
+// again within that (a third of it, once they read the store again). A
+// store without an epoch gets one; when this process had read one before,
+// the store has just lost its data, and the new epoch says so.
+func (s *taskStore) recovering(ctx context.Context) (bool, error) {
+	lost, err := s.readEpoch(ctx)
+	if err != nil {
+		return false, err
+	}
+	// Back from an outage this process saw: perhaps without its data.
+	failed := s.failedAt.Load()
+	return lost || failed != 0 && time.Since(time.UnixMilli(failed)) < s.leaseTTL, nil
+}
+
+// readEpoch reads the store's epoch (see recovering), and reports whether
+// it says the store lost its data less than a lease TTL ago.
+func (s *taskStore) readEpoch(ctx context.Context) (bool, error) {
+	for range 2 {
+		raw, ok, err := s.records.Get(ctx, taskEpochKey)
+		if err != nil {
+			return false, unavailable(err)
+		}
+		seen := s.epoch.Load()
+		if ok {
+			id, loss := parseEpoch(raw)
+			if seen == nil || *seen != id {
+				s.epoch.Store(&id)
+			}
+			return loss > 0 && time.Since(time.UnixMilli(loss)) < s.leaseTTL, nil
+		}
+		loss := int64(0)
+		if seen != nil {
+			loss = time.Now().UnixMilli()
+		}
+		id := newTaskID()
+		added, err := s.records.Add(ctx, taskEpochKey, []byte(id+" "+strconv.FormatInt(loss, 10)), 0)
+		if err != nil {
+			return false, unavailable(err)
+		}
+		if added {
+			s.epoch.Store(&id)
+			if loss > 0 {
+				s.log.WarnContext(ctx, "toolexec: the shared store lost its tasks (was it restarted without persistence?); the replicas running tasks write them again")
+			}
+			return loss > 0, nil
+		}
+		// Another replica wrote one first: read it.
+	}
+	return false, nil
+}
+
+// noteLoss records in the store's epoch that the store lost its data now,
+// unless it says so already: the runner of a task found its record gone.
+func (s *taskStore) noteLoss(ctx context.Context) {
+	raw, ok, err := s.records.Get(ctx, taskEpochKey)
+	if err != nil {
+		return
+	}
+	if ok {
+		if _, loss := parseEpoch(raw); loss > 0 && time.Since(time.UnixMilli(loss)) < s.leaseTTL {
+			return
+		}
+	}
+	id := newTaskID()
+	if s.records.Set(ctx, taskEpochKey, []byte(id+" "+strconv.FormatInt(time.Now().UnixMilli(), 10)), 0) == nil {
+		s.epoch.Store(&id)
+	}
+}
+
+// parseEpoch reads an epoch's id and time of loss.
+func parseEpoch(raw []byte) (id string, loss int64) {
+	id, ms, _ := strings.Cut(string(raw), " ")
+	loss, _ = strconv.ParseInt(ms, 10, 64)
+	return id, loss
+}
+
+// check asks the shared store, before a call that may become a task runs,
+// whether it answers (reading its epoch): a task it could not record would
+// hold its caller for the whole call. A change either way is logged once.
+func (s *taskStore) check(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(ctx, storeOpTimeout)
+	defer cancel()
+	if _, err := s.readEpoch(ctx); err != nil {
+		if s.down.CompareAndSwap(false, true) {
+			s.log.WarnContext(ctx, "toolexec: the shared store does not answer; calls that may become tasks are refused until it does", "error", err)
+		}
+		return err
+	}
+	if s.down.CompareAndSwap(true, false) {
+		s.log.InfoContext(ctx, "toolexec: the shared store answers again; calls may become tasks again")
+	}
+	return nil
+}
+
+// noteFailure notes that err, if it is one, says the store did not answer.
+func (s *taskStore) noteFailure(err error) {
+	if s.shared && errors.Is(err, ErrTasksUnavailable) {
+		s.failedAt.Store(time.Now().UnixMilli())
+	}
+}
+
+// runnersReach notes whether the runners of this process's tasks reach
+// the store, and reports whether that changed; the return to it is logged
+// here, the loss by the runner that found it.
+func (s *taskStore) runnersReach(ok bool) bool {
+	if !s.runnersDown.CompareAndSwap(ok, !ok) {
+		return false
+	}
+	if ok {
+		s.log.Info("toolexec: the shared store answers the replica's running tasks again")
+	}
+	return true
+}
+
+// answers reports whether the store answers a read now.
+func (s *taskStore) answers() bool {
+	ctx, cancel := context.WithTimeout(context.Background(), storeOpTimeout)
+	defer cancel()
+	_, _, err := s.records.Get(ctx, taskEpochKey)
+	return err == nil
 }

@@ -60,7 +60,11 @@ const MaxTaskLabelBytes = 256
 // its handler starts (by the gate, the auth hook, a requirement), one that
 // ends within tc.Wait, one whose tool does not allow tasks, or one the
 // store could not record (logged at warning level: the caller then simply
-// waits for it).
+// waits for it). With a shared store (WithStore), a call that may become a
+// task is refused before its handler runs while the store does not answer
+// (CodeUnavailable, with RetryAfter, wrapping ErrTasksUnavailable), so
+// that its caller is not held for the whole run; the store is checked
+// once before each such call.
 //
 // Until the call becomes a task, its progress, log messages and input
 // requests go to req.Peer, as for any call; a call never becomes a task
@@ -155,6 +159,8 @@ type taskRun struct {
 	stopSubs func()
 
 	mu       sync.Mutex
+	last     *taskRecord // the record as this runner last wrote or read it, to write again should the store lose it
+	restored bool        // the record was written again (logged once)
 	state    int
 	ended    bool // the call returned
 	inInput  int  // input requests to the surface's Peer in flight
@@ -189,6 +195,14 @@ func (run *taskRun) intercept(next CallFunc) CallFunc {
 				return nil, run.x.tooManyTasks(&call.Tool)
 			}
 			defer run.s.quota.give(run.share)
+			if run.s.shared {
+				if err := run.s.check(ctx); err != nil {
+					run.allowed = false
+					close(run.started)
+					return nil, &Error{Stage: StageIntercept, Code: CodeUnavailable, RetryAfter: time.Second, Err: err,
+						Message: "Tasks cannot be created just now: the service's shared store does not answer. Try again shortly."}
+				}
+			}
 		}
 		close(run.started)
 		return next(ctx, call)
@@ -302,7 +316,7 @@ func (run *taskRun) escalate(ctx context.Context) (task *Task, retry bool) {
 			"tool", run.tool, "error", err)
 		return nil, false
 	}
-	run.id, run.dirty = rec.ID, false
+	run.id, run.dirty, run.last = rec.ID, false, rec
 	run.setState(runTask)
 	go run.supervise()
 	t, _ := rec.snapshot() // holds no result: cannot fail
@@ -386,11 +400,18 @@ func (run *taskRun) heartbeat() time.Duration {
 // period.
 const progressFlush = 200 * time.Millisecond
 
+// storeRetry is how soon a task's runner tries the store again after it
+// failed to answer, when that is sooner than its heartbeat: a store that
+// comes back (restarted, and empty) gets the task's lease and record again
+// within about this.
+const storeRetry = time.Second
+
 // supervise is the runner of a task: until the call ends it renews the
 // lease, writes progress, delivers answers and hears of cancellation; then
 // it writes the outcome.
 func (run *taskRun) supervise() {
-	tick := time.NewTicker(run.heartbeat())
+	hb := run.heartbeat()
+	tick := time.NewTimer(hb)
 	defer tick.Stop()
 	for {
 		select {
@@ -402,8 +423,13 @@ func (run *taskRun) supervise() {
 		case <-run.flush:
 			run.sync(true)
 		case <-tick.C:
-			run.beat()
-			run.sync(true)
+			ok := run.beat()
+			if !run.sync(true) || !ok {
+				tick.Reset(min(hb, storeRetry))
+			} else {
+				run.s.runnersReach(true)
+				tick.Reset(hb)
+			}
 		}
 	}
 }
@@ -413,31 +439,67 @@ func storeCtx() (context.Context, context.CancelFunc) {
 	return context.WithTimeout(context.Background(), storeOpTimeout)
 }
 
-// beat renews the runner's lease.
-func (run *taskRun) beat() {
+// beat renews the runner's lease, and reports whether the store answered.
+func (run *taskRun) beat() bool {
 	ctx, cancel := storeCtx()
 	defer cancel()
 	if err := run.s.leases.Set(ctx, leaseKey(run.id), []byte{'1'}, run.s.leaseTTL); err != nil {
-		run.x.logger.Warn("toolexec: a task's lease could not be renewed", "task", run.id, "error", err)
+		run.failed("toolexec: a task's lease could not be renewed", err)
+		return false
 	}
+	return true
+}
+
+// failed logs a failure of the runner's store operation what: an outage
+// once for all the runners of the process (they keep their tasks and try
+// again), anything else each time.
+func (run *taskRun) failed(what string, err error) {
+	if errors.Is(err, ErrTasksUnavailable) {
+		if run.s.runnersReach(false) {
+			run.x.logger.Warn("toolexec: the shared store does not answer the replica's running tasks; they run on, and are written when it answers",
+				"error", err)
+		}
+		return
+	}
+	run.x.logger.Warn(what, "task", run.id, "error", err)
+}
+
+// remember keeps r as the record this runner last read or wrote.
+func (run *taskRun) remember(r *taskRecord) {
+	if r == nil {
+		return
+	}
+	run.mu.Lock()
+	run.last = r
+	run.mu.Unlock()
 }
 
 // sync reads the task's record: it cancels the call of a task that was
-// cancelled, failed or dropped meanwhile, and hands answers to the input
-// requests waiting for them. With write, it also writes the progress not
-// yet written, and renews a record past half its TTL.
-func (run *taskRun) sync(write bool) {
+// cancelled, failed or dropped meanwhile, writes again the record a shared
+// store lost (restarted without persistence), and hands answers to the
+// input requests waiting for them. With write, it also writes the progress
+// not yet written, and renews a record past half its TTL. It reports
+// whether the store answered.
+func (run *taskRun) sync(write bool) bool {
 	ctx, cancel := storeCtx()
 	defer cancel()
 	r, _, err := run.s.load(ctx, run.id)
 	if err != nil {
-		run.x.logger.Warn("toolexec: a task's record could not be read", "task", run.id, "error", err)
-		return
+		run.failed("toolexec: a task's record could not be read", err)
+		return false
+	}
+	if r == nil && run.s.shared {
+		if err := run.restore(ctx, nil); err != nil {
+			run.failed("toolexec: a task's record could not be written again", err)
+			return false
+		}
+		return true
 	}
 	if r == nil || r.Status.Terminal() {
 		run.cancel() // cancelled, failed by another replica, or dropped
-		return
+		return true
 	}
+	run.remember(r)
 	delivered := run.deliver(r.Answers)
 	run.mu.Lock()
 	dirty, msg, p := run.dirty && write, run.message, run.progress
@@ -447,9 +509,9 @@ func (run *taskRun) sync(write bool) {
 	run.mu.Unlock()
 	renew := write && time.Until(unixMilli(r.Expires)) < run.s.settings.TTL/2
 	if len(delivered) == 0 && !dirty && !renew {
-		return
+		return true
 	}
-	_, err = run.s.update(ctx, run.id, func(r *taskRecord) bool {
+	r, err = run.s.update(ctx, run.id, func(r *taskRecord) bool {
 		if r.Status.Terminal() {
 			return false
 		}
@@ -462,8 +524,53 @@ func (run *taskRun) sync(write bool) {
 		return true
 	})
 	if err != nil {
-		run.x.logger.Warn("toolexec: a task's record could not be written", "task", run.id, "error", err)
+		run.failed("toolexec: a task's record could not be written", err)
+		return false
 	}
+	run.remember(r)
+	return true
+}
+
+// restore writes the task's record again, from what this runner last
+// knew of it (with the progress reported since), changed by end when the
+// call has ended, after the shared store lost it: its lease first, then
+// the record, so that no replica takes the task for one whose runner
+// stopped. A record found back meanwhile is left as it is
+// (errTaskConflict: read it again).
+func (run *taskRun) restore(ctx context.Context, end func(r *taskRecord)) error {
+	run.mu.Lock()
+	r := *run.last
+	r.Message, r.Progress, r.Total = run.message, run.progress.Progress, run.progress.Total
+	logged := run.restored
+	run.restored = true
+	run.mu.Unlock()
+	if end != nil {
+		end(&r)
+	}
+	now := time.Now()
+	r.Updated, r.Expires = now.UnixMilli(), now.Add(run.s.settings.TTL).UnixMilli()
+	data, err := json.Marshal(&r)
+	if err != nil {
+		return err
+	}
+	if err := run.s.leases.Set(ctx, leaseKey(run.id), []byte{'1'}, run.s.leaseTTL); err != nil {
+		return unavailable(err)
+	}
+	added, err := run.s.records.Add(ctx, taskKey(run.id), data, run.s.settings.TTL)
+	if err != nil {
+		return unavailable(err)
+	}
+	if !added {
+		return errTaskConflict
+	}
+	run.remember(&r)
+	run.s.noteLoss(ctx)
+	run.s.announce(ctx, run.id)
+	if !logged {
+		run.x.logger.Warn("toolexec: a task's record was gone from the shared store (restarted without persistence?); the replica running the task wrote it again",
+			"task", run.id, "status", r.Status)
+	}
+	return nil
 }
 
 // deliver hands the answers to the input requests waiting for them, and
@@ -494,37 +601,58 @@ func (run *taskRun) finish() {
 	run.mu.Lock()
 	progress := run.progress
 	run.mu.Unlock()
+	end := func(r *taskRecord) bool {
+		if r.Status.Terminal() {
+			return false
+		}
+		r.Status, r.Message, r.Inputs, r.Answers, r.Result, r.Err = status, msg, nil, nil, result, rerr
+		if status == TaskCompleted && rerr == nil {
+			r.Progress, r.Total = progress.Progress, progress.Total
+		}
+		return true
+	}
 	write := func(ctx context.Context) error {
-		_, err := run.s.update(ctx, run.id, func(r *taskRecord) bool {
-			if r.Status.Terminal() {
-				return false
-			}
-			r.Status, r.Message, r.Inputs, r.Answers, r.Result, r.Err = status, msg, nil, nil, result, rerr
-			if status == TaskCompleted && rerr == nil {
-				r.Progress, r.Total = progress.Progress, progress.Total
-			}
-			return true
-		})
+		r, err := run.s.update(ctx, run.id, end)
+		if err == nil && r == nil && run.s.shared {
+			// The store lost the record (restarted): write it again, ended.
+			err = run.restore(ctx, func(r *taskRecord) { end(r) })
+		}
 		return err
 	}
-	for attempt := 0; ; attempt++ {
+	// The outcome is kept until the store takes it, for as long as the
+	// task would be kept: a store that does not answer now (restarting, a
+	// partition) gets it when it answers again.
+	start, wait, kept := time.Now(), 100*time.Millisecond, false
+	for {
 		ctx, cancel := storeCtx()
 		err := write(ctx)
 		cancel()
 		if err == nil {
+			if kept {
+				run.x.logger.Info("toolexec: a task's outcome was stored once the shared store answered again", "task", run.id)
+			}
 			break
 		}
-		if attempt == 2 && result != nil {
-			// The store may refuse a value this large: keep the failure.
+		if result != nil && !errors.Is(err, errTaskConflict) && run.s.answers() {
+			// The store answers, yet refused the outcome: a result too
+			// large for it. Keep the failure instead.
 			run.x.logger.Warn("toolexec: a task's result could not be stored", "task", run.id, "error", err)
 			status, msg, result = TaskFailed, errResultUnstored.Message, nil
 			rerr = toRecordError(errResultUnstored)
+			continue
 		}
-		if attempt == 5 {
+		if time.Since(start) > run.s.settings.TTL {
 			run.x.logger.Error("toolexec: a task's outcome could not be stored", "task", run.id, "error", err)
 			break
 		}
-		time.Sleep(time.Duration(attempt+1) * 100 * time.Millisecond)
+		if !kept {
+			kept = true
+			run.x.logger.Warn("toolexec: a task's outcome cannot be stored now; this replica keeps it until the shared store answers",
+				"task", run.id, "error", err)
+		}
+		time.Sleep(wait)
+		wait = min(wait*2, storeRetry)
+		run.beat() // the task is not taken for one whose runner stopped meanwhile
 	}
 	ctx, cancel := storeCtx()
 	_ = run.s.leases.Delete(ctx, leaseKey(run.id))
@@ -745,6 +873,7 @@ func (run *taskRun) ask(ctx context.Context, reqs []InputRequest) ([]InputRespon
 		return true
 	})
 	cancel()
+	run.remember(r)
 	if err == nil && (r == nil || r.Status.Terminal()) {
 		err = context.Canceled
 	}
@@ -776,7 +905,7 @@ func (run *taskRun) ask(ctx context.Context, reqs []InputRequest) ([]InputRespon
 func (run *taskRun) withdraw(inputs []recordInput) {
 	ctx, cancel := storeCtx()
 	defer cancel()
-	_, _ = run.s.update(ctx, run.id, func(r *taskRecord) bool {
+	r, _ := run.s.update(ctx, run.id, func(r *taskRecord) bool {
 		if r.Status.Terminal() {
 			return false
 		}
@@ -805,4 +934,5 @@ func (run *taskRun) withdraw(inputs []recordInput) {
 		}
 		return changed
 	})
+	run.remember(r)
 }

@@ -34,8 +34,15 @@ const DefaultResumeWindow = 30 * time.Second
 // the call's request id and its caller; only that caller resumes it, and a
 // stream id is 128 random bits besides. The replica running the call
 // appends a keep-alive event every third of the window, so a reader
-// elsewhere tells a call that is quiet from one whose replica died, which
-// it answers with a JSON-RPC error so the client is not left waiting.
+// elsewhere tells a call that is quiet from one whose replica died (no
+// event for half the window, well before the log expires a whole window
+// after its last event; or the log gone), which it answers with a
+// JSON-RPC error so the client is not left waiting.
+//
+// A response the log could not take when the call ended (the store did
+// not answer) is appended once the store answers again, within the
+// window, so that a client resuming then reads the call's end at once
+// rather than waiting for events that will never come.
 //
 // MCP 2026-07-28 removed resumption: its streams carry no ids, and GET is
 // answered 405 there as before.
@@ -83,7 +90,10 @@ type resumable struct {
 	principal string // the caller, bound before the first event
 	owner     string // whose share of the store's logs the stream's log counts in (logOwner)
 	bound     bool
+	headerOK  bool        // the header reached the log: the stream can be resumed from it
 	logOK     bool        // the header reached the log, and every event since
+	endLogged bool        // the call's response reached the log
+	endLate   bool        // the response is being offered to the log again (ended)
 	logged    int         // bytes of messages logged (MaxResumableBytes)
 	keepAlive *time.Timer // appends keep-alives while the stream is open
 	orphaned  *time.Timer // runs while no client reads the stream; cancels the call when it fires
@@ -138,7 +148,7 @@ func (r *resumable) start() {
 	_, err := r.h.appendEvent(r.owner, id, append([]byte(headerEvent), hdr...))
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.logOK = err == nil
+	r.logOK, r.headerOK = err == nil, err == nil
 	if r.done || !r.logOK {
 		return
 	}
@@ -170,6 +180,37 @@ func (r *resumable) append(data []byte) string {
 	}
 	return id + eventIDSep + eid
 }
+
+// ended notes that the call's response, data, was sent on the stream,
+// logged reporting whether the log took it. A response the log did not
+// take, of a stream a client may resume (its header was logged), is
+// appended once the store answers again, trying for the resume window:
+// a client that resumes the stream, here or elsewhere, then reads the
+// call's end, even after events it will not see (those the store did not
+// take meanwhile).
+func (r *resumable) ended(data []byte, logged bool) {
+	r.mu.Lock()
+	r.endLogged = r.endLogged || logged
+	id, owner, late := r.id, r.owner, r.headerOK && !r.endLogged && !r.endLate
+	r.endLate = r.endLate || late
+	r.mu.Unlock()
+	if !late {
+		return
+	}
+	go func() {
+		deadline := time.Now().Add(r.h.resumeWindow)
+		for time.Now().Before(deadline) {
+			if _, err := r.h.appendEvent(owner, id, data); err == nil {
+				return
+			}
+			time.Sleep(lateEndRetry)
+		}
+	}()
+}
+
+// lateEndRetry is how often a response the log did not take is offered to
+// it again.
+const lateEndRetry = 500 * time.Millisecond
 
 // keepAliveTick appends a keep-alive, which also keeps the log.
 func (r *resumable) keepAliveTick() {
@@ -388,8 +429,8 @@ func (h *handler) resume(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	h.relay.send(ctx, owner, &relayMsg{Kind: "attach", Stream: stream})
-	lastNew := time.Now()
-	tick := time.NewTicker(h.resumeWindow / 3)
+	lastNew, lastAttach := time.Now(), time.Now()
+	tick := time.NewTicker(h.resumeWindow / 10)
 	defer tick.Stop()
 	for {
 		for _, ev := range evs {
@@ -413,20 +454,42 @@ func (h *handler) resume(w http.ResponseWriter, r *http.Request) {
 				return
 			case <-notified:
 			case <-tick.C:
-				h.relay.send(ctx, owner, &relayMsg{Kind: "attach", Stream: stream})
-				if time.Since(lastNew) > h.resumeWindow+h.resumeWindow/3 {
-					// No event, not even a keep-alive, for longer than the
-					// replica running the call would leave: it is gone.
-					_ = out.event(encodeError(hdr.RequestID, newError(CodeInternalError,
-						"Internal error: the server running the call stopped before it answered")), out.ceiling())
+				if time.Since(lastAttach) >= h.resumeWindow/3 {
+					h.relay.send(ctx, owner, &relayMsg{Kind: "attach", Stream: stream})
+					lastAttach = time.Now()
+				}
+				if time.Since(lastNew) > h.resumeWindow/2 {
+					// No event, not even a keep-alive (one every third of
+					// the window), for half the window: the replica running
+					// the call is gone. Said well before the log expires, a
+					// window after its last event.
+					callLost(&out, hdr)
 					return
 				}
 			}
 		}
-		if evs, found, err = h.readEvents(ctx, log, after); err != nil || !found {
-			return // the log is gone, or cannot be read: the client may try again
+		if evs, found, err = h.readEvents(ctx, log, after); err != nil {
+			return // the log cannot be read: the client may try again
+		}
+		if !found {
+			// The log no longer holds the event last sent: it expired, kept
+			// by no replica (the one running the call stopped), or was
+			// trimmed past it (the client may try again from an event the
+			// log holds).
+			if rest, err := h.streamHeader(ctx, log); err == nil && rest == nil {
+				callLost(&out, hdr)
+			}
+			return
 		}
 	}
+}
+
+// callLost ends a resumed stream whose call's replica stopped before it
+// answered with a JSON-RPC error saying so, so that the client is not
+// left waiting.
+func callLost(out *sseWriter, hdr *streamHeader) {
+	_ = out.event(encodeError(hdr.RequestID, newError(CodeInternalError,
+		"Internal error: the server running the call stopped before it answered")), out.ceiling())
 }
 
 // streamHeader reads a stream's header, nil when the log holds none.

@@ -3,6 +3,7 @@ package mcp
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"strings"
 	"sync"
@@ -429,6 +430,9 @@ func (s *callStream) send(ctx context.Context, data []byte, last bool) error {
 		// Logged, so that a client may resume from it, here or elsewhere
 		// (resume.go); "" when it could not be.
 		id = s.res.append(data)
+		if last {
+			s.res.ended(data, id != "")
+		}
 		if s.gone && id != "" {
 			return nil // for the client to resume
 		}
@@ -469,7 +473,11 @@ func (s *callStream) finish(data []byte) bool {
 	if !started {
 		return false
 	}
-	_ = s.send(context.Background(), data, true) // the response: sent whatever became of the call
+	if err := s.send(context.Background(), data, true); errors.Is(err, errStreamClosed) && s.res != nil {
+		// The stream failed before the response: a client that resumes it
+		// reads the response from the log, once the store takes it.
+		s.res.ended(data, false)
+	}
 	// The stream is closed (or failed): no later send touches s.out, so
 	// end may wait for a write left running without holding the lock.
 	s.out.end()

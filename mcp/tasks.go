@@ -20,6 +20,10 @@ import (
 // store. This file answers the extension's methods and writes its shapes;
 // the tasks themselves live in the Executor (toolexec.SurfaceKit.CallTask).
 
+// tasksRetryAfter is the Retry-After of a task request refused because
+// the shared store does not answer.
+const tasksRetryAfter = time.Second
+
 // extTasks names the tasks extension.
 const extTasks = "io.modelcontextprotocol/tasks"
 
@@ -262,10 +266,19 @@ func (h *handler) serveTask(ex *exchange, m *message, meta *requestMeta) outcome
 }
 
 // taskFailed is the answer to a task method that failed with err: -32602
-// for a task not found, else an internal error (logged).
+// for a task not found; for a task that cannot be read just now (the
+// shared store does not answer, or is getting its tasks back), a refusal
+// to retry: HTTP 503 with Retry-After, -32000; else an internal error
+// (logged).
 func (h *handler) taskFailed(ex *exchange, m *message, err error) outcome {
 	if errors.Is(err, toolexec.ErrTaskNotFound) {
 		return outcome{data: encodeError(m.id, newError(CodeInvalidParams, "Failed to retrieve task: Task not found"))}
+	}
+	if errors.Is(err, toolexec.ErrTasksUnavailable) {
+		out := failWith(m.id, http.StatusServiceUnavailable, newError(CodeRequestRejected,
+			"Service unavailable: the task cannot be read just now; retry shortly"))
+		out.retryAfter = tasksRetryAfter
+		return out
 	}
 	h.x.SurfaceKit().Logger().ErrorContext(ex.r.Context(), "mcp: a task could not be read or changed", "method", m.method, "error", err)
 	return outcome{data: encodeError(m.id, newError(CodeInternalError, "Internal error: the task could not be read or changed"))}

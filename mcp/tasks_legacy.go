@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"encoding/json"
+	"errors"
 	"maps"
 	"net/http"
 	"time"
@@ -172,14 +173,20 @@ func (h *handler) legacyTaskResult(ex *exchange, m *message, caller *http.Reques
 	}
 	defer stop()
 	for {
+		poll := time.Second
 		t, err := kit.Task(caller, id)
-		if err != nil {
+		switch {
+		case errors.Is(err, toolexec.ErrTasksUnavailable):
+			// The store does not answer just now: the request waits on,
+			// as it waits for the task.
+		case err != nil:
 			return h.taskFailed(ex, m, err)
-		}
-		if t.Status.Terminal() {
+		case t.Status.Terminal():
 			return h.legacyOutcome(ex, m, t)
+		default:
+			poll = t.PollInterval
 		}
-		timer := time.NewTimer(t.PollInterval) // messages may be lost: read now and then anyway
+		timer := time.NewTimer(poll) // messages may be lost: read now and then anyway
 		select {
 		case <-changed:
 		case <-timer.C:

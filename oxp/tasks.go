@@ -95,6 +95,13 @@ func (h *handler) task(w http.ResponseWriter, r *http.Request) {
 		httpjson.Write(w, http.StatusNotFound, serverError{Message: "Task not found",
 			DeveloperMessage: "no task " + id + " of this caller's: it never existed, has expired, or is another caller's"})
 		return
+	case errors.Is(err, toolexec.ErrTasksUnavailable):
+		// Not known now: never "not found", which the caller would take
+		// as final.
+		w.Header().Set("Retry-After", "1")
+		httpjson.Write(w, http.StatusServiceUnavailable, serverError{Message: "The task cannot be read just now; try again shortly",
+			DeveloperMessage: "the service's shared store does not answer, or is getting its running tasks back after losing them"})
+		return
 	case err != nil:
 		kit.Logger().ErrorContext(r.Context(), "oxp: a task could not be read or changed", "error", err)
 		writeInternalError(w)

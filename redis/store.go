@@ -35,6 +35,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"log/slog"
 	neturl "net/url"
 	"strconv"
 	"strings"
@@ -71,6 +72,11 @@ type Options struct {
 	// oldest trimmed first (Redis trims a stream in whole nodes, so a log
 	// may hold somewhat more); 0 or less means DefaultMaxLogEvents.
 	MaxLogEvents int
+	// Logger receives what the store has to say of Redis's faults: the
+	// concurrency slots it gave back once Redis answered again after an
+	// outage (see Store.Admit). nil means slog.Default(). (go-redis's own
+	// log lines go where LogTo sends them.)
+	Logger *slog.Logger
 }
 
 // ErrValueTooLarge is the error of a value over Options.MaxValueBytes.
@@ -85,6 +91,12 @@ type Store struct {
 	maxValue int
 	maxLog   int
 	hub      *hub
+	log      *slog.Logger
+	// readTimeout is how long the client waits for an answer (0: no
+	// bound), and rc gives back the slots of admissions and releases whose
+	// answers never came (reclaim.go).
+	readTimeout time.Duration
+	rc          *reclaimer
 }
 
 var _ toolexec.Store = (*Store)(nil)
@@ -108,8 +120,13 @@ func New(client goredis.UniversalClient, opts Options) *Store {
 	if opts.MaxLogEvents <= 0 {
 		opts.MaxLogEvents = DefaultMaxLogEvents
 	}
-	s := &Store{rdb: client, prefix: opts.Prefix, maxValue: opts.MaxValueBytes, maxLog: opts.MaxLogEvents}
+	if opts.Logger == nil {
+		opts.Logger = slog.Default()
+	}
+	s := &Store{rdb: client, prefix: opts.Prefix, maxValue: opts.MaxValueBytes, maxLog: opts.MaxLogEvents,
+		log: opts.Logger, readTimeout: readTimeoutOf(client)}
 	s.hub = newHub(s)
+	s.rc = newReclaimer(s)
 	return s
 }
 
@@ -150,6 +167,10 @@ func Open(ctx context.Context, url string, opts Options) (*Store, error) {
 	if err := s.Ping(ctx); err != nil {
 		_ = client.Close()
 		return nil, fmt.Errorf("redis: cannot reach Redis at %s: %w", addr, err)
+	}
+	sent := time.Now()
+	if t, err := client.Time(ctx).Result(); err == nil { // Redis's clock, before the first admission
+		s.rc.learn(sent, time.Now(), t.UnixMicro())
 	}
 	return s, nil
 }
@@ -298,6 +319,7 @@ func (s *Store) Ping(ctx context.Context) error { return s.rdb.Ping(ctx).Err() }
 // connection to Redis.
 func (s *Store) Close() error {
 	s.hub.close()
+	s.rc.close()
 	if s.owned {
 		return s.rdb.Close()
 	}
@@ -388,27 +410,33 @@ func (s *Store) Delete(ctx context.Context, key string) error {
 
 // admitScript is Limits.Admit: the GCRA state of the rate is a string (the
 // theoretical arrival time, microseconds of Redis's clock), the slots a
-// sorted set of lease ids scored by their expiry (milliseconds). It
-// returns {0, 0, value of KEYS[3] or false} for an admitted call (one
-// whose read found a value takes no slot), {1, wait in microseconds} for
-// one the rate refused, {2, 0} for one that found every slot held.
+// sorted set of lease ids scored by their expiry (milliseconds). Each
+// answer ends with Redis's clock, NOW (microseconds): {0, 0, NOW} for an
+// admitted call, {0, 1, NOW, value of KEYS[3]} for one whose read found a
+// value (it takes no slot), {1, wait in microseconds, NOW} for one the
+// rate refused, {2, 0, NOW} for one that found every slot held, and
+// {3, 0, NOW} for one that arrived after ARGV[9], the moment its caller
+// stopped waiting (microseconds of Redis's clock; 0: none), which
+// changes nothing.
 var admitScript = goredis.NewScript(`
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
+local deadline = tonumber(ARGV[9])
+if deadline > 0 and now > deadline then return {3, 0, now} end
 local newtat
 if ARGV[1] == '1' then
   local tat = tonumber(redis.call('GET', KEYS[1])) or now
   if tat < now then tat = now end
   newtat = tat + tonumber(ARGV[2])
   local over = newtat - now - tonumber(ARGV[3])
-  if over > 0 then return {1, over} end
+  if over > 0 then return {1, over, now} end
 end
 local value = false
 if ARGV[8] == '1' then value = redis.call('GET', KEYS[3]) end
 if ARGV[4] == '1' and not value then
   local nowms = math.floor(now / 1000)
   redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', nowms)
-  if redis.call('ZCARD', KEYS[2]) >= tonumber(ARGV[5]) then return {2, 0} end
+  if redis.call('ZCARD', KEYS[2]) >= tonumber(ARGV[5]) then return {2, 0, now} end
   local ttl = tonumber(ARGV[6])
   redis.call('ZADD', KEYS[2], nowms + ttl, ARGV[7])
   if redis.call('PTTL', KEYS[2]) < ttl then redis.call('PEXPIRE', KEYS[2], ttl) end
@@ -416,10 +444,21 @@ end
 if ARGV[1] == '1' then
   redis.call('SET', KEYS[1], string.format('%d', newtat), 'PX', math.ceil((newtat - now) / 1000) + 1)
 end
-if value then return {0, 1, value} end
-return {0, 0}`)
+if value then return {0, 1, now, value} end
+return {0, 0, now}`)
 
-// Admit implements toolexec.Limits, in one round trip.
+// errLate is Admit's error for an admission that reached Redis after its
+// caller's deadline (as the store knows Redis's clock), which took nothing.
+var errLate = errors.New("redis: the admission reached Redis after its caller's deadline")
+
+// Admit implements toolexec.Limits, in one round trip. An admission
+// carries the moment its caller stops waiting for the answer (ctx's
+// deadline, or the client's read timeout), in Redis's clock, and takes
+// nothing when it reaches Redis later than that: a Redis that stopped
+// answering runs what waited in its buffers when it answers again, long
+// after the callers gave up. A slot the admission may have taken without
+// the answer reaching the caller is given back once Redis answers again
+// (logged at warning level), and so is a slot whose Release failed.
 func (s *Store) Admit(ctx context.Context, a toolexec.Admission) (toolexec.Admittance, error) {
 	rateKey, slotKey := s.key("", "norate"), s.key("", "noslot")
 	rate, interval, tolerance := "0", int64(0), int64(0)
@@ -443,27 +482,46 @@ func (s *Store) Admit(ctx context.Context, a toolexec.Admission) (toolexec.Admit
 		v, ok, err := s.Get(ctx, a.Read)
 		return toolexec.Admittance{Value: v, Found: ok}, err
 	}
+	sent := time.Now()
+	giveUp := s.giveUp(ctx, sent)
 	res, err := admitScript.Run(ctx, s.rdb, []string{rateKey, slotKey, readKey},
-		rate, interval, tolerance, slot, a.SlotMax, ms(a.SlotTTL), lease, read).Slice()
+		rate, interval, tolerance, slot, a.SlotMax, ms(a.SlotTTL), lease, read, s.rc.redisTime(giveUp)).Slice()
 	if err != nil {
+		if lease != "" && mayHaveReached(err) {
+			// The script may run, or have run, without its answer reaching
+			// this caller: give its slot back once its moment has passed.
+			s.rc.add(a.SlotKey, lease, later(giveUp).Add(reclaimMargin))
+		}
 		return toolexec.Admittance{}, err
 	}
-	if len(res) < 2 {
+	if len(res) < 3 {
 		return toolexec.Admittance{}, fmt.Errorf("redis: admit answered %v", res)
 	}
 	code, _ := res[0].(int64)
 	wait, _ := res[1].(int64)
+	now, _ := res[2].(int64)
+	s.rc.learn(sent, time.Now(), now)
 	switch code {
 	case 1:
 		return toolexec.Admittance{RateWait: time.Duration(wait) * time.Microsecond}, nil
 	case 2:
 		return toolexec.Admittance{SlotsFull: true}, nil
+	case 3:
+		return toolexec.Admittance{}, errLate
 	}
-	if len(res) == 3 { // answered from the value read: no slot taken
-		v, _ := res[2].(string)
+	if len(res) == 4 { // answered from the value read: no slot taken
+		v, _ := res[3].(string)
 		return toolexec.Admittance{Value: []byte(v), Found: true}, nil
 	}
 	return toolexec.Admittance{Lease: lease}, nil
+}
+
+// later is t, or now when t is zero.
+func later(t time.Time) time.Time {
+	if t.IsZero() {
+		return time.Now()
+	}
+	return t
 }
 
 // gcraParams are the rate's emission interval and burst tolerance in
@@ -505,6 +563,19 @@ func (s *Store) RenewSlot(ctx context.Context, key, lease string, ttl time.Durat
 // the value). A value over MaxValueBytes is not stored
 // (ErrValueTooLarge), and the slot is given back all the same.
 func (s *Store) Release(ctx context.Context, r toolexec.Release) error {
+	err := s.release(ctx, r)
+	if r.Lease != "" && err != nil && !errors.Is(err, ErrValueTooLarge) {
+		var reply goredis.Error
+		if !errors.As(err, &reply) {
+			// Not given back (Redis did not answer): it is, once Redis
+			// answers again, rather than held until its lease runs out.
+			s.rc.add(r.SlotKey, r.Lease, time.Now().Add(reclaimMargin))
+		}
+	}
+	return err
+}
+
+func (s *Store) release(ctx context.Context, r toolexec.Release) error {
 	var tooLarge error
 	if r.Write != "" && len(r.Value) > s.maxValue {
 		r.Write, tooLarge = "", ErrValueTooLarge

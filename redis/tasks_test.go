@@ -30,7 +30,8 @@ const tasksMeta = `{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.m
 
 // taskRegistry holds the tools of the replicas below: "confirm" becomes a
 // task and asks to go on; "hang" becomes a task and runs until cancelled,
-// reporting that on cancelled (nil: not reported).
+// reporting that on cancelled (nil: not reported); "stream" reports
+// progress (a 2025 call's stream starts) and runs until cancelled.
 func taskRegistry(cancelled chan<- error) *toolexec.Registry {
 	reg := toolexec.NewRegistry()
 	optional := toolexec.ToolOptions{TaskSupport: toolexec.TaskOptional}
@@ -42,6 +43,11 @@ func taskRegistry(cancelled chan<- error) *toolexec.Registry {
 			return nil, false, "", err
 		}
 		return []toolexec.Content{toolexec.Text("confirmed: " + res.Action)}, false, "", nil
+	})
+	reg.MustAdd(toolexec.Tool{Name: "stream"}, func(ctx context.Context, _ string, _ map[string]any) ([]toolexec.Content, bool, string, error) {
+		_ = toolexec.ReportProgress(ctx, toolexec.Progress{Progress: 1, Message: "started"})
+		<-ctx.Done()
+		return nil, false, "", ctx.Err()
 	})
 	reg.MustAdd(toolexec.Tool{Name: "hang", Options: optional}, func(ctx context.Context, _ string, _ map[string]any) ([]toolexec.Content, bool, string, error) {
 		toolexec.BecomeTask(ctx)
@@ -202,9 +208,11 @@ func TestReplicaProcess(t *testing.T) {
 	_ = http.Serve(ln, mcp.NewHandler(x))
 }
 
-func TestTaskOfAKilledReplicaEndsFailed(t *testing.T) {
-	srv := redistest.New(t)
-	prefix := t.Name() + ":"
+// replicaProcess starts a replica in a process of its own (see
+// TestReplicaProcess) on srv under prefix, and returns its URL and its
+// process, for the test to kill.
+func replicaProcess(t *testing.T, srv *redistest.Server, prefix string) (string, *exec.Cmd) {
+	t.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^TestReplicaProcess$")
 	cmd.Env = append(os.Environ(), replicaRedisEnv+"="+srv.URL(), replicaPrefixEnv+"="+prefix)
 	out, err := cmd.StdoutPipe()
@@ -213,7 +221,13 @@ func TestTaskOfAKilledReplicaEndsFailed(t *testing.T) {
 	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
 	line, err := bufio.NewReader(out).ReadString('\n')
 	require.NoError(t, err)
-	doomed := strings.TrimSpace(line)
+	return strings.TrimSpace(line), cmd
+}
+
+func TestTaskOfAKilledReplicaEndsFailed(t *testing.T) {
+	srv := redistest.New(t)
+	prefix := t.Name() + ":"
+	doomed, cmd := replicaProcess(t, srv, prefix)
 
 	survivor := mcpReplica(t, srv, prefix, taskRegistry(nil))
 	id := rpc2026(t, doomed, "tools/call", "hang", `"name":"hang","arguments":{}`)["taskId"].(string)

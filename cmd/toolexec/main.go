@@ -203,7 +203,7 @@ func serve(ctx context.Context, args []string, getenv func(string) (string, bool
 		_ = otelShutdown(sctx)
 	}()
 
-	shared, err := openStore(ctx, *redisURL, getenv)
+	shared, err := openStore(ctx, *redisURL, getenv, logger)
 	if err != nil {
 		fmt.Fprintln(stderr, "toolexec: --redis:", err)
 		return 1

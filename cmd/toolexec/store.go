@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"log/slog"
 	"net/url"
 	"strings"
 	"time"
@@ -23,8 +24,9 @@ func (s *sharedStore) close() { _ = s.store.Close() }
 // openStore opens the Redis named by --redis or else by
 // TOOLEXEC_REDIS_URL, and checks, within 10 seconds, that it answers; nil
 // and no error when neither names one. A Redis that cannot be reached is
-// an error naming its address.
-func openStore(ctx context.Context, flagURL string, getenv func(string) (string, bool)) (*sharedStore, error) {
+// an error naming its address. The store, and go-redis itself (whose
+// logger is the process's, which the command owns), log to logger.
+func openStore(ctx context.Context, flagURL string, getenv func(string) (string, bool), logger *slog.Logger) (*sharedStore, error) {
 	u := flagURL
 	if u == "" {
 		u, _ = getenv(redisEnv)
@@ -34,7 +36,8 @@ func openStore(ctx context.Context, flagURL string, getenv func(string) (string,
 	}
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
-	s, err := redis.Open(ctx, u, redis.Options{})
+	redis.LogTo(logger)
+	s, err := redis.Open(ctx, u, redis.Options{Logger: logger})
 	if err != nil {
 		return nil, err
 	}

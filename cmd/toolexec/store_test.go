@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"log/slog"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -14,10 +15,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/redis/go-redis/v9/logging"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/toolexec/toolexec/internal/balancertest"
+	"github.com/toolexec/toolexec/internal/testlog"
 	"github.com/toolexec/toolexec/redis/redistest"
 )
 
@@ -126,20 +129,12 @@ tools:
 
 func TestServe_ReplicasShareARedisCluster(t *testing.T) {
 	c := redistest.NewCluster(t, redistest.ClusterConfig{Masters: 3})
-	shared, err := openStore(context.Background(), c.URL(), func(string) (string, bool) { return "", false })
+	shared, err := openStore(context.Background(), c.URL(), func(string) (string, bool) { return "", false }, slog.New(slog.DiscardHandler))
 	require.NoError(t, err)
 	assert.Equal(t, "Redis Cluster at "+strings.Join(c.Addrs(), ", "), shared.desc, "the banner names the nodes the URL names")
 	shared.close()
 
-	up := &countingUpstream{hits: map[string]int{}}
-	upSrv := httptest.NewServer(up)
-	defer upSrv.Close()
-	tools := fmt.Sprintf(`
-sources:
-  up: {kind: http, baseUrl: %s}
-tools:
-  cached: {kind: http, source: up, method: GET, path: /hit, description: counts its runs, cache: true}
-`, upSrv.URL)
+	up, tools := cachedTool(t)
 	var bases []string
 	for range 2 {
 		base, _ := startServerWith(t, t.TempDir(), tools, nil, "--redis", c.URL())
@@ -152,4 +147,53 @@ tools:
 	up.mu.Lock()
 	defer up.mu.Unlock()
 	assert.Equal(t, 1, up.hits["/hit"], "the upstream ran once for two replicas sharing the cluster")
+}
+
+// cachedTool serves an upstream that counts its runs, and returns it with
+// a tools file of one cached HTTP tool on it.
+func cachedTool(t *testing.T) (*countingUpstream, string) {
+	up := &countingUpstream{hits: map[string]int{}}
+	upSrv := httptest.NewServer(up)
+	t.Cleanup(upSrv.Close)
+	return up, fmt.Sprintf(`
+sources:
+  up: {kind: http, baseUrl: %s}
+tools:
+  cached: {kind: http, source: up, method: GET, path: /hit, description: counts its runs, cache: true}
+`, upSrv.URL)
+}
+
+// go-redis logs on its own (a pool that cannot dial, a pub/sub connection
+// dropped); serve routes those lines through its logger, as structured
+// records among its own, not as bare lines on standard error.
+func TestServe_GoRedisLogsThroughTheServersLogger(t *testing.T) {
+	srv := redistest.New(t)
+	dir := t.TempDir()
+	_, tools := cachedTool(t)
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "tools.yaml"), []byte(tools), 0o600))
+	ctx, cancel := context.WithCancel(context.Background())
+	ready, done := make(chan net.Addr, 1), make(chan int, 1)
+	var out, logs testlog.Buffer
+	go func() {
+		done <- serve(ctx, []string{"--config", filepath.Join(dir, "tools.yaml"), "--addr", "127.0.0.1:0", "--redis", srv.URL()},
+			func(string) (string, bool) { return "", false }, nil, &out, &logs, ready)
+	}()
+	t.Cleanup(logging.Enable) // go-redis's own default again, for the tests after
+	var addr net.Addr
+	select {
+	case addr = <-ready:
+	case code := <-done:
+		t.Fatalf("serve exited %d: %s", code, logs.String())
+	}
+	defer func() { cancel(); <-done }()
+
+	srv.Kill() // go-redis's pool now fails to dial, and says so
+	require.Eventually(t, func() bool {
+		code, _ := post(t, "http://"+addr.String()+"/api/tools/cached/call", `{}`)
+		require.Equal(t, http.StatusOK, code, "calls go on without Redis")
+		return strings.Contains(logs.String(), "component=go-redis")
+	}, 20*time.Second, 200*time.Millisecond, "no go-redis line in the server's log:\n%s", logs.String())
+	for _, line := range strings.Split(strings.TrimSpace(logs.String()), "\n") {
+		assert.True(t, strings.HasPrefix(line, "time="), "every line is one of the logger's records: %q", line)
+	}
 }

@@ -64,6 +64,9 @@ defaults
     timeout http-request 10s
     retries 3
     option redispatch 1
+    # A reload lets the old process answer the next request on each idle
+    # connection before closing it, so a reload drops no request.
+    option idle-close-on-response
 frontend toolexec
     bind 127.0.0.1:$lb_port
     default_backend replicas

@@ -7,7 +7,8 @@
 // A backend that refuses connections is retried on another, and health
 // checks every 200ms take a dead one out of the rotation, as a production
 // balancer would be set up; long-lived responses (SSE streams) may last up
-// to ten minutes.
+// to ten minutes. HAProxy runs in master-worker mode, so that Reload
+// reloads it gracefully, as an operator's reload would.
 package balancertest
 
 import (
@@ -75,6 +76,7 @@ func Config(addr string, backends ...string) string {
 
 defaults
 	mode http
+	option idle-close-on-response
 	timeout connect 2s
 	timeout client 10m
 	timeout server 10m
@@ -130,7 +132,7 @@ func start(bin, dir string, backends []string) (*Balancer, error) {
 		return nil, err
 	}
 	defer func() { _ = logFile.Close() }() // HAProxy writes it; the test only reads it back
-	cmd := exec.Command(bin, "-db", "-f", cfg)
+	cmd := exec.Command(bin, "-W", "-db", "-f", cfg)
 	cmd.Stdout, cmd.Stderr = logFile, logFile
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if err := cmd.Start(); err != nil {
@@ -140,9 +142,13 @@ func start(bin, dir string, backends []string) (*Balancer, error) {
 	go func() { _ = cmd.Wait(); close(b.done) }()
 	deadline := time.Now().Add(10 * time.Second)
 	for {
+		// Ready when the port answers and the master has its worker (from
+		// then on it hears a reload).
 		if c, err := net.DialTimeout("tcp", addr, time.Second); err == nil {
 			_ = c.Close() // a probe that the port answers: nothing was sent
-			break
+			if b.loaded() > 0 {
+				break
+			}
 		}
 		select {
 		case <-b.done:
@@ -161,9 +167,38 @@ func start(bin, dir string, backends []string) (*Balancer, error) {
 	return b, nil
 }
 
-// Close stops the balancer and removes its directory.
+// Reload reloads HAProxy gracefully (SIGUSR2 to its master process): a
+// new worker takes new connections, and the old one finishes the requests
+// it holds, then exits. It returns once the new worker is loaded.
+func (b *Balancer) Reload() error {
+	before := b.loaded()
+	// A master that has just started may not hear the signal yet: it is
+	// sent again each second until the master says it reloaded.
+	var sent time.Time
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		if b.loaded() > before {
+			return nil
+		}
+		if time.Since(sent) >= time.Second {
+			if err := b.cmd.Process.Signal(syscall.SIGUSR2); err != nil {
+				return fmt.Errorf("balancertest: reloading haproxy: %w", err)
+			}
+			sent = time.Now()
+		}
+	}
+	return errors.New("balancertest: haproxy did not reload within 10s")
+}
+
+// loaded is how many times HAProxy's master said it loaded a worker.
+func (b *Balancer) loaded() int {
+	data, _ := os.ReadFile(filepath.Join(b.dir, "haproxy.log"))
+	return strings.Count(string(data), "Loading success.")
+}
+
+// Close stops the balancer, its workers with it, and removes its
+// directory.
 func (b *Balancer) Close() {
-	_ = b.cmd.Process.Kill()
+	_ = syscall.Kill(-b.cmd.Process.Pid, syscall.SIGKILL) // the master and its workers: one process group
 	<-b.done
 	_ = os.RemoveAll(b.dir)
 }

@@ -165,7 +165,9 @@ func TestAgainstDex(t *testing.T) {
 	assert.Equal(t, http.StatusOK, code, "alice is in admins")
 	code, chal = call("audit", user["access_token"])
 	assert.Equal(t, http.StatusForbidden, code, "alice is not in auditors")
-	assert.Contains(t, chal, `error="insufficient_scope", scope="auditors`)
+	assert.Equal(t, map[string]string{"error": "insufficient_scope", "error_description": claimValue("auditors"),
+		"resource_metadata": "https://tools.example.com/.well-known/oauth-protected-resource/mcp"}, challengeParams(t, chal),
+		"auditors is a group: a client cannot ask Dex for it")
 
 	// Client credentials: the client itself, in no group.
 	app, status := dexToken(t, issuer, url.Values{"grant_type": {"client_credentials"}, "scope": {wantScope}})

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
+	"github.com/modelcontextprotocol/go-sdk/auth/extauth"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/modelcontextprotocol/go-sdk/oauthex"
 	"github.com/stretchr/testify/assert"
@@ -227,4 +228,32 @@ func TestServe_OAuthGoSDKClientSignsIn(t *testing.T) {
 			assert.Contains(t, res.Content[0].(*sdk.TextContent).Text, "2")
 		})
 	}
+}
+
+// TestServe_OAuthGoSDKClientCredentials: the Go SDK's client credentials
+// handler sends no resource parameter; a provider that gives the client's
+// tokens a default resource (oidc-provider: the client's default_resource)
+// makes them good for `toolexec serve`'s /mcp, and the handler calls, and
+// steps up on the 403.
+func TestServe_OAuthGoSDKClientCredentials(t *testing.T) {
+	t.Parallel()
+	p := realProvider.Get(t)
+	ctx := context.Background()
+	base := serveWithProvider(t, p, nil, "--oauth-scopes", "tools.call")
+	id, secret, err := p.Register(ctx, map[string]any{"grant_types": []string{"client_credentials"}, "response_types": []string{},
+		"redirect_uris": []string{}, "token_endpoint_auth_method": "client_secret_basic", "default_resource": base + "/mcp"})
+	require.NoError(t, err)
+	handler, err := extauth.NewClientCredentialsHandler(&extauth.ClientCredentialsHandlerConfig{
+		Credentials: &oauthex.ClientCredentials{ClientID: id, ClientSecretAuth: &oauthex.ClientSecretAuth{ClientSecret: secret}}})
+	require.NoError(t, err)
+	client := sdk.NewClient(&sdk.Implementation{Name: "daemon", Version: "1"}, nil)
+	session, err := client.Connect(ctx, &sdk.StreamableClientTransport{Endpoint: base + "/mcp", OAuthHandler: handler}, nil)
+	require.NoError(t, err)
+	defer session.Close()
+	res, err := session.CallTool(ctx, &sdk.CallToolParams{Name: "find", Arguments: map[string]any{"id": 1}})
+	require.NoError(t, err)
+	assert.Contains(t, res.Content[0].(*sdk.TextContent).Text, "apple")
+	res, err = session.CallTool(ctx, &sdk.CallToolParams{Name: "admin", Arguments: map[string]any{}})
+	require.NoError(t, err, "stepped up to tools.admin")
+	assert.False(t, res.IsError)
 }

@@ -53,6 +53,17 @@ export function configuration(jwks, cookieKeys) {
         redirect_uris: [],
       },
     ],
+    // A client may register a default_resource: the audience of the tokens
+    // it asks for without a resource parameter, as the Go SDK's client
+    // credentials handler does.
+    extraClientMetadata: {
+      properties: ['default_resource'],
+      validator(ctx, key, value) {
+        if (value !== undefined && !isResource(value)) {
+          throw new errors.InvalidClientMetadata('default_resource must be a toolexec endpoint');
+        }
+      },
+    },
     features: {
       devInteractions: { enabled: false }, // provider.mjs signs alice in
       clientCredentials: { enabled: true },
@@ -65,8 +76,9 @@ export function configuration(jwks, cookieKeys) {
       },
       resourceIndicators: {
         enabled: true,
-        // A request without a resource gets no access token for one.
-        defaultResource: async (ctx, client, oneOf) => oneOf,
+        // A request without a resource gets one for the client's
+        // default_resource, else none.
+        defaultResource: async (ctx, client, oneOf) => oneOf ?? client.default_resource,
         // The authorization code's resource is the token request's too.
         useGrantedResource: async () => true,
         getResourceServerInfo: async (ctx, indicator, client) => {

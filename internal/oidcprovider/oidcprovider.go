@@ -11,7 +11,9 @@
 // BriefAgent and OpaqueAgent, confidential clients for the client
 // credentials grant (BriefAgent's tokens live 2 seconds, OpaqueAgent's are
 // opaque); Introspector, the resource server's client at the introspection
-// endpoint. Open dynamic client registration (RFC 7591) is on. Every
+// endpoint. Open dynamic client registration (RFC 7591) is on, and a
+// client may register a default_resource for the token requests that name
+// none. Every
 // access token is for the one resource its request names (RFC 8707), a
 // URL on a loopback host, with the scopes tools.call and tools.admin.
 package oidcprovider
@@ -201,6 +203,40 @@ func (p *Provider) ClientCredentials(ctx context.Context, client, scope, resourc
 		return nil, err
 	}
 	return &tok, nil
+}
+
+// Register registers a client (RFC 7591) with metadata, and returns its
+// id and secret ("" for a public client).
+func (p *Provider) Register(ctx context.Context, metadata map[string]any) (id, secret string, err error) {
+	body, err := json.Marshal(metadata)
+	if err != nil {
+		return "", "", err
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, p.Issuer+"/reg", bytes.NewReader(body))
+	if err != nil {
+		return "", "", err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return "", "", err
+	}
+	defer func() { _ = resp.Body.Close() }()
+	answer, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+	if err != nil {
+		return "", "", err
+	}
+	if resp.StatusCode != http.StatusCreated {
+		return "", "", fmt.Errorf("oidcprovider: registration: %s: %s", resp.Status, bytes.TrimSpace(answer))
+	}
+	var c struct {
+		ClientID     string `json:"client_id"`
+		ClientSecret string `json:"client_secret"`
+	}
+	if err := json.Unmarshal(answer, &c); err != nil {
+		return "", "", err
+	}
+	return c.ClientID, c.ClientSecret, nil
 }
 
 // Revoke revokes token (RFC 7009) as client, the client it was issued to.

@@ -92,9 +92,10 @@ type Config struct {
 	// ScopePrefix is put before each scope of a tool when a 403 challenge
 	// names it, for authorization servers that know a scope by a longer
 	// name than the one they write in tokens: Entra ID is asked for
-	// "api://tools-api/tools.call" and writes "tools.call" in "scp" (set
-	// "api://tools-api/"). A scope in a token that starts with the prefix
-	// counts without it. Optional.
+	// "https://tools.example.com/mcp/tools.call" (its App ID URI, then the
+	// scope) and writes "tools.call" in "scp" (set
+	// "https://tools.example.com/mcp/"). A scope in a token that starts
+	// with the prefix counts without it. Optional.
 	ScopePrefix string
 
 	// ResourceName is a human-readable name for the metadata

@@ -38,12 +38,20 @@ const (
 	otherResource = "http://127.0.0.1:7/api"
 )
 
+// standardSettings are docs/auth.md's settings for the standards-following
+// provider, oidc-provider with internal/oidcprovider/config.mjs.
+func standardSettings(c *oauth.Config) {
+	c.ScopesSupported = []string{"tools.call"}
+	c.Introspection = &oauth.Introspection{ClientID: oidcprovider.Introspector, ClientSecret: oidcprovider.Secret(oidcprovider.Introspector)}
+}
+
 // realServer is REST over a Verifier for realResource and otherResource
-// trusting p, with tune applied, and the tools call (tools.call), admin
-// (tools.admin) and ping (no scope).
+// trusting p, with standardSettings and then tune applied, and the tools
+// call (tools.call), admin (tools.admin) and ping (no scope).
 func realServer(t *testing.T, p *oidcprovider.Provider, tune func(*oauth.Config)) (*oauth.Verifier, http.Handler) {
 	t.Helper()
 	cfg := oauth.Config{Issuer: p.Issuer, Resources: []string{realResource, otherResource}}
+	standardSettings(&cfg)
 	if tune != nil {
 		tune(&cfg)
 	}
@@ -84,7 +92,7 @@ func TestRealProviderJWTAccessTokens(t *testing.T) {
 	t.Parallel()
 	p := realProvider.Get(t)
 	ctx := context.Background()
-	v, h := realServer(t, p, func(c *oauth.Config) { c.ScopesSupported = []string{"tools.call"} })
+	v, h := realServer(t, p, nil)
 
 	tok, err := p.ClientCredentials(ctx, oidcprovider.Agent, "tools.call", realResource)
 	require.NoError(t, err)
@@ -120,7 +128,7 @@ func TestRealProviderJWTAccessTokens(t *testing.T) {
 	assert.Contains(t, err.Error(), "invalid_target")
 
 	// Without a resource, the provider issues a token for no resource
-	// (opaque, no audience, no scope): refused.
+	// (opaque, no audience, no scope): introspected, refused.
 	bare, err := p.ClientCredentials(ctx, oidcprovider.Agent, "tools.call", "")
 	require.NoError(t, err)
 	_, err = v.Verify(ctx, bare.AccessToken, realResource)
@@ -156,9 +164,7 @@ func TestRealProviderOpaqueTokensThroughIntrospection(t *testing.T) {
 	t.Parallel()
 	p := realProvider.Get(t)
 	ctx := context.Background()
-	v, h := realServer(t, p, func(c *oauth.Config) {
-		c.Introspection = &oauth.Introspection{ClientID: oidcprovider.Introspector, ClientSecret: oidcprovider.Secret(oidcprovider.Introspector)}
-	})
+	v, h := realServer(t, p, nil)
 	tok, err := p.ClientCredentials(ctx, oidcprovider.OpaqueAgent, "tools.call", realResource)
 	require.NoError(t, err)
 	require.Equal(t, 0, strings.Count(tok.AccessToken, "."), "an opaque token")
@@ -185,7 +191,7 @@ func TestRealProviderOpaqueTokensThroughIntrospection(t *testing.T) {
 	assert.ErrorIs(t, err, oauth.ErrInvalidToken)
 
 	// Without introspection, an opaque token is refused unchecked.
-	plain, _ := realServer(t, p, nil)
+	plain, _ := realServer(t, p, func(c *oauth.Config) { c.Introspection = nil })
 	other, err := p.ClientCredentials(ctx, oidcprovider.OpaqueAgent, "tools.call", realResource)
 	require.NoError(t, err)
 	_, err = plain.Verify(ctx, other.AccessToken, realResource)

@@ -178,8 +178,8 @@ var providers = []provider{
 			c.Audiences = []string{entraAPIApp}
 			c.AuthorizedParties = []string{entraClientApp, entraDaemonApp}
 			c.ScopeClaims = []string{"scp", "roles"}
-			c.ScopePrefix = "api://tools-api/"
-			c.ScopesSupported = []string{"api://tools-api/tools.call", "api://tools-api/tools.write"}
+			c.ScopePrefix = "https://tools.example.com/mcp/"
+			c.ScopesSupported = []string{"https://tools.example.com/mcp/tools.call", "https://tools.example.com/mcp/tools.write"}
 		},
 		accepted: map[string]struct {
 			token  shaped
@@ -381,10 +381,10 @@ func TestProviderScopesGateTools(t *testing.T) {
 		{"Keycloak", "access token", "tools.call", "tools.write", "openid tools.call tools.write",
 			"tools.write openid tools.call profile email", ""},
 		{"Entra ID", "delegated access token", "tools.read", "tools.admin",
-			"api://tools-api/tools.call api://tools-api/tools.write", "", claimValue("tools.admin")},
+			"https://tools.example.com/mcp/tools.call https://tools.example.com/mcp/tools.write", "", claimValue("tools.admin")},
 		{"Entra ID", "delegated access token", "tools.read", "tools.write",
-			"api://tools-api/tools.call api://tools-api/tools.write",
-			"api://tools-api/tools.write api://tools-api/tools.call api://tools-api/tools.read", ""},
+			"https://tools.example.com/mcp/tools.call https://tools.example.com/mcp/tools.write",
+			"https://tools.example.com/mcp/tools.write https://tools.example.com/mcp/tools.call https://tools.example.com/mcp/tools.read", ""},
 		{"Auth0", "access token, RFC 9068 profile", "tools.call", "tools.delete", "openid tools.call", "tools.delete openid tools.call profile", ""},
 		{"Okta", "access token", "tools.call", "tools.admin", "openid tools.call", "tools.admin openid tools.call", ""},
 	}

@@ -45,13 +45,8 @@ func normalUserCode(s string) string {
 
 // deviceAuthorization is the device authorization endpoint.
 func (p *provider) deviceAuthorization(w http.ResponseWriter, r *http.Request) {
-	if e := parseForm(w, r); e != nil {
-		writeError(w, e)
-		return
-	}
-	c, e := p.authenticate(r)
-	if e != nil {
-		writeError(w, e)
+	c := p.formClient(w, r)
+	if c == nil {
 		return
 	}
 	if !slices.Contains(c.grantTypes, grantDevice) {

@@ -11,7 +11,6 @@ import (
 	"encoding/pem"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"net/url"
 	"regexp"
 	"strings"
@@ -34,14 +33,7 @@ type running struct {
 
 func start(t *testing.T) *running {
 	t.Helper()
-	srv := httptest.NewUnstartedServer(nil)
-	base := "http://" + srv.Listener.Addr().String()
-	d, err := newDemo(base, nil, func(c *oauth.Config) { c.MinRefreshInterval = -1 })
-	require.NoError(t, err)
-	srv.Config.Handler = d.handler
-	srv.Start()
-	t.Cleanup(srv.Close)
-	return &running{demo: d, base: base}
+	return startWith(t, nil)
 }
 
 // send makes a request and returns its response with the body read.

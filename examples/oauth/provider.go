@@ -198,6 +198,22 @@ func (p *provider) lookupClient(r *http.Request, id string) (*client, error) {
 	return nil, errors.New("unknown client")
 }
 
+// formClient reads the form of a token or device authorization request
+// and authenticates its client (see authenticate); on failure it has
+// answered the error, and returns nil.
+func (p *provider) formClient(w http.ResponseWriter, r *http.Request) *client {
+	e := parseForm(w, r)
+	var c *client
+	if e == nil {
+		c, e = p.authenticate(r)
+	}
+	if e != nil {
+		writeError(w, e)
+		return nil
+	}
+	return c
+}
+
 // authenticate identifies the client of a token or device authorization
 // request: HTTP Basic (client_secret_basic), client_id and client_secret
 // in the form (client_secret_post), or client_id alone for a public

@@ -9,13 +9,8 @@ import (
 // token is the token endpoint: the authorization code (with PKCE), refresh
 // token, client credentials and device code grants.
 func (p *provider) token(w http.ResponseWriter, r *http.Request) {
-	if e := parseForm(w, r); e != nil {
-		writeError(w, e)
-		return
-	}
-	c, e := p.authenticate(r)
-	if e != nil {
-		writeError(w, e)
+	c := p.formClient(w, r)
+	if c == nil {
 		return
 	}
 	gt := r.PostForm.Get("grant_type")
@@ -24,6 +19,7 @@ func (p *provider) token(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var g *grant
+	var e *oauthError
 	withRefresh := true
 	switch gt {
 	case grantCode:

@@ -40,6 +40,7 @@ import (
 	"time"
 
 	"github.com/toolexec/toolexec/internal/npmtest"
+	"github.com/toolexec/toolexec/internal/testlog"
 )
 
 //go:embed package.json package-lock.json provider.mjs config.mjs
@@ -69,7 +70,7 @@ type Provider struct {
 	cmd   *exec.Cmd
 	stdin io.WriteCloser
 	dir   string
-	logs  *syncBuffer
+	logs  *testlog.Buffer
 	done  chan struct{}
 }
 
@@ -102,7 +103,7 @@ func Start() (*Provider, error) {
 	cmd := exec.Command(node, "provider.mjs")
 	cmd.Dir = dir
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	logs := &syncBuffer{}
+	logs := &testlog.Buffer{}
 	cmd.Stderr = logs
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
@@ -315,22 +316,4 @@ func SignIn(ctx context.Context, authURL, redirectURI string) (*AuthorizationRes
 		return nil, fmt.Errorf("oidcprovider: sign-in refused: %s: %s", e, q.Get("error_description"))
 	}
 	return &AuthorizationResult{Code: q.Get("code"), State: q.Get("state"), Issuer: q.Get("iss")}, nil
-}
-
-// syncBuffer collects a subprocess's output.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }

@@ -7,8 +7,9 @@ import (
 
 // challenge builds a Bearer WWW-Authenticate value (RFC 6750 section 3,
 // RFC 9728 section 5.1). errCode is "", "invalid_token" or
-// "insufficient_scope"; scopes, when any, become the scope parameter.
-func challenge(errCode string, scopes []string, metadataURL string) string {
+// "insufficient_scope"; scopes, when any, become the scope parameter, and
+// description, when set, the error_description parameter.
+func challenge(errCode string, scopes []string, description, metadataURL string) string {
 	var b strings.Builder
 	b.WriteString("Bearer ")
 	sep := ""
@@ -26,6 +27,9 @@ func challenge(errCode string, scopes []string, metadataURL string) string {
 	if len(scopes) > 0 {
 		param("scope", strings.Join(scopes, " "))
 	}
+	if description != "" {
+		param("error_description", description)
+	}
 	param("resource_metadata", metadataURL)
 	return b.String()
 }
@@ -39,32 +43,88 @@ func quote(s string) string {
 	return strings.NewReplacer(`\`, `\\`, `"`, `\"`).Replace(s)
 }
 
-// stepUpScopes is the scope parameter of an insufficient_scope challenge:
-// the scopes the tool needs (as requested: see requested), then those the
-// token already holds that the resource advertises, in the advertised
-// form, so that a client asking for exactly these keeps what it had (the
-// MCP specification's recommended approach).
-func stepUpScopes(needed, granted, supported []string, prefix string) []string {
-	out := requested(needed, prefix)
-	for _, s := range supported {
-		held := slices.Contains(granted, s) ||
-			(prefix != "" && strings.HasPrefix(s, prefix) && slices.Contains(granted, s[len(prefix):]))
-		if held && !slices.Contains(out, s) {
-			out = append(out, s)
+// stepUp returns the scope and error_description parameters of the
+// insufficient_scope challenge for a call needing needed by a token with
+// identity id, on resource res.
+//
+// A scope a client cannot ask for is never named in scope: with
+// Config.ScopeClaims reading claim values (groups, roles, permissions),
+// only the scopes ScopesSupported lists count as OAuth scopes, and a
+// missing one that is not among them is a claim value the authorization
+// server grants on its own terms, which a client asking for it would only
+// get refused (invalid_scope). The description says so instead; when
+// every missing scope is such a value, there is no scope parameter, since
+// no authorization request can help.
+//
+// Otherwise scope names the tool's scopes a client can ask for (each after
+// Config.ScopePrefix), then those the token holds that the resource
+// advertises, in the advertised form, then every OAuth scope the token was
+// granted (from its scope or scp claim), so that a client asking for
+// exactly these keeps what it had (the MCP specification's recommended
+// approach).
+func (v *Verifier) stepUp(needed []string, id *Identity, res *resource) (scopes []string, description string) {
+	prefix := v.s.ScopePrefix
+	var askable, claimValues []string
+	for _, s := range id.missing(needed) {
+		if v.requestable(s, res) {
+			askable = append(askable, s)
+		} else {
+			claimValues = append(claimValues, s)
 		}
 	}
-	return out
+	if len(claimValues) > 0 {
+		description = claimValuesDescription(claimValues)
+	}
+	if len(askable) == 0 {
+		return nil, description
+	}
+	add := func(s string) {
+		if !slices.Contains(scopes, s) {
+			scopes = append(scopes, s)
+		}
+	}
+	for _, s := range needed {
+		if v.requestable(s, res) {
+			add(prefix + s)
+		}
+	}
+	for _, s := range res.scopes {
+		held := slices.Contains(id.Scopes, s) ||
+			(prefix != "" && strings.HasPrefix(s, prefix) && slices.Contains(id.Scopes, s[len(prefix):]))
+		if held {
+			add(s)
+		}
+	}
+	for _, s := range grantedScopes(id.Claims, v.s.ScopeClaims, prefix) {
+		add(prefix + s)
+	}
+	return scopes, description
 }
 
-// requested returns scopes as a client asks the authorization server for
-// them: each with prefix (Config.ScopePrefix) before it.
-func requested(scopes []string, prefix string) []string {
-	if prefix == "" {
-		return slices.Clone(scopes)
+// requestable reports whether the tool scope s is an OAuth scope a client
+// can ask the authorization server for: any scope, when Config.ScopeClaims
+// reads only the claims of OAuth scopes; else only one that the resource's
+// ScopesSupported lists (as requested, or as it is).
+func (v *Verifier) requestable(s string, res *resource) bool {
+	if v.s.scopesOnly {
+		return true
 	}
-	out := make([]string, len(scopes))
-	for i, s := range scopes {
-		out[i] = prefix + s
+	return slices.Contains(res.scopes, v.s.ScopePrefix+s) || slices.Contains(res.scopes, s)
+}
+
+// claimValuesDescription is the error_description of a 403 whose missing
+// scopes include claim values: it names them when every character of them
+// may appear in the parameter (RFC 6750 section 3), else says what they are.
+func claimValuesDescription(values []string) string {
+	const what = "a group, role or permission that the authorization server grants on its own terms, not an OAuth scope a client can ask for"
+	names := strings.Join(values, ", ")
+	if len(names) > 200 || strings.IndexFunc(names, func(r rune) bool {
+		return r < 0x20 || r > 0x7e || r == '"' || r == '\\'
+	}) >= 0 {
+		return "the token lacks " + what
 	}
-	return out
+	if len(values) == 1 {
+		return "the token lacks " + names + ": " + what
+	}
+	return "the token lacks " + names + ": each " + what
 }

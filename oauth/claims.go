@@ -47,15 +47,37 @@ func claimAt(claims map[string]any, path string) (any, bool) {
 	return nil, false
 }
 
+// oauthScopeClaims are the claims that hold OAuth scopes: RFC 9068's and
+// RFC 7662's "scope", and "scp", which Entra ID and Okta write instead.
+// They are two names for one thing, so a token's scopes are read from the
+// first of them it carries (see scopesIn).
+var oauthScopeClaims = []string{"scope", "scp"}
+
+// isOAuthScopeClaim reports whether the ScopeClaims entry p names a claim
+// of OAuth scopes, not of claim values (groups, roles, permissions).
+func isOAuthScopeClaim(p string) bool {
+	return slices.Contains(oauthScopeClaims, p)
+}
+
 // scopesIn returns the scopes of claims read from the claims named by
-// paths (see Config.ScopeClaims), in order and without repeats. A scope
-// that starts with prefix counts without it.
+// paths (see Config.ScopeClaims), in order and without repeats. Of "scope"
+// and "scp", only the first the token carries is read (as Spring Security
+// does): a token carrying both gets no scope from the second, so that a
+// claim some other party added cannot widen the one the authorization
+// server wrote. A scope that starts with prefix counts without it.
 func scopesIn(claims map[string]any, paths []string, prefix string) []string {
 	var out []string
+	readScopes := false // a claim of OAuth scopes has been read
 	for _, p := range paths {
 		v, ok := claimAt(claims, p)
-		if !ok {
+		if !ok || v == nil {
 			continue
+		}
+		if isOAuthScopeClaim(p) {
+			if readScopes {
+				continue
+			}
+			readScopes = true
 		}
 		for _, s := range scopeValues(v) {
 			if prefix != "" {
@@ -69,6 +91,19 @@ func scopesIn(claims map[string]any, paths []string, prefix string) []string {
 		}
 	}
 	return out
+}
+
+// grantedScopes returns the OAuth scopes of claims: those read from the
+// first of the claims of OAuth scopes (see oauthScopeClaims) that paths
+// name and the token carries; never claim values.
+func grantedScopes(claims map[string]any, paths []string, prefix string) []string {
+	var scopeOnly []string
+	for _, p := range paths {
+		if isOAuthScopeClaim(p) {
+			scopeOnly = append(scopeOnly, p)
+		}
+	}
+	return scopesIn(claims, scopeOnly, prefix)
 }
 
 // scopeValues reads one scope claim's value: a string of scope tokens

@@ -60,28 +60,42 @@ type Config struct {
 	// "https://tools.example.com/roles" work as they are. Each claim may be
 	// a string of scopes delimited by spaces or an array of strings; the
 	// token's scopes are those of every listed claim, in order, without
-	// repeats. The default is "scope", then "scp".
+	// repeats, except that "scope" and "scp", two names for the claim of
+	// OAuth scopes (RFC 9068 writes "scope"; Entra ID and Okta "scp"), are
+	// alternatives: only the first of them listed that the token carries is
+	// read, so a token carrying both is not granted the union. The default
+	// is "scope", else "scp".
+	//
+	// "scope" and "scp" hold OAuth scopes, which a client can ask for;
+	// every other claim holds claim values (groups, roles, permissions)
+	// that the authorization server grants on its own terms. With only
+	// "scope" and "scp" listed, every scope a tool declares is taken for an
+	// OAuth scope; with any other claim listed, only those ScopesSupported
+	// lists are, and a 403 never asks a client to request the others (see
+	// AuthHook).
 	ScopeClaims []string
 
 	// ScopesSupported are the scopes the metadata advertises
 	// ("scopes_supported"), and those every 401 challenge asks for. MCP
-	// clients read them as the minimal set for basic use; further scopes a
-	// tool declares are then obtained by step-up, on the 403
+	// clients ask for them on their first sign-in; further scopes a tool
+	// declares are then obtained by step-up, on the 403
 	// insufficient_scope that names them. List only scopes the
 	// authorization server knows: some (Dex, Keycloak) refuse a request
-	// naming one they do not. An entry
-	// holding "{resource}" names, for each resource, that resource's URI in
-	// its place: Dex's "audience:server:client_id:{resource}" makes a
-	// client ask Dex for a token whose audience is the resource it
+	// naming one they do not. With ScopeClaims reading claim values, they
+	// are also the only tool scopes a 403 asks a client to request. An
+	// entry holding "{resource}" names, for each resource, that resource's
+	// URI in its place: Dex's "audience:server:client_id:{resource}" makes
+	// a client ask Dex for a token whose audience is the resource it
 	// addresses. Optional.
 	ScopesSupported []string
 
 	// ScopePrefix is put before each scope of a tool when a 403 challenge
 	// names it, for authorization servers that know a scope by a longer
 	// name than the one they write in tokens: Entra ID is asked for
-	// "api://tools-api/tools.call" and writes "tools.call" in "scp" (set
-	// "api://tools-api/"). A scope in a token that starts with the prefix
-	// counts without it. Optional.
+	// "https://tools.example.com/mcp/tools.call" (its App ID URI, then the
+	// scope) and writes "tools.call" in "scp" (set
+	// "https://tools.example.com/mcp/"). A scope in a token that starts
+	// with the prefix counts without it. Optional.
 	ScopePrefix string
 
 	// ResourceName is a human-readable name for the metadata
@@ -193,9 +207,6 @@ const (
 	defaultInactiveEntries          = 4096
 )
 
-// defaultScopeClaims are the claims scopes are read from by default.
-var defaultScopeClaims = []string{"scope", "scp"}
-
 // resourcePlaceholder, in an entry of ScopesSupported, stands for the
 // resource's URI.
 const resourcePlaceholder = "{resource}"
@@ -209,6 +220,8 @@ type settings struct {
 	given     Config // as given to NewVerifier, for ForResources
 	resources []resource
 	algs      []jose.SignatureAlgorithm
+	// scopesOnly: ScopeClaims read OAuth scopes alone, no claim values.
+	scopesOnly bool
 }
 
 // resource is one protected resource: its URI and where its metadata lives.
@@ -263,12 +276,14 @@ func (c Config) settle() (*settings, error) {
 		}
 	}
 	if len(s.ScopeClaims) == 0 {
-		s.ScopeClaims = defaultScopeClaims
+		s.ScopeClaims = oauthScopeClaims // the first of them a token carries
 	}
+	s.scopesOnly = true
 	for _, name := range s.ScopeClaims {
 		if err := checkClaimPath(name); err != nil {
 			return nil, fmt.Errorf("oauth: Config.ScopeClaims: %w", err)
 		}
+		s.scopesOnly = s.scopesOnly && isOAuthScopeClaim(name)
 	}
 	for _, sc := range c.ScopesSupported {
 		if !isScopeToken(strings.ReplaceAll(sc, resourcePlaceholder, "x")) {

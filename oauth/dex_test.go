@@ -3,7 +3,6 @@ package oauth_test
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"net"
 	"net/http"
 	"net/url"
@@ -21,43 +20,21 @@ import (
 	"github.com/toolexec/toolexec/oauth"
 )
 
-// dexResource is the resource URI the Dex set-up of docs/auth.md names
-// as a static client trusting the MCP client.
-const dexResource = "https://tools.example.com/mcp"
+// dexResource is the resource URI testdata/dex.yaml (docs/auth.md's Dex
+// set-up) names as a static client trusting the MCP client.
+const dexResource = "http://127.0.0.1:8080/mcp"
 
-// dexConfig is docs/auth.md's Dex set-up: the MCP client, a static client
-// per resource URI that trusts it as a peer, and a user in two groups.
-// The password is "password".
-const dexConfig = `issuer: %[1]s
-storage:
-  type: memory
-web:
-  http: %[2]s
-oauth2:
-  grantTypes: ["authorization_code", "refresh_token", "password", "client_credentials"]
-  passwordConnector: local
-  skipApprovalScreen: true
-enablePasswordDB: true
-staticClients:
-  - id: mcp-client
-    secret: mcp-client-secret
-    name: MCP client
-    redirectURIs: ["http://127.0.0.1:33418/callback"]
-  - id: ` + dexResource + `
-    secret: not-used-by-toolexec
-    name: toolexec MCP endpoint
-    trustedPeers: ["mcp-client"]
-staticPasswords:
-  - email: alice@example.com
-    hash: "$2a$10$2b2cU8CPhOTaGrs1HRQuAueS7JTT5ZHsHSzYiFPm1leZck7Mc8T4W"
-    username: alice
-    userID: 08a8684b-db88-4b73-90a9-3cd1661f5466
-    groups: ["admins", "devs"]
-`
+// dexIssuer and dexListen are where testdata/dex.yaml has Dex serve; the
+// test moves it to a free port.
+const (
+	dexIssuer = "http://127.0.0.1:5556/dex"
+	dexListen = "http: 127.0.0.1:5556"
+)
 
 // startDex runs the Dex binary named by TOOLEXEC_DEX (built from
-// github.com/dexidp/dex: go build ./cmd/dex) on a free loopback port, and
-// returns its issuer URL. The test is skipped without it.
+// github.com/dexidp/dex: go build ./cmd/dex) with testdata/dex.yaml, moved
+// to a free loopback port, and returns its issuer URL. The test is
+// skipped without it.
 func startDex(t *testing.T) string {
 	t.Helper()
 	bin := os.Getenv("TOOLEXEC_DEX")
@@ -69,9 +46,13 @@ func startDex(t *testing.T) string {
 	addr := ln.Addr().String()
 	require.NoError(t, ln.Close())
 	issuer := "http://" + addr + "/dex"
-	dir := t.TempDir()
-	cfg := filepath.Join(dir, "config.yaml")
-	require.NoError(t, os.WriteFile(cfg, []byte(fmt.Sprintf(dexConfig, issuer, addr)), 0o600))
+	doc, err := os.ReadFile(filepath.Join("testdata", "dex.yaml"))
+	require.NoError(t, err)
+	require.Contains(t, string(doc), "issuer: "+dexIssuer+"\n")
+	require.Contains(t, string(doc), dexListen+"\n")
+	doc = []byte(strings.NewReplacer("issuer: "+dexIssuer+"\n", "issuer: "+issuer+"\n", dexListen+"\n", "http: "+addr+"\n").Replace(string(doc)))
+	cfg := filepath.Join(t.TempDir(), "dex.yaml")
+	require.NoError(t, os.WriteFile(cfg, doc, 0o600))
 	ctx, cancel := context.WithCancel(context.Background())
 	cmd := exec.CommandContext(ctx, bin, "serve", cfg)
 	logs := &strings.Builder{}
@@ -165,7 +146,9 @@ func TestAgainstDex(t *testing.T) {
 	assert.Equal(t, http.StatusOK, code, "alice is in admins")
 	code, chal = call("audit", user["access_token"])
 	assert.Equal(t, http.StatusForbidden, code, "alice is not in auditors")
-	assert.Contains(t, chal, `error="insufficient_scope", scope="auditors`)
+	assert.Equal(t, map[string]string{"error": "insufficient_scope", "error_description": claimValue("auditors"),
+		"resource_metadata": "https://tools.example.com/.well-known/oauth-protected-resource/mcp"}, challengeParams(t, chal),
+		"auditors is a group: a client cannot ask Dex for it")
 
 	// Client credentials: the client itself, in no group.
 	app, status := dexToken(t, issuer, url.Values{"grant_type": {"client_credentials"}, "scope": {wantScope}})

@@ -12,13 +12,15 @@
 //     introspection, bounded so that junk tokens cannot flood the
 //     authorization server;
 //   - scopes are read from the claims the authorization server really
-//     uses: "scope" and "scp" by default, or groups and roles, nested
+//     uses: "scope" (else "scp") by default, or groups and roles, nested
 //     ones included ("realm_access.roles");
 //   - Verifier.AuthHook is a toolexec.AuthHook: it refuses a call without a
 //     valid token with 401 and a challenge naming the protected resource
 //     metadata (RFC 9728, RFC 6750), and a call whose token lacks a scope
 //     the tool declares (toolexec.ToolOptions.Scopes) with 403
-//     insufficient_scope naming the scopes needed, on every surface;
+//     insufficient_scope naming the scopes a client can ask for to step
+//     up (never a group or role, which it names in error_description), on
+//     every surface;
 //   - Verifier.FilterTools is a toolexec.ToolFilter for per-caller tool
 //     lists;
 //   - Verifier.Metadata serves the protected resource metadata at

@@ -25,8 +25,13 @@ import (
 //   - a token that is not accepted: 401, Bearer error="invalid_token", with
 //     the same scope and resource_metadata;
 //   - a token without a scope the tool needs: 403, Bearer
-//     error="insufficient_scope", scope="<the scopes needed, then those the
-//     token holds that ScopesSupported lists>", resource_metadata=...
+//     error="insufficient_scope", scope="<the tool's scopes a client can
+//     ask for, then those the token holds that ScopesSupported lists, then
+//     every OAuth scope the token was granted>", resource_metadata=...; a
+//     scope the tool needs that is a claim value (a group, role or
+//     permission, see Config.ScopeClaims) is never in scope: an
+//     error_description says the token lacks it and that a client cannot
+//     ask for it, and when every missing scope is one, scope is left out.
 //
 // The token is read from the Authorization header only (RFC 6750 section
 // 2.1), never from the URL or the body. An admitted call's context carries
@@ -60,7 +65,7 @@ func (v *Verifier) AuthHook(next http.Handler) http.Handler {
 		hint := res.scopes
 		id, err := v.identify(r, res)
 		if errors.Is(err, errNoToken) {
-			toolexec.WriteChallenge(w, http.StatusUnauthorized, challenge("", hint, res.metadataURL))
+			toolexec.WriteChallenge(w, http.StatusUnauthorized, challenge("", hint, "", res.metadataURL))
 			return
 		}
 		if err != nil {
@@ -74,13 +79,14 @@ func (v *Verifier) AuthHook(next http.Handler) http.Handler {
 			default:
 				v.s.Logger.WarnContext(r.Context(), "oauth: token could not be checked", "error", err)
 			}
-			toolexec.WriteChallenge(w, http.StatusUnauthorized, challenge("invalid_token", hint, res.metadataURL))
+			toolexec.WriteChallenge(w, http.StatusUnauthorized, challenge("invalid_token", hint, "", res.metadataURL))
 			return
 		}
 		if missing := id.missing(needed); len(missing) > 0 {
 			v.s.Logger.DebugContext(r.Context(), "oauth: token lacks scopes", "subject", id.Subject, "missing", missing)
+			scopes, description := v.stepUp(needed, id, res)
 			toolexec.WriteChallenge(w, http.StatusForbidden,
-				challenge("insufficient_scope", stepUpScopes(needed, id.Scopes, res.scopes, v.s.ScopePrefix), res.metadataURL))
+				challenge("insufficient_scope", scopes, description, res.metadataURL))
 			return
 		}
 		next.ServeHTTP(w, r.WithContext(callerContext(r.Context(), id)))

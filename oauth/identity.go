@@ -23,7 +23,7 @@ type Identity struct {
 	// one it was accepted for.
 	Audience []string
 	// Scopes are the scopes granted, read from the claims
-	// Config.ScopeClaims names ("scope", then "scp", by default), in the
+	// Config.ScopeClaims names ("scope", else "scp", by default), in the
 	// token's order, each once.
 	Scopes []string
 	// ExpiresAt is when the token expires; zero when an introspected token

@@ -4,6 +4,7 @@ import (
 	"context"
 	"maps"
 	"net/http"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -126,7 +127,7 @@ var providers = []provider{
 		name: "Keycloak",
 		config: func(c *oauth.Config) {
 			c.ScopeClaims = []string{"scope", "realm_access.roles", "resource_access.tools-api.roles"}
-			c.ScopesSupported = []string{"openid", "tools.call"}
+			c.ScopesSupported = []string{"openid", "tools.call", "tools.write"}
 		},
 		accepted: map[string]struct {
 			token  shaped
@@ -177,8 +178,8 @@ var providers = []provider{
 			c.Audiences = []string{entraAPIApp}
 			c.AuthorizedParties = []string{entraClientApp, entraDaemonApp}
 			c.ScopeClaims = []string{"scp", "roles"}
-			c.ScopePrefix = "api://tools-api/"
-			c.ScopesSupported = []string{"api://tools-api/tools.call"}
+			c.ScopePrefix = "https://tools.example.com/mcp/"
+			c.ScopesSupported = []string{"https://tools.example.com/mcp/tools.call", "https://tools.example.com/mcp/tools.write"}
 		},
 		accepted: map[string]struct {
 			token  shaped
@@ -227,7 +228,6 @@ var providers = []provider{
 	{
 		name: "Auth0",
 		config: func(c *oauth.Config) {
-			c.ScopeClaims = []string{"scope", "permissions"}
 			c.ScopesSupported = []string{"openid", "tools.call"}
 		},
 		accepted: map[string]struct {
@@ -240,7 +240,7 @@ var providers = []provider{
 				"sub": "auth0|6541b0f2c1e2a3b4c5d6e7f8", "client_id": mcpClient, "jti": "73WakrfVbNJBaAmhQtEeDv",
 				"aud":   []string{providerResource, "https://tenant.us.auth0.com/userinfo"},
 				"scope": "openid profile tools.call", "permissions": []string{"tools.call", "tools.admin"},
-			}}, []string{"openid", "profile", "tools.call", "tools.admin"}},
+			}}, []string{"openid", "profile", "tools.call"}},
 			"access token, Auth0 profile": {shaped{"JWT", map[string]any{
 				"sub": "auth0|6541b0f2c1e2a3b4c5d6e7f8", "azp": mcpClient,
 				"aud": []string{providerResource, "https://tenant.us.auth0.com/userinfo"}, "scope": "openid tools.call",
@@ -363,25 +363,33 @@ func TestProviderTokenShapes(t *testing.T) {
 
 // TestProviderScopesGateTools: over REST, each provider's access token
 // calls the tool whose scope it holds and gets 403 for one it lacks; the
-// challenges ask for what the provider can be asked for.
+// challenges ask only for what the provider can be asked for: a 403 for a
+// scope that is a claim value (a group, a role) names no scope and says
+// why, one for an OAuth scope names it and every scope the token holds.
 func TestProviderScopesGateTools(t *testing.T) {
 	tests := []struct {
 		provider        string
 		token           string // a key of the provider's accepted tokens
 		allowed, denied string // a scope the token grants, one it lacks
 		challenge401    string // the scope parameter of a 401 for the denied tool
-		challenge403    string // and of the 403
+		challenge403    string // and of the 403 ("": none)
+		description     string // the 403's error_description ("": none)
 	}{
 		{"Dex", "access token with the audience scope", "admins", "auditors",
-			"openid groups audience:server:client_id:" + providerResource, "auditors"},
-		{"Keycloak", "access token", "tools.admin", "tools.delete", "openid tools.call", "tools.delete openid tools.call"},
+			"openid groups audience:server:client_id:" + providerResource, "", claimValue("auditors")},
+		{"Keycloak", "access token", "tools.admin", "tools.delete", "openid tools.call tools.write", "", claimValue("tools.delete")},
+		{"Keycloak", "access token", "tools.call", "tools.write", "openid tools.call tools.write",
+			"tools.write openid tools.call profile email", ""},
 		{"Entra ID", "delegated access token", "tools.read", "tools.admin",
-			"api://tools-api/tools.call", "api://tools-api/tools.admin api://tools-api/tools.call"},
-		{"Auth0", "access token, RFC 9068 profile", "tools.admin", "tools.delete", "openid tools.call", "tools.delete openid tools.call"},
-		{"Okta", "access token", "tools.call", "tools.admin", "openid tools.call", "tools.admin openid tools.call"},
+			"https://tools.example.com/mcp/tools.call https://tools.example.com/mcp/tools.write", "", claimValue("tools.admin")},
+		{"Entra ID", "delegated access token", "tools.read", "tools.write",
+			"https://tools.example.com/mcp/tools.call https://tools.example.com/mcp/tools.write",
+			"https://tools.example.com/mcp/tools.write https://tools.example.com/mcp/tools.call https://tools.example.com/mcp/tools.read", ""},
+		{"Auth0", "access token, RFC 9068 profile", "tools.call", "tools.delete", "openid tools.call", "tools.delete openid tools.call profile", ""},
+		{"Okta", "access token", "tools.call", "tools.admin", "openid tools.call", "tools.admin openid tools.call", ""},
 	}
 	for _, tc := range tests {
-		t.Run(tc.provider, func(t *testing.T) {
+		t.Run(tc.provider+" "+tc.denied, func(t *testing.T) {
 			i := slices.IndexFunc(providers, func(p provider) bool { return p.name == tc.provider })
 			require.GreaterOrEqual(t, i, 0)
 			p := providers[i]
@@ -406,12 +414,33 @@ func TestProviderScopesGateTools(t *testing.T) {
 			assert.Equal(t, http.StatusOK, code)
 			code, chal := call("denied", tok)
 			assert.Equal(t, http.StatusForbidden, code)
-			assert.Contains(t, chal, `scope="`+tc.challenge403+`"`)
+			params := challengeParams(t, chal)
+			assert.Equal(t, "insufficient_scope", params["error"])
+			assert.Equal(t, tc.challenge403, params["scope"], chal)
+			assert.Equal(t, tc.description, params["error_description"], chal)
 			code, chal = call("denied", "")
 			assert.Equal(t, http.StatusUnauthorized, code)
 			assert.Contains(t, chal, `scope="`+tc.challenge401+`"`)
 		})
 	}
+}
+
+// claimValue is the error_description of a 403 whose tool needs the claim
+// value name.
+func claimValue(name string) string {
+	return "the token lacks " + name + ": a group, role or permission that the authorization server grants on its own terms, not an OAuth scope a client can ask for"
+}
+
+// challengeParams reads the parameters of a Bearer challenge whose values
+// hold no quote.
+func challengeParams(t *testing.T, h string) map[string]string {
+	t.Helper()
+	require.True(t, strings.HasPrefix(h, "Bearer "), h)
+	out := map[string]string{}
+	for _, m := range regexp.MustCompile(`(\w+)="([^"]*)"`).FindAllStringSubmatch(h, -1) {
+		out[m[1]] = m[2]
+	}
+	return out
 }
 
 // TestExtraAudiencesNeedAuthorizedParties: Config.Audiences alone is
@@ -478,7 +507,8 @@ func TestTokensThatAreNotAccessTokensAreRefused(t *testing.T) {
 }
 
 // TestScopeClaims: scopes come from each configured claim, a name or a
-// dotted path, a string or an array, in order and once each.
+// dotted path, a string or an array, in order and once each; of "scope"
+// and "scp", only the first listed that the token carries.
 func TestScopeClaims(t *testing.T) {
 	is := newTestIssuer(t)
 	k := newRSASigner(t, "k1")
@@ -498,8 +528,11 @@ func TestScopeClaims(t *testing.T) {
 		claims []string
 		want   []string
 	}{
-		{nil, []string{"a", "b", "c"}},
+		{nil, []string{"a", "b"}},
+		{[]string{"scope", "scp"}, []string{"a", "b"}},
+		{[]string{"scp", "scope"}, []string{"b", "c"}},
 		{[]string{"scp"}, []string{"b", "c"}},
+		{[]string{"scope", "groups", "scp"}, []string{"a", "b", "g1", "g2"}},
 		{[]string{"groups"}, []string{"g1", "g2"}},
 		{[]string{"realm_access.roles"}, []string{"r1"}},
 		{[]string{"resource_access.tools.example.com.roles"}, []string{"c1", "c2"}},

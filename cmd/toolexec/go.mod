@@ -23,6 +23,7 @@ require (
 	go.opentelemetry.io/otel/sdk v1.46.0
 	go.opentelemetry.io/otel/sdk/metric v1.46.0
 	go.yaml.in/yaml/v3 v3.0.6
+	golang.org/x/crypto v0.55.0
 	modernc.org/sqlite v1.59.0
 )
 

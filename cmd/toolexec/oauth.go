@@ -43,10 +43,10 @@ type oauthFlags struct {
 func (o *oauthFlags) register(fs *flag.FlagSet) {
 	o.fs = fs
 	fs.StringVar(&o.issuer, "oauth-issuer", "", "verify OAuth 2.1 access tokens from this authorization server (its issuer URL, exactly as its metadata states it) instead of a static token")
-	fs.StringVar(&o.base, "oauth-resource", "", "with --oauth-issuer: this server's public base URL (such as https://tools.example.com); a token's audience must name the endpoint it is used on: BASE/api, BASE/mcp, BASE/oxp or BASE/toolsets/NAME/{api,mcp,oxp}")
-	fs.StringVar(&o.scopes, "oauth-scopes", "", "the comma-separated scopes clients ask for first (scopes_supported; every 401 names them; {resource} stands for the endpoint's URI). Default: openid and the --oauth-scope-claim names the issuer advertises, then the scopes the tools declare that the issuer advertises (all of them when it advertises none)")
-	fs.Var(&o.scopeClaims, "oauth-scope-claim", "a claim scopes are read from: a name or a dotted path such as groups or realm_access.roles, holding a space-separated string or an array (repeatable; default scope, then scp)")
-	fs.StringVar(&o.scopePrefix, "oauth-scope-prefix", "", "put before a tool's scopes where a 403 names them, for servers that know scopes by a longer name than their tokens hold (Entra ID: api://APP-ID-URI/)")
+	fs.StringVar(&o.base, "oauth-resource", "", "with --oauth-issuer: this server's public base URL (such as https://tools.example.com); a token's audience must name the endpoint it is used on: BASE/api, BASE/mcp, BASE/oxp, BASE/toolsets/NAME/{api,mcp,oxp} or BASE/mcp/NAME")
+	fs.StringVar(&o.scopes, "oauth-scopes", "", "the comma-separated scopes clients ask for first (scopes_supported; every 401 names them; {resource} stands for the endpoint's URI). Default: openid and the --oauth-scope-claim names the issuer advertises, then every scope the tools declare (with --oauth-scope-claim naming claims other than scope and scp: those the issuer advertises, all when it advertises none)")
+	fs.Var(&o.scopeClaims, "oauth-scope-claim", "a claim scopes are read from: a name or a dotted path such as groups or realm_access.roles, holding a space-separated string or an array (repeatable; default scope, else scp: the two are alternatives, the first the token carries; other claims add)")
+	fs.StringVar(&o.scopePrefix, "oauth-scope-prefix", "", "put before a tool's scopes where a 403 names them, for servers that know scopes by a longer name than their tokens hold (Entra ID: its App ID URI and /)")
 	fs.Var(&o.audiences, "oauth-audience", "the last resort for servers that cannot put the endpoint's URI in aud: a further accepted audience, only from an --oauth-client (repeatable)")
 	fs.Var(&o.clients, "oauth-client", "a client (azp, client_id or cid) whose tokens are accepted through --oauth-audience (repeatable)")
 	fs.BoolVar(&o.publicList, "oauth-public-list", false, "let callers without a token list the tools that need no scope (MCP initialize and tools/list, REST and OXP lists, the explorer's data); by default every request but the explorer page and OXP's health check needs a valid token")
@@ -146,16 +146,8 @@ func (o *oauthFlags) verifier(ctx context.Context, getenv func(string) (string, 
 	if !o.enabled() {
 		return nil, nil, nil
 	}
-	var scopes []string
-	explicit := false
-	o.fs.Visit(func(f *flag.Flag) { explicit = explicit || f.Name == "oauth-scopes" })
-	if explicit {
-		for s := range strings.SplitSeq(o.scopes, ",") {
-			if s = strings.TrimSpace(s); s != "" {
-				scopes = append(scopes, s)
-			}
-		}
-	} else {
+	scopes, explicit := o.explicitScopes()
+	if !explicit {
 		probe, err := oauth.NewVerifier(o.config(getenv, nil, logger))
 		if err != nil {
 			return nil, nil, err
@@ -176,16 +168,32 @@ func (o *oauthFlags) verifier(ctx context.Context, getenv func(string) (string, 
 	return v, scopes, nil
 }
 
+// explicitScopes returns the scopes --oauth-scopes names, and whether it
+// was given.
+func (o *oauthFlags) explicitScopes() ([]string, bool) {
+	explicit := false
+	o.fs.Visit(func(f *flag.Flag) { explicit = explicit || f.Name == "oauth-scopes" })
+	var scopes []string
+	for s := range strings.SplitSeq(o.scopes, ",") {
+		if s = strings.TrimSpace(s); s != "" {
+			scopes = append(scopes, s)
+		}
+	}
+	return scopes, explicit
+}
+
 // defaultScopes are the scopes clients are told to ask for when
-// --oauth-scopes is not given: "openid" when the issuer advertises it
-// (some servers, Dex among them, issue no token without it); each scope
-// claim that the issuer advertises as a scope ("groups": Dex writes the
-// groups claim only when asked for the groups scope); then the scopes the
-// tools declare, sorted, those the issuer advertises, or all of them when
-// its metadata could not be read or lists no scopes. A tool scope the
-// issuer does not advertise (a group, a role) is left out, since some
-// servers refuse a request for a scope they do not know; it is named to a
-// caller that lacks it by the 403 step-up challenge.
+// --oauth-scopes is not given: the issuer's that toolexec needs, "openid"
+// when the issuer advertises it (some servers, Dex among them, issue no
+// token without it) and each scope claim that the issuer advertises as a
+// scope ("groups": Dex writes the groups claim only when asked for the
+// groups scope); then the scopes the tools declare, sorted, so that a
+// client signs in once for every tool its user may call. When scopes are
+// read from claims other than scope and scp (groups, roles), a tool's
+// scope may be such a claim value, which some servers refuse to be asked
+// for: only the tool scopes the issuer advertises are named then (all of
+// them when its metadata could not be read or lists no scopes); a caller
+// that lacks another learns it from the 403.
 func defaultScopes(advertised []string, known bool, claims []string, tools []toolexec.Tool) []string {
 	var out []string
 	add := func(s string) {
@@ -201,13 +209,14 @@ func defaultScopes(advertised []string, known bool, claims []string, tools []too
 			add(c)
 		}
 	}
+	scopesOnly := !slices.ContainsFunc(claims, func(c string) bool { return c != "scope" && c != "scp" })
 	var needed []string
 	for _, t := range tools {
 		needed = append(needed, t.Options.Scopes...)
 	}
 	slices.Sort(needed)
 	for _, s := range slices.Compact(needed) {
-		if !known || len(advertised) == 0 || slices.Contains(advertised, s) {
+		if scopesOnly || !known || len(advertised) == 0 || slices.Contains(advertised, s) {
 			add(s)
 		}
 	}

@@ -124,7 +124,7 @@ func toolNames(t *testing.T, body string) []string {
 // endpoint it addresses (MCP's initialize and lists included, so MCP
 // clients sign in first); each toolset is a resource of its own with its
 // own metadata; the scopes clients are told to ask for default to openid
-// and the tools' scopes the issuer advertises.
+// and every scope the tools declare.
 func TestServe_OAuthListsNeedAToken(t *testing.T) {
 	is := newIssuer(t, "openid", "email", "tools.admin")
 	const res = "https://tools.example.com"
@@ -146,7 +146,7 @@ func TestServe_OAuthListsNeedAToken(t *testing.T) {
 		resp, body := send(t, base, c.method, c.path, "", c.body)
 		assert.Equal(t, http.StatusUnauthorized, resp.StatusCode, "%s %s: %s", c.method, c.path, body)
 		assert.JSONEq(t, `{"error":"Unauthorized"}`, body, c.path)
-		assert.Equal(t, `Bearer scope="openid tools.admin", `+meta(c.metadata), resp.Header.Get("WWW-Authenticate"), c.path)
+		assert.Equal(t, `Bearer scope="openid admins tools.admin", `+meta(c.metadata), resp.Header.Get("WWW-Authenticate"), c.path)
 	}
 	resp, body := send(t, base, http.MethodGet, "/oxp/tools", "", "")
 	assert.Equal(t, http.StatusBadRequest, resp.StatusCode, "OXP answers refused credentials with 400")
@@ -169,7 +169,7 @@ func TestServe_OAuthListsNeedAToken(t *testing.T) {
 		}
 		require.NoError(t, json.Unmarshal([]byte(body), &doc))
 		assert.Equal(t, want, doc.Resource)
-		assert.Equal(t, []string{"openid", "tools.admin"}, doc.ScopesSupported, "openid and the tools' scopes the issuer knows; not the group admins")
+		assert.Equal(t, []string{"openid", "admins", "tools.admin"}, doc.ScopesSupported, "openid and every tool scope: scope claims hold OAuth scopes")
 	}
 	resp, _ = send(t, base, http.MethodGet, "/.well-known/oauth-protected-resource/toolsets/nope/mcp", "", "")
 	assert.Equal(t, http.StatusNotFound, resp.StatusCode)
@@ -185,6 +185,9 @@ func TestServe_OAuthListsNeedAToken(t *testing.T) {
 	resp, _ = send(t, base, http.MethodPost, "/mcp", tok, mcpCall("admin"))
 	assert.Equal(t, http.StatusForbidden, resp.StatusCode)
 	assert.Contains(t, resp.Header.Get("WWW-Authenticate"), `error="insufficient_scope", scope="tools.admin openid"`)
+	resp, _ = send(t, base, http.MethodPost, "/mcp", is.token(t, res+"/mcp", "scope", "admins"), mcpCall("admin"))
+	assert.Contains(t, resp.Header.Get("WWW-Authenticate"), `error="insufficient_scope", scope="tools.admin admins"`,
+		"the 403 keeps the scopes the token holds")
 	admin := is.token(t, res+"/mcp", "scope", "openid tools.admin")
 	_, body = send(t, base, http.MethodPost, "/mcp", admin, mcpList)
 	assert.Equal(t, []string{"find", "admin"}, toolNames(t, body))
@@ -261,8 +264,12 @@ func TestDefaultScopes(t *testing.T) {
 	}{
 		{"Dex: openid and groups, never a group", []string{"openid", "email", "groups", "profile", "offline_access"}, true, []string{"groups"}, []string{"openid", "groups"}},
 		{"Keycloak: openid and the client scopes", []string{"openid", "profile", "tools.call", "roles"}, true, []string{"scope", "realm_access.roles"}, []string{"openid", "tools.call"}},
+		{"groups, no scopes advertised: every tool scope", nil, true, []string{"groups"}, []string{"admins", "tools.call"}},
+		{"groups, metadata unreadable: every tool scope", nil, false, []string{"groups"}, []string{"admins", "tools.call"}},
+		{"scope claims only: openid and every tool scope, advertised or not", []string{"openid", "offline_access"}, true, nil,
+			[]string{"openid", "admins", "tools.call"}},
+		{"scp: the same", []string{"openid"}, true, []string{"scp"}, []string{"openid", "admins", "tools.call"}},
 		{"no scopes advertised: every tool scope", nil, true, nil, []string{"admins", "tools.call"}},
-		{"metadata unreadable: every tool scope", nil, false, nil, []string{"admins", "tools.call"}},
 	} {
 		assert.Equal(t, c.want, defaultScopes(c.advertised, c.known, c.claims, tools), c.name)
 	}

@@ -30,7 +30,9 @@ func TestMain(m *testing.M) {
 		stop()
 		os.Exit(code)
 	}
-	os.Exit(m.Run())
+	code := m.Run()
+	realProvider.Stop()
+	os.Exit(code)
 }
 
 // syncBuffer collects a subprocess's standard error.

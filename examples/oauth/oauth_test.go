@@ -11,7 +11,6 @@ import (
 	"encoding/pem"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"net/url"
 	"regexp"
 	"strings"
@@ -34,14 +33,7 @@ type running struct {
 
 func start(t *testing.T) *running {
 	t.Helper()
-	srv := httptest.NewUnstartedServer(nil)
-	base := "http://" + srv.Listener.Addr().String()
-	d, err := newDemo(base, func(c *oauth.Config) { c.MinRefreshInterval = -1 })
-	require.NoError(t, err)
-	srv.Config.Handler = d.handler
-	srv.Start()
-	t.Cleanup(srv.Close)
-	return &running{demo: d, base: base}
+	return startWith(t, nil)
 }
 
 // send makes a request and returns its response with the body read.
@@ -95,7 +87,7 @@ func (r *running) token(t *testing.T, tokenEndpoint, scope, resource string) str
 }
 
 func (r *running) tokenFor(t *testing.T, scope, resource string) string {
-	return r.token(t, r.base+"/oauth/oauth/token", scope, resource)
+	return r.token(t, r.base+"/oauth/token", scope, resource)
 }
 
 func mcpCall(tool string) string {
@@ -353,7 +345,7 @@ func TestProviderRefusesUnknownResourcesAndScopes(t *testing.T) {
 		"unknown resource": {"grant_type": {"client_credentials"}, "scope": {"tools.call"}, "resource": {"https://elsewhere.example"}},
 		"unknown scope":    {"grant_type": {"client_credentials"}, "scope": {"root"}, "resource": {r.base + "/mcp"}},
 	} {
-		req, err := http.NewRequest(http.MethodPost, r.base+"/oauth/oauth/token", strings.NewReader(form.Encode()))
+		req, err := http.NewRequest(http.MethodPost, r.base+"/oauth/token", strings.NewReader(form.Encode()))
 		require.NoError(t, err)
 		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 		req.SetBasicAuth(clientID, clientSecret)
@@ -370,16 +362,48 @@ func TestTheDemoListensOnLoopbackUnlessToldOtherwise(t *testing.T) {
 	assert.Equal(t, "[::1]:8080", listenAddr("::1", "8080"))
 }
 
-func TestTheProviderAdvertisesOnlyTheClientCredentialsGrant(t *testing.T) {
+// TestTheProviderMetadataSaysWhatItServes: the same metadata at RFC 8414's
+// URL and at both OpenID Connect Discovery URLs MCP clients try, with
+// every member OpenID Connect Discovery requires, and what MCP clients
+// check: PKCE S256, registration, Client ID Metadata Documents.
+func TestTheProviderMetadataSaysWhatItServes(t *testing.T) {
 	r := start(t)
-	var meta map[string]any
-	require.Equal(t, http.StatusOK, getJSON(t, r.base+"/oauth/.well-known/openid-configuration", &meta))
-	assert.Equal(t, []any{"client_credentials"}, meta["grant_types_supported"])
-	assert.Equal(t, []any{}, meta["response_types_supported"])
-	for _, gone := range []string{"authorization_endpoint", "device_authorization_endpoint", "end_session_endpoint", "userinfo_endpoint"} {
-		assert.NotContains(t, meta, gone, "the demo does not serve it")
+	var docs []map[string]any
+	for _, u := range []string{
+		r.base + "/.well-known/oauth-authorization-server/oauth",
+		r.base + "/.well-known/openid-configuration/oauth",
+		r.base + "/oauth/.well-known/openid-configuration",
+	} {
+		var meta map[string]any
+		require.Equal(t, http.StatusOK, getJSON(t, u, &meta), u)
+		docs = append(docs, meta)
 	}
-	assert.Equal(t, r.base+"/oauth", meta["issuer"])
-	assert.NotEmpty(t, meta["token_endpoint"])
-	assert.NotEmpty(t, meta["jwks_uri"])
+	assert.Equal(t, docs[0], docs[1])
+	assert.Equal(t, docs[0], docs[2])
+	meta := docs[0]
+	issuer := r.base + "/oauth"
+	assert.Equal(t, issuer, meta["issuer"])
+	for member, want := range map[string]any{
+		"authorization_endpoint":                issuer + "/authorize",
+		"token_endpoint":                        issuer + "/token",
+		"registration_endpoint":                 issuer + "/register",
+		"device_authorization_endpoint":         issuer + "/device_authorization",
+		"jwks_uri":                              issuer + "/keys",
+		"response_types_supported":              []any{"code"},
+		"subject_types_supported":               []any{"public"},
+		"id_token_signing_alg_values_supported": []any{"RS256"},
+		"code_challenge_methods_supported":      []any{"S256"},
+		"client_id_metadata_document_supported": true,
+		"grant_types_supported": []any{"authorization_code", "refresh_token", "client_credentials",
+			"urn:ietf:params:oauth:grant-type:device_code"},
+		"token_endpoint_auth_methods_supported":          []any{"client_secret_basic", "client_secret_post", "none"},
+		"authorization_response_iss_parameter_supported": true,
+	} {
+		assert.Equal(t, want, meta[member], member)
+	}
+	assert.Subset(t, meta["scopes_supported"], []any{"openid", "tools.call", "tools.admin"})
+	for _, member := range []string{"authorization_endpoint", "token_endpoint", "registration_endpoint", "device_authorization_endpoint", "jwks_uri"} {
+		resp, _ := send(t, http.MethodOptions, meta[member].(string), "", "", "")
+		assert.NotEqual(t, http.StatusNotFound, resp.StatusCode, "%s is served", member)
+	}
 }

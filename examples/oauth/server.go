@@ -15,21 +15,26 @@ import (
 type demo struct {
 	handler  http.Handler
 	keys     *keyRing
+	provider *provider
 	verifier *oauth.Verifier
 }
 
 // newDemo builds the example served at base ("http://localhost:8080"):
 //
-//	/oauth/...                                 the OpenID Provider (issuer base/oauth)
-//	/api/..., /mcp, /oxp/...                   REST, MCP and OXP, each its own resource;
-//	                                           calls need a token with the tool's scope,
-//	                                           lists show only the tools the caller may
-//	                                           call, and MCP needs a token for everything
-//	/.well-known/oauth-protected-resource/...  their protected resource metadata
+//	/oauth/...                                    the authorization server (issuer base/oauth),
+//	/.well-known/oauth-authorization-server/oauth its metadata, as RFC 8414 places it, and
+//	/.well-known/openid-configuration/oauth       as MCP clients also look for it
+//	/api/..., /mcp, /oxp/...                      REST, MCP and OXP, each its own resource;
+//	                                              calls need a token with the tool's scope,
+//	                                              lists show only the tools the caller may
+//	                                              call, and MCP needs a token for everything
+//	/.well-known/oauth-protected-resource/...     their protected resource metadata
 //
-// tune, when given, adjusts the verifier's configuration (the tests shorten
-// its key refresh interval).
-func newDemo(base string, tune ...func(*oauth.Config)) (*demo, error) {
+// fetch, when not nil, is the client the provider fetches Client ID
+// Metadata Documents with (the tests trust their TLS server with it); tune,
+// when given, adjusts the verifier's configuration (the tests shorten its
+// key refresh interval).
+func newDemo(base string, fetch *http.Client, tune ...func(*oauth.Config)) (*demo, error) {
 	issuer := base + "/oauth"
 	resources := []string{base + "/api", base + "/mcp", base + "/oxp"}
 
@@ -37,10 +42,7 @@ func newDemo(base string, tune ...func(*oauth.Config)) (*demo, error) {
 	if _, err := keys.rotate(); err != nil {
 		return nil, err
 	}
-	provider, err := newProvider(issuer, keys, resources)
-	if err != nil {
-		return nil, err
-	}
+	as := newProvider(issuer, keys, resources, fetch)
 
 	// The resource server: tokens from issuer, for one of the resources.
 	cfg := oauth.Config{
@@ -77,14 +79,16 @@ func newDemo(base string, tune ...func(*oauth.Config)) (*demo, error) {
 	)
 
 	mux := http.NewServeMux()
-	mux.Handle("/oauth/", http.StripPrefix("/oauth", provider))
+	mux.Handle("/oauth/", http.StripPrefix("/oauth", as.handler()))
+	mux.HandleFunc("GET /.well-known/oauth-authorization-server/oauth", as.serveMetadata)
+	mux.HandleFunc("GET /.well-known/openid-configuration/oauth", as.serveMetadata)
 	mux.Handle("/api/", http.StripPrefix("/api", toolexec.NewHandler(x)))
 	// MCP clients expect every request of a protected endpoint to need a
 	// token: they start their authorization flow on the first 401.
 	mux.Handle("/mcp", v.AuthHook(mcp.NewHandler(x)))
 	mux.Handle("/oxp/", http.StripPrefix("/oxp", oxp.NewHandler(x)))
 	mux.Handle("/.well-known/oauth-protected-resource/", v.Metadata())
-	return &demo{handler: mux, keys: keys, verifier: v}, nil
+	return &demo{handler: mux, keys: keys, provider: as, verifier: v}, nil
 }
 
 func echo(ctx context.Context, _ string, args map[string]any) ([]toolexec.Content, bool, string, error) {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/toolexec/toolexec/internal/hostguard"
 	"github.com/toolexec/toolexec/mcp"
+	"github.com/toolexec/toolexec/oauth"
 )
 
 // legacySSE is the path segment of mcp-toolbox's HTTP+SSE endpoint.
@@ -23,6 +24,12 @@ const legacySSE = "sse"
 // An unknown toolset, and any other path, is 404 with a JSON-RPC error,
 // as is the HTTP+SSE transport of MCP 2024-11-05 (/mcp/sse,
 // /mcp/NAME/sse), which is not served.
+//
+// With OAuth (and lists not public), the token check comes before
+// anything else: /mcp/ and the HandsAI routes (and /mcp/sse) are part of
+// the /mcp resource; /mcp/NAME is a resource of its own, BASE/mcp/NAME,
+// whose tokens must name it, defined or not, so that a caller without a
+// valid token learns nothing, not even which toolsets exist.
 type mcpRoutes struct {
 	all   http.Handler
 	sets  *toolsets
@@ -32,14 +39,45 @@ type mcpRoutes struct {
 func (m *mcpRoutes) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	rest := strings.TrimPrefix(r.URL.Path, MCPPath+"/")
 	if rest == "" || isHandsAIRoute(rest) {
-		m.all.ServeHTTP(w, r)
+		m.checked(m.sets.o.OAuth, m.all).ServeHTTP(w, r)
 		return
 	}
 	name, tail, _ := strings.Cut(rest, "/")
 	if name == legacySSE && tail == "" {
-		m.notFound(w, r, "Not Found: the HTTP+SSE transport of MCP 2024-11-05 is not served; use Streamable HTTP at "+MCPPath)
+		m.checked(m.sets.o.OAuth, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			m.notFound(w, r, "Not Found: the HTTP+SSE transport of MCP 2024-11-05 is not served; use Streamable HTTP at "+MCPPath)
+		})).ServeHTTP(w, r)
 		return
 	}
+	// A toolset's endpoint is a resource of its own, BASE/mcp/NAME, whose
+	// token check comes first, whether the toolset exists or not.
+	var v *oauth.Verifier
+	if m.sets.o.OAuth != nil {
+		var err error
+		if v, err = m.sets.mcpVerifier(name); err != nil {
+			m.sets.o.logError("toolexec: cannot protect a toolset's endpoints", "toolset", name, "error", err)
+			rpcError(w, http.StatusInternalServerError, "Internal error")
+			return
+		}
+	}
+	m.checked(v, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		m.toolset(w, r, name, tail)
+	})).ServeHTTP(w, r)
+}
+
+// checked is h behind v's token check, when OAuth is on and lists are not
+// public (see requireToken); else h.
+func (m *mcpRoutes) checked(v *oauth.Verifier, h http.Handler) http.Handler {
+	if v == nil || m.sets.o.OAuthPublicList {
+		return h
+	}
+	return requireToken(v, h, nil, writeUnauthorized)
+}
+
+// toolset serves /mcp/NAME/TAIL: toolset name's MCP endpoint and its
+// HandsAI routes; 404 for a toolset the current config does not define,
+// and for other paths.
+func (m *mcpRoutes) toolset(w http.ResponseWriter, r *http.Request, name, tail string) {
 	ts, ok, err := m.sets.get(name)
 	if err != nil {
 		m.sets.o.logError("toolexec: cannot protect a toolset's endpoints", "toolset", name, "error", err)

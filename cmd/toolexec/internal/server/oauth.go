@@ -112,16 +112,24 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	_, _ = w.Write(append(data, '\n'))
 }
 
-// toolsetResources are the resource URIs of toolset name's endpoints.
+// toolsetResources are the resource URIs of toolset name's endpoints:
+// BASE/toolsets/NAME/{api,mcp,oxp}, and its MCP endpoint as mcp-toolbox
+// serves it, BASE/mcp/NAME.
 func toolsetResources(base, name string) []string {
 	prefix := strings.TrimSuffix(base, "/") + ToolsetPrefix + url.PathEscape(name)
-	return []string{prefix + RESTPrefix, prefix + MCPPath, prefix + OXPPrefix}
+	return []string{prefix + RESTPrefix, prefix + MCPPath, prefix + OXPPrefix, mcpToolsetResource(base, name)}
+}
+
+// mcpToolsetResource is the resource URI of toolset name's MCP endpoint
+// below /mcp: BASE/mcp/NAME.
+func mcpToolsetResource(base, name string) string {
+	return strings.TrimSuffix(base, "/") + MCPPath + "/" + url.PathEscape(name)
 }
 
 // verifierLocked returns toolset name's Verifier, derived from the
 // server's for the toolset's own resources (so its tokens name
-// /toolsets/NAME/mcp, and its metadata says so), creating it on first
-// use. t.mu must be held.
+// /toolsets/NAME/mcp or /mcp/NAME, and its metadata says so), creating it
+// on first use. t.mu must be held.
 func (t *toolsets) verifierLocked(name string) (*oauth.Verifier, error) {
 	if v, ok := t.verifiers[name]; ok {
 		return v, nil
@@ -132,6 +140,19 @@ func (t *toolsets) verifierLocked(name string) (*oauth.Verifier, error) {
 	}
 	t.verifiers[name] = v
 	return v, nil
+}
+
+// mcpVerifier returns the Verifier of /mcp/NAME: the toolset's, when the
+// current config defines it; else one for BASE/mcp/NAME alone, made for
+// the request and not kept, so that a caller without a valid token is
+// answered alike whether the toolset exists or not.
+func (t *toolsets) mcpVerifier(name string) (*oauth.Verifier, error) {
+	if t.p.Current().HasToolset(name) {
+		t.mu.Lock()
+		defer t.mu.Unlock()
+		return t.verifierLocked(name)
+	}
+	return t.o.OAuth.ForResources(mcpToolsetResource(t.o.OAuthBase, name))
 }
 
 // metadata serves the protected resource metadata of each toolset's
@@ -149,6 +170,30 @@ func (t *toolsets) metadata() http.Handler {
 		t.mu.Lock()
 		v, err := t.verifierLocked(name)
 		t.mu.Unlock()
+		if err != nil {
+			t.o.logError("toolexec: cannot protect a toolset's endpoints", "toolset", name, "error", err)
+			writeJSONError(w, http.StatusInternalServerError, "Internal server error")
+			return
+		}
+		v.Metadata().ServeHTTP(w, r)
+	})
+}
+
+// mcpMetadata serves the protected resource metadata of /mcp/NAME at
+// /.well-known/oauth-protected-resource/mcp/NAME, for any NAME that
+// mcpRoutes takes for a toolset (one path segment, not sse), defined or
+// not: the challenge of /mcp/NAME names it either way, and neither tells
+// which toolsets exist. Anything else is answered by the server's own
+// metadata handler (a 404).
+func (t *toolsets) mcpMetadata() http.Handler {
+	prefix := "/.well-known/oauth-protected-resource" + MCPPath + "/"
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		name := strings.TrimSuffix(strings.TrimPrefix(r.URL.Path, prefix), "/")
+		if name == "" || name == legacySSE || strings.Contains(name, "/") {
+			t.o.OAuth.Metadata().ServeHTTP(w, r)
+			return
+		}
+		v, err := t.mcpVerifier(name)
 		if err != nil {
 			t.o.logError("toolexec: cannot protect a toolset's endpoints", "toolset", name, "error", err)
 			writeJSONError(w, http.StatusInternalServerError, "Internal server error")

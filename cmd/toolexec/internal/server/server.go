@@ -62,9 +62,10 @@ type Options struct {
 	// /.well-known/oauth-protected-resource. It replaces Token. Its
 	// resources are OAuthBase's /api, /mcp and /oxp.
 	OAuth *oauth.Verifier
-	// OAuthBase is the server's public base URL. Each toolset NAME is a
-	// resource of its own at OAuthBase/toolsets/NAME/{api,mcp,oxp}, with
-	// its own protected resource metadata.
+	// OAuthBase is the server's public base URL. Each toolset NAME's
+	// endpoints are resources of their own, OAuthBase/toolsets/NAME/{api,
+	// mcp,oxp} and OAuthBase/mcp/NAME, each with its own protected
+	// resource metadata.
 	OAuthBase string
 	// OAuthPublicList lets a caller without a token list the tools that
 	// need no scope. Without it, every request with OAuth on needs a valid
@@ -198,14 +199,10 @@ func Handler(p *Provider, o Options) (http.Handler, *toolexec.Executor) {
 	mux.Handle(RESTPrefix+"/", http.StripPrefix(RESTPrefix, all.rest))
 	mux.Handle(OXPPrefix+"/", http.StripPrefix(OXPPrefix, all.oxp))
 	mux.Handle(MCPPath, all.mcp)
-	// Below /mcp/: the HandsAI routes and the toolsets' MCP endpoints, all
-	// part of the /mcp resource, behind its token check (so that a caller
-	// without a token learns nothing, not even which toolsets exist).
-	var below http.Handler = &mcpRoutes{all: all.mcpOpen, sets: sets, guard: guard}
-	if o.OAuth != nil && !o.OAuthPublicList {
-		below = requireToken(o.OAuth, below, nil, writeUnauthorized)
-	}
-	mux.Handle(MCPPath+"/", below)
+	// Below /mcp/: the HandsAI routes, part of the /mcp resource, and the
+	// toolsets' MCP endpoints, each a resource of its own; each behind its
+	// token check (see mcpRoutes).
+	mux.Handle(MCPPath+"/", &mcpRoutes{all: all.mcpOpen, sets: sets, guard: guard})
 	// mcp-toolbox's native API beside the REST surface (toolboxapi.go).
 	native := newToolboxAPI(p, o, all.x, all.rest, guard)
 	mux.Handle(toolboxToolsetPath, native)
@@ -224,6 +221,10 @@ func Handler(p *Provider, o Options) (http.Handler, *toolexec.Executor) {
 		mux.Handle("/.well-known/oauth-protected-resource", o.OAuth.Metadata())
 		mux.Handle("/.well-known/oauth-protected-resource/", o.OAuth.Metadata())
 		mux.Handle("/.well-known/oauth-protected-resource"+ToolsetPrefix, sets.metadata())
+		// /mcp's own, exactly: without it the pattern below would redirect
+		// it to /mcp/, which clients do not follow.
+		mux.Handle("/.well-known/oauth-protected-resource"+MCPPath, o.OAuth.Metadata())
+		mux.Handle("/.well-known/oauth-protected-resource"+MCPPath+"/", sets.mcpMetadata())
 	}
 
 	return mux, all.x
@@ -242,10 +243,9 @@ type toolsets struct {
 	verifiers map[string]*oauth.Verifier // with OAuth: each toolset's, by name
 }
 
-// toolset is what serves one toolset: its surfaces under /toolsets/NAME
-// (with OAuth, protected as resources of their own), and its MCP endpoint
-// at /mcp/NAME (with OAuth, part of the server's /mcp resource, as the
-// path says: mcp is served behind /mcp's token check, see Handler).
+// toolset is what serves one toolset: its surfaces under /toolsets/NAME,
+// and its MCP endpoint at /mcp/NAME (with OAuth, each a resource of its
+// own; mcp is served behind the token check of mcpRoutes).
 type toolset struct {
 	mux *http.ServeMux
 	mcp http.Handler
@@ -275,11 +275,6 @@ func (t *toolsets) get(name string) (*toolset, bool, error) {
 	s := o.surfaces(view)
 	ts := &toolset{mux: http.NewServeMux(), mcp: s.mcpOpen}
 	s.mount(ts.mux, ToolsetPrefix+name)
-	if t.o.OAuth != nil {
-		// /mcp/NAME is part of the server's /mcp resource: its tokens, its
-		// scopes, its metadata (mcpRoutes checks the token).
-		ts.mcp = t.o.surfaces(view).mcpOpen
-	}
 	t.built[name] = ts
 	return ts, true, nil
 }

@@ -99,6 +99,10 @@ func validate(args []string, getenv func(string) (string, bool), stdout, stderr 
 		return 2
 	}
 	cfg, err := config.Load(*file, getenv)
+	if err == nil {
+		// The scripts are bundled and compiled, not run.
+		err = server.CheckScripts(cfg)
+	}
 	if err != nil {
 		var ps config.Problems
 		if errors.As(err, &ps) {

@@ -21,6 +21,7 @@ import (
 	"github.com/toolexec/toolexec/cmd/toolexec/internal/config"
 	"github.com/toolexec/toolexec/cmd/toolexec/internal/netguard"
 	"github.com/toolexec/toolexec/cmd/toolexec/internal/params"
+	"github.com/toolexec/toolexec/cmd/toolexec/internal/tooldef"
 )
 
 // Defaults, used when a source or tool does not set its own.
@@ -165,22 +166,8 @@ func (t *Tool) Definition() toolexec.Tool {
 		Description: t.cfg.Description,
 		InputSchema: params.Schema(t.cfg.AllParams()),
 		Annotations: ann,
-		Options: toolexec.ToolOptions{
-			Timeout: timeout,
-			Cache:   t.cfg.Cache && t.cfg.ReadOnly,
-			// The tool's answer depends on its arguments only: the
-			// statement or request never sees who called.
-			CacheShared: true,
-			CacheTTL:    t.cfg.CacheTTL,
-			Scopes:      t.cfg.Scopes,
-
-			ConcurrencyLimit: concurrency(t.cfg.MaxConcurrency),
-			RateLimit:        rate(t.cfg.RateLimit),
-
-			// config's values are MCP's, as the library's are. A
-			// cancelled task's context cancels its request.
-			TaskSupport: toolexec.TaskSupport(t.cfg.TaskSupport),
-		},
+		// A cancelled task's context cancels its request.
+		Options: tooldef.Options(t.cfg, timeout),
 	}
 }
 
@@ -513,21 +500,4 @@ func Classify(err error) Failure {
 		return Failure{Message: "the upstream request was refused: it redirects to another origin and would resend the request body", Log: "redirect refused", Cause: cause}
 	}
 	return Failure{Message: "the upstream request failed", Log: "upstream request failed", Cause: cause, CanRetry: true}
-}
-
-// concurrency is a tool's own concurrency limit, or nil for the server's.
-func concurrency(n int) *toolexec.ConcurrencyLimit {
-	if n <= 0 {
-		return nil
-	}
-	return &toolexec.ConcurrencyLimit{Max: n}
-}
-
-// rate is a tool's own rate limit, or nil for the server's; a zero l
-// (rateLimit: none) is no limit, the server's included.
-func rate(l *config.RateLimit) *toolexec.RateLimit {
-	if l == nil {
-		return nil
-	}
-	return &toolexec.RateLimit{Rate: l.Rate, Per: l.Per, Burst: l.Burst}
 }

@@ -12,6 +12,7 @@
 package script
 
 import (
+	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -19,6 +20,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/dop251/goja"
 	"github.com/dop251/goja/parser"
@@ -28,8 +30,9 @@ import (
 // globalName is the global the bundle assigns its exports to.
 const globalName = "__toolexec_exports"
 
-// maxScriptBytes bounds the bundled program of one script.
-const maxScriptBytes = 8 << 20
+// maxScriptBytes bounds the bundled program of one script, and each file
+// it is bundled from.
+const maxScriptBytes = 16 << 20
 
 // Program is one script compiled once: its bundle as a goja program and
 // the export it calls. It is immutable and safe for concurrent use.
@@ -45,6 +48,9 @@ type Program struct {
 	// Inputs are the absolute paths of every file bundled: the script and
 	// what it imports.
 	Inputs []string
+	// Sums are the SHA-256 sums of the contents of Inputs as they were
+	// bundled (config.StampData), by path.
+	Sums map[string][sha256.Size]byte
 
 	prog *goja.Program
 }
@@ -104,7 +110,9 @@ func Compile(src Source) (*Program, error) {
 	if st, err := os.Stat(src.Path); err != nil || st.IsDir() {
 		return nil, Problems{{File: p.Name, Line: 1, Column: 1, Message: "the script cannot be read"}}
 	}
+	files := &reader{data: map[string][]byte{}}
 	opts := api.BuildOptions{
+		Plugins:       []api.Plugin{files.plugin()},
 		EntryPoints:   []string{src.Path},
 		AbsWorkingDir: src.Dir,
 		Bundle:        true,
@@ -128,6 +136,12 @@ func Compile(src Source) (*Program, error) {
 		return nil, Problems{{File: p.Name, Line: 1, Column: 1, Message: "the script cannot be bundled: " + err.Error()}}
 	}
 	p.Inputs = inputs
+	p.Sums = make(map[string][sha256.Size]byte, len(inputs))
+	for _, in := range inputs {
+		if data, ok := files.get(in); ok {
+			p.Sums[in] = sha256.Sum256(data)
+		}
+	}
 	if !slices.Contains(exports, export) {
 		msg := "the script has no default export: export default the function to run"
 		if export != "default" {
@@ -230,4 +244,56 @@ func readMetafile(meta, dir string) (exports, inputs []string, err error) {
 	}
 	slices.Sort(inputs)
 	return exports, inputs, nil
+}
+
+// loaders are the files a script may import, by extension, and how each
+// is read.
+var loaders = map[string]api.Loader{
+	".ts": api.LoaderTS, ".mts": api.LoaderTS, ".cts": api.LoaderTS, ".tsx": api.LoaderTSX,
+	".js": api.LoaderJS, ".mjs": api.LoaderJS, ".cjs": api.LoaderJS, ".jsx": api.LoaderJSX,
+	".json": api.LoaderJSON, ".txt": api.LoaderText,
+}
+
+// reader reads the files of a bundle for esbuild, once each, keeping
+// their contents: the two builds of Compile see the same bytes, and the
+// sums of Program are those of what was bundled.
+type reader struct {
+	mu   sync.Mutex // esbuild loads files concurrently
+	data map[string][]byte
+}
+
+func (r *reader) get(path string) ([]byte, bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	data, ok := r.data[path]
+	return data, ok
+}
+
+func (r *reader) plugin() api.Plugin {
+	return api.Plugin{Name: "toolexec-files", Setup: func(b api.PluginBuild) {
+		b.OnLoad(api.OnLoadOptions{Filter: ".*", Namespace: "file"}, func(args api.OnLoadArgs) (api.OnLoadResult, error) {
+			loader, ok := loaders[strings.ToLower(filepath.Ext(args.Path))]
+			if !ok {
+				return api.OnLoadResult{}, fmt.Errorf("a script may import .ts, .tsx, .mts, .cts, .js, .jsx, .mjs, .cjs, .json and .txt files, not %s", filepath.Base(args.Path))
+			}
+			data, ok := r.get(args.Path)
+			if !ok {
+				st, err := os.Stat(args.Path)
+				if err != nil {
+					return api.OnLoadResult{}, errors.New("the file cannot be read")
+				}
+				if st.Size() > maxScriptBytes {
+					return api.OnLoadResult{}, fmt.Errorf("the file is larger than %d bytes", maxScriptBytes)
+				}
+				if data, err = os.ReadFile(args.Path); err != nil {
+					return api.OnLoadResult{}, errors.New("the file cannot be read")
+				}
+				r.mu.Lock()
+				r.data[args.Path] = data
+				r.mu.Unlock()
+			}
+			contents := string(data)
+			return api.OnLoadResult{Contents: &contents, Loader: loader, ResolveDir: filepath.Dir(args.Path)}, nil
+		})
+	}}
 }

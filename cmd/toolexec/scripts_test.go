@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -133,4 +134,61 @@ func TestValidate_ReportsScriptProblemsAtTheirLines(t *testing.T) {
 	assert.Contains(t, errOut.String(), filepath.Join(dir, "scripts", "id.ts")+":1:1: the script has no default export")
 	assert.NotContains(t, errOut.String(), "spin.ts")
 	assert.Contains(t, errOut.String(), "2 problem(s)")
+}
+
+// `toolexec serve --config DIR` serves a Hyperterse project, and reloads
+// it when a tool is added.
+func TestServe_AHyperterseProject(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		".hyperterse":                   "name: demo\n",
+		"app/adapters/db.terse":         "connector: sqlite\nconnection_string: ':memory:'\n",
+		"app/tools/greet/config.terse":  "description: Greets.\nhandler: ./handler.ts\ninputs:\n  name: {type: string}\n",
+		"app/tools/greet/handler.ts":    "export default ({ inputs }: { inputs: { name: string } }) => ({ hello: inputs.name });\n",
+		"app/tools/answer/config.terse": "description: The answer.\nuse: db\nstatement: SELECT {{ inputs.n }} * 6 AS answer\ninputs:\n  n: {type: int}\n",
+	})
+	ctx, cancel := context.WithCancel(context.Background())
+	ready := make(chan net.Addr, 1)
+	done := make(chan int, 1)
+	var out, errOut bytes.Buffer
+	go func() {
+		done <- serve(ctx, []string{"--config", dir, "--addr", "127.0.0.1:0", "--reload-interval", "20ms"}, func(string) (string, bool) { return "", false }, nil, &out, &errOut, ready)
+	}()
+	var addr net.Addr
+	select {
+	case addr = <-ready:
+	case code := <-done:
+		t.Fatalf("serve exited %d: %s", code, errOut.String())
+	}
+	defer func() { cancel(); assert.Equal(t, 0, <-done) }()
+	base := "http://" + addr.String()
+
+	code, body := post(t, base+"/api/tools/greet/call", `{"name": "Ada"}`)
+	require.Equal(t, http.StatusOK, code, body)
+	assert.Equal(t, map[string]any{"hello": "Ada"}, body["structuredContent"])
+	code, body = post(t, base+"/api/tools/answer/call", `{"n": 7}`)
+	require.Equal(t, http.StatusOK, code, body)
+	assert.Equal(t, []any{map[string]any{"answer": 42.0}}, body["structuredContent"].(map[string]any)["rows"])
+
+	writeFiles(t, dir, map[string]string{
+		"app/tools/later/config.terse": "description: Added later.\nhandler: ./h.js\n",
+		"app/tools/later/h.js":         "export default () => 'later';\n",
+	})
+	require.Eventually(t, func() bool {
+		code, _ := post(t, base+"/api/tools/later/call", `{}`)
+		return code == http.StatusOK
+	}, 10*time.Second, 20*time.Millisecond, "a tool added to the project is served")
+}
+
+func TestValidate_AHyperterseProject(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"app/adapters/cache.terse":          "connector: redis\nconnection_string: redis://localhost:6379/0\n",
+		"app/tools/get-cached/config.terse": "description: A cached value.\nuse: cache\nstatement: 'GET {{ inputs.key }}'\ninputs:\n  key: {type: string}\n",
+	})
+	var out, errOut bytes.Buffer
+	code := run(context.Background(), []string{"validate", "--config", dir}, nil, nil, &out, &errOut)
+	assert.Equal(t, 1, code)
+	assert.Contains(t, errOut.String(), filepath.Join(dir, "app", "adapters", "cache.terse")+`:1:12: adapter "cache": connector redis is not supported by toolexec yet`)
+	assert.Contains(t, errOut.String(), filepath.Join(dir, "app", "tools", "get-cached", "config.terse")+`:2:6: tool "get-cached": adapter "cache"`)
 }

@@ -252,7 +252,8 @@ type Tool struct {
 
 // AllParams returns every parameter of the tool: the sql parameters and
 // template parameters, or the http tool's path, query, header and body
-// parameters, in that order.
+// parameters, in that order, then the parameters its statement does not
+// bind (Unbound).
 func (t *Tool) AllParams() []*Param {
 	var out []*Param
 	out = append(out, t.Parameters...)
@@ -261,6 +262,7 @@ func (t *Tool) AllParams() []*Param {
 	out = append(out, t.QueryParams...)
 	out = append(out, t.HeaderParams...)
 	out = append(out, t.BodyParams...)
+	out = append(out, t.Unbound...)
 	return out
 }
 

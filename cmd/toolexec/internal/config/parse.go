@@ -24,6 +24,9 @@ const MaxFileBytes = 4 << 20
 // references (os.Getenv when nil). On any problem it returns a nil Config
 // and a Problems error listing them all.
 func Load(path string, getenv func(string) (string, bool)) (*Config, error) {
+	if IsHyperterse(path) {
+		return LoadHyperterse(path, getenv)
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, Problems{{File: path, Message: err.Error()}}

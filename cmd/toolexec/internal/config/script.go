@@ -50,6 +50,12 @@ type ScriptSettings struct {
 	// FetchPrivate (the tool's allowPrivateNetworks) lets those host
 	// names resolve to private networks.
 	FetchPrivate bool
+	// OpenInputs says the tool declares no parameters and takes any
+	// arguments object (a Hyperterse handler tool without inputs).
+	OpenInputs bool
+	// Unbound are parameters a Hyperterse tool declares that its
+	// statement does not use: in its schema, never bound.
+	Unbound []*Param
 }
 
 // Scripts returns the tool's scripts: its handler, then its input and

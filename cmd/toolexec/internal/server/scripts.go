@@ -175,6 +175,9 @@ func (sc *scripts) tool(t *config.Tool) (toolexec.Tool, handlerFunc, error) {
 		Annotations: ann,
 		Options:     opts,
 	}
+	if t.OpenInputs {
+		def.InputSchema = json.RawMessage(`{"type":"object"}`)
+	}
 	ps := t.Parameters
 	h := func(ctx context.Context, args map[string]any) (*toolexec.CallToolResult, error) {
 		out, err := r.CallInputs(ctx, withDefaults(ps, args))

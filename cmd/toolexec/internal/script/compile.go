@@ -27,8 +27,9 @@ import (
 	"github.com/evanw/esbuild/pkg/api"
 )
 
-// globalName is the global the bundle assigns its exports to.
-const globalName = "__toolexec_exports"
+// GlobalName is the global the bundled program assigns the script's
+// exports to.
+const GlobalName = "__toolexec_exports"
 
 // maxScriptBytes bounds the bundled program of one script, and each file
 // it is bundled from.
@@ -53,7 +54,12 @@ type Program struct {
 	Sums map[string][sha256.Size]byte
 
 	prog *goja.Program
+	code string
 }
+
+// Code returns the bundled program's JavaScript: an IIFE that assigns the
+// script's exports to the global GlobalName, with an inline source map.
+func (p *Program) Code() string { return p.code }
 
 // Problem is what is wrong with a script at load, at a line and column
 // (1-based) of a file.
@@ -149,12 +155,12 @@ func Compile(src Source) (*Program, error) {
 		}
 		return nil, Problems{{File: p.Name, Line: 1, Column: 1, Message: msg}}
 	}
-	// The program: an IIFE that assigns the exports to globalName, with
+	// The program: an IIFE that assigns the exports to GlobalName, with
 	// an inline source map, so that stack traces (logged) name the
 	// script's own lines.
 	iife := opts
 	iife.Format = api.FormatIIFE
-	iife.GlobalName = globalName
+	iife.GlobalName = GlobalName
 	iife.Sourcemap = api.SourceMapInline
 	iife.SourcesContent = api.SourcesContentExclude
 	iife.Metafile = false
@@ -166,6 +172,7 @@ func Compile(src Source) (*Program, error) {
 		return nil, Problems{{File: p.Name, Line: 1, Column: 1, Message: "the script cannot be bundled"}}
 	}
 	code := res.OutputFiles[0].Contents
+	p.code = string(code)
 	if len(code) > maxScriptBytes {
 		return nil, Problems{{File: p.Name, Line: 1, Column: 1, Message: fmt.Sprintf("the bundled script is larger than %d bytes", maxScriptBytes)}}
 	}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"reflect"
 	"runtime"
 	"sort"
 	"time"
@@ -150,7 +151,7 @@ func (r *Runner) CallInputs(ctx context.Context, inputs map[string]any) (json.Ra
 // JSON. It returns as CallInputs does.
 func (r *Runner) CallResults(ctx context.Context, results json.RawMessage) (json.RawMessage, error) {
 	return r.call(ctx, func(in *instance) (goja.Value, error) {
-		v, err := in.parse(goja.Undefined(), in.vm.ToValue(string(results)))
+		v, err := fromJSON(in.vm, results)
 		if err != nil {
 			return nil, err
 		}
@@ -223,7 +224,7 @@ func (r *Runner) newInstance() (*instance, error) {
 		}
 		return nil, failf("the script's top-level code failed: %s", thrownMessage(err))
 	}
-	exports := vm.Get(globalName)
+	exports := vm.Get(GlobalName)
 	var fnv goja.Value
 	if exports != nil {
 		if o, ok := exports.(*goja.Object); ok {
@@ -329,7 +330,11 @@ func guarded(vm *goja.Runtime, f func() error) (err error) {
 // reason as an error, a pending one an *Error (nothing can settle it once
 // the call returned: a script has no timers, and fetch settles at once).
 func settled(v goja.Value) (goja.Value, error) {
-	p, ok := v.Export().(*goja.Promise)
+	o, ok := v.(*goja.Object)
+	if !ok || o.ExportType() != promiseType {
+		return v, nil // (Export would copy a whole object to find out)
+	}
+	p, ok := o.Export().(*goja.Promise)
 	if !ok {
 		return v, nil
 	}
@@ -341,6 +346,9 @@ func settled(v goja.Value) (goja.Value, error) {
 	}
 	return nil, failf("the script's promise never settled (scripts have no timers: use await on fetch only)")
 }
+
+// promiseType is the type a Promise exports as.
+var promiseType = reflect.TypeFor[*goja.Promise]()
 
 // rejection is a rejected Promise's reason.
 type rejection struct{ reason goja.Value }

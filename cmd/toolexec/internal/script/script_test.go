@@ -351,3 +351,27 @@ func TestRun_ConsoleGoesToTheLogAtDebugLevel(t *testing.T) {
 	require.NoError(t, err)
 	assert.Empty(t, quiet.String(), "nothing at info level")
 }
+
+// fromJSON makes of JSON what JSON.parse makes of it, members in order.
+func TestFromJSON_AsJSONParse(t *testing.T) {
+	p := mustCompile(t, map[string]string{"a.js": `export default (p) => p.results;
+export function parse(p) { return JSON.parse(p.inputs.raw); }`}, "a.js")
+	viaParse := *p
+	viaParse.Export = "parse"
+	r, jp := p.Runner(Options{}), viaParse.Runner(Options{})
+	for _, doc := range []string{
+		`[1, {"z": 1, "a": [true, false, null], "m": {"": "x"}}, "é\u00e9\\\"\n", -0.5e3, 12345678901234567890, -1e-300]`,
+		` [ {} , [] , "\ud83d\ude00" , 0 , {"k": {"k": {"k": []}}} ] `,
+		`{"b": 2, "a": 1, "10": 3, "2": 4}`,
+	} {
+		got, err := r.CallResults(context.Background(), json.RawMessage(doc))
+		require.NoError(t, err, doc)
+		want, err := jp.CallInputs(context.Background(), map[string]any{"raw": doc})
+		require.NoError(t, err, doc)
+		assert.Equal(t, string(want), string(got), doc)
+	}
+	for _, bad := range []string{`[1,]`, `{"a" 1}`, `tru`, `[1] 2`, "\"\x01\"", strings.Repeat("[", 300) + strings.Repeat("]", 300)} {
+		_, err := r.CallResults(context.Background(), json.RawMessage(bad))
+		assert.Error(t, err, bad)
+	}
+}

@@ -119,6 +119,8 @@ func TestFetch_RefusedBeforeAnyConnection(t *testing.T) {
 	assert.Zero(t, dials.Load(), "no connection was attempted")
 	assert.Zero(t, otherConns.Load(), "the host outside the list saw no connection")
 	assert.Contains(t, logs.String(), "level=WARN msg=\"script fetch: upstream host name resolves to a private or local address")
+	assert.Contains(t, logs.String(), "metadata.example.com resolves to 169.254.169.254", "the log names the host and the address")
+	assert.NotContains(t, logs.String(), "/latest", "not the URL")
 }
 
 func TestFetch_OffWithoutHostsAndOutsideACall(t *testing.T) {

@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"net/url"
 	"strings"
 
 	"github.com/dop251/goja"
@@ -269,11 +270,17 @@ func (in *instance) doFetch(call goja.FunctionCall) (goja.Value, *goja.Object) {
 		if st.ctx.Err() != nil {
 			return nil, in.jsError("Error", "fetch: the call ended")
 		}
-		msg, log := "the request failed", "script fetch failed"
+		msg, log := "the request failed", "request failed"
 		if in.r.o.FetchFailure != nil {
 			msg, log = in.r.o.FetchFailure(err)
 		}
-		in.r.o.Logger.Warn("script fetch: "+log, "tool", in.r.o.Tool, "script", in.r.prog.Name)
+		// The cause without the URL, whose query may hold a key.
+		cause := err
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			cause = ue.Err
+		}
+		in.r.o.Logger.Warn("script fetch: "+log, "tool", in.r.o.Tool, "script", in.r.prog.Name, "error", cause.Error())
 		return nil, in.jsError("TypeError", "fetch failed: %s", msg)
 	}
 	defer func() { _ = resp.Body.Close() }() // read up to its cap; closing only frees the connection

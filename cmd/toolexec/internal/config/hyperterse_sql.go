@@ -220,7 +220,7 @@ func (h *hyperterse) scan(what string, n *yaml.Node, d sqlstmt.Dialect, stmt str
 			if hyperInputAny.MatchString(stmt[i : i+1+end]) {
 				refuse("in a quoted identifier")
 			}
-			text.WriteString(stmt[i : min(len(stmt), i+2+end)])
+			text.WriteString(stmt[i:min(len(stmt), i+2+end)])
 			i = min(len(stmt), i+2+end)
 		case c == '$' && d == sqlstmt.PostgreSQL && dollarTag(rest) != "":
 			tag := dollarTag(rest)

@@ -21,7 +21,7 @@ import (
 // on past a redirect to another origin. A Fetcher is safe for concurrent
 // use.
 type Fetcher struct {
-	clients map[string]*http.Client       // by scheme
+	clients map[string]*http.Client        // by scheme
 	lists   map[string]*netguard.AllowList // by scheme
 }
 

@@ -101,15 +101,15 @@ func TestFetch_RefusedBeforeAnyConnection(t *testing.T) {
 	r := mustCompile(t, map[string]string{"a.js": fetchScript}, "a.js").Runner(Options{
 		Tool: "t", Logger: logs.logger(), Fetcher: fetcher(t, hosts, countDials, private), FetchFailure: failure})
 	cases := map[string]string{
-		"http://internal.example.com/":           "TypeError: fetch failed: the upstream request was refused: the upstream host resolves to a private or local network address",
-		"http://metadata.example.com/latest":     "TypeError: fetch failed: the upstream request was refused: the upstream host resolves to a private or local network address",
-		"http://mixed.example.com/":              "TypeError: fetch failed: the upstream request was refused: the upstream host resolves to a private or local network address",
-		"https://db.corp.example.com/":           "TypeError: fetch failed: the upstream request was refused: the upstream host resolves to a private or local network address",
-		other.URL + "/":                          "TypeError: fetch failed: the upstream request was refused: it targets a host that is not allowed",
-		"http://127.0.0.1:6379/":                 "TypeError: fetch failed: the upstream request was refused: it targets a host that is not allowed",
+		"http://internal.example.com/":            "TypeError: fetch failed: the upstream request was refused: the upstream host resolves to a private or local network address",
+		"http://metadata.example.com/latest":      "TypeError: fetch failed: the upstream request was refused: the upstream host resolves to a private or local network address",
+		"http://mixed.example.com/":               "TypeError: fetch failed: the upstream request was refused: the upstream host resolves to a private or local network address",
+		"https://db.corp.example.com/":            "TypeError: fetch failed: the upstream request was refused: the upstream host resolves to a private or local network address",
+		other.URL + "/":                           "TypeError: fetch failed: the upstream request was refused: it targets a host that is not allowed",
+		"http://127.0.0.1:6379/":                  "TypeError: fetch failed: the upstream request was refused: it targets a host that is not allowed",
 		"http://169.254.169.254/latest/meta-data": "TypeError: fetch failed: the upstream request was refused: it targets a host that is not allowed",
-		"file:///etc/passwd":                     "TypeError: fetch: the URL is not an absolute http or https URL",
-		"/relative":                              "TypeError: fetch: the URL is not an absolute http or https URL",
+		"file:///etc/passwd":                      "TypeError: fetch: the URL is not an absolute http or https URL",
+		"/relative":                               "TypeError: fetch: the URL is not an absolute http or https URL",
 	}
 	for url, msg := range cases {
 		v, err := callJSON(t, r, map[string]any{"url": url})

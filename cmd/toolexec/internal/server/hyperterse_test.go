@@ -39,7 +39,7 @@ func hyperProject(t *testing.T, files map[string]string, env map[string]string, 
 // The demo project of Hyperterse's repository, on SQLite: a DB tool with
 // an input and an output mapper, and a handler tool.
 var hyperDemo = map[string]string{
-	".hyperterse": "name: demo-framework\nversion: 2.0.0-beta-1\nserver:\n  port: 8080\n  log_level: 3\n",
+	".hyperterse":                   "name: demo-framework\nversion: 2.0.0-beta-1\nserver:\n  port: 8080\n  log_level: 3\n",
 	"app/adapters/my-adapter.terse": "connector: sqlite\nconnection_string: file:./demo.db\n",
 	"app/tools/get-user/config.terse": `description: "Get user by id, with input validation and response mapping."
 use: my-adapter
@@ -103,7 +103,7 @@ CREATE TABLE keys (secret TEXT); INSERT INTO keys VALUES ('top-secret');`)
 	require.False(t, res.IsError, res.Text())
 	assert.JSONEq(t, `[{"id":2,"name":"Bo","email":"bo@example.com"}]`, res.Text())
 
-	res, err = call(t, x, "get-user", map[string]any{"userId": -1})
+	_, err = call(t, x, "get-user", map[string]any{"userId": -1})
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "user_id must be a positive integer", "the input mapper's throw, as its message")
 

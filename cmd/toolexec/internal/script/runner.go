@@ -116,6 +116,7 @@ type Error struct {
 	Message string
 }
 
+// Error returns the message.
 func (e *Error) Error() string { return e.Message }
 
 func failf(format string, args ...any) *Error { return &Error{Message: fmt.Sprintf(format, args...)} }
@@ -213,9 +214,15 @@ func (r *Runner) newInstance() (*instance, error) {
 	if err := in.install(); err != nil {
 		return nil, err
 	}
-	t := time.AfterFunc(InitTimeout, func() { vm.Interrupt(errInitTimeout) })
+	fired := make(chan struct{})
+	t := time.AfterFunc(InitTimeout, func() { vm.Interrupt(errInitTimeout); close(fired) })
 	_, err := vm.RunProgram(r.prog.prog)
-	t.Stop()
+	if !t.Stop() {
+		// The interrupt came as the code ended: the runtime must not
+		// keep it for its first call.
+		<-fired
+		vm.ClearInterrupt()
+	}
 	if err != nil {
 		r.logThrown("script: the top-level code failed", err)
 		var ie *goja.InterruptedError

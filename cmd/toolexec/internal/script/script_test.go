@@ -375,3 +375,22 @@ export function parse(p) { return JSON.parse(p.inputs.raw); }`}, "a.js")
 		assert.Error(t, err, bad)
 	}
 }
+
+// An npm package under node_modules is bundled in, CommonJS or ES module.
+func TestCompile_BundlesAnNPMPackage(t *testing.T) {
+	p := mustCompile(t, map[string]string{
+		"node_modules/shout/package.json":     `{"name": "shout", "version": "1.0.0", "main": "index.js"}`,
+		"node_modules/shout/index.js":         `module.exports = function shout(s) { return String(s).toUpperCase() + "!"; };`,
+		"node_modules/@acme/pad/package.json": `{"name": "@acme/pad", "version": "1.0.0", "type": "module", "exports": "./pad.mjs"}`,
+		"node_modules/@acme/pad/pad.mjs":      `export const pad = (s, n) => String(s).padStart(n, "0");`,
+		"data.json":                           `{"greeting": "hi"}`,
+		"tools/a.ts": `import shout from "shout";
+import { pad } from "@acme/pad";
+import data from "../data.json";
+export default ({ inputs }: { inputs: { n: number } }) => [shout(data.greeting), pad(inputs.n, 3)];`,
+	}, "tools/a.ts")
+	assert.Len(t, p.Inputs, 4)
+	v, err := callJSON(t, p.Runner(Options{}), map[string]any{"n": 7.0})
+	require.NoError(t, err)
+	assert.Equal(t, []any{"HI!", "007"}, v)
+}

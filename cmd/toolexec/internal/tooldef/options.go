@@ -1,6 +1,6 @@
-// Package tooldef builds what every kind of declared tool takes from the
-// file in the same way: its execution settings (timeout, cache, scopes,
-// concurrency, rate, task support).
+// Package tooldef builds what the kinds of declared tools share: here,
+// the execution settings every kind takes from the file in the same way
+// (timeout, cache, scopes, concurrency, rate, task support).
 package tooldef
 
 import (

@@ -1,8 +1,9 @@
 // Command toolexec serves declarative tools, with no Go code: SQL tools
-// (SQLite, PostgreSQL) and HTTP-API tools defined in a tools file in
-// googleapis/mcp-toolbox's tools.yaml form, over the toolexec library's
-// REST (/api), MCP (/mcp, with the HandsAI routes) and OXP 1.0 (/oxp)
-// surfaces.
+// (SQLite, PostgreSQL, MySQL) and HTTP-API tools defined in a tools file in
+// googleapis/mcp-toolbox's tools.yaml form, tools and transforms written
+// as TypeScript or JavaScript scripts, or a Hyperterse project's tools,
+// over the toolexec library's REST (/api), MCP (/mcp, with the HandsAI
+// routes) and OXP 1.0 (/oxp) surfaces.
 //
 // Usage:
 //
@@ -59,12 +60,13 @@ func main() {
 	os.Exit(run(ctx, os.Args[1:], os.LookupEnv, os.Stdin, os.Stdout, os.Stderr))
 }
 
-const usage = `toolexec serves SQL and HTTP-API tools declared in a tools.yaml file.
+const usage = `toolexec serves SQL, HTTP-API and script tools declared in a tools.yaml
+file, or in a Hyperterse project's directory.
 
 Usage:
-  toolexec serve --config FILE [--addr HOST:PORT] [flags]
-  toolexec serve --config FILE --stdio [flags]
-  toolexec validate --config FILE
+  toolexec serve --config FILE|DIR [--addr HOST:PORT] [flags]
+  toolexec serve --config FILE|DIR --stdio [flags]
+  toolexec validate --config FILE|DIR
 
 Run "toolexec serve -h" for the serve flags.
 `
@@ -94,11 +96,15 @@ func run(ctx context.Context, args []string, getenv func(string) (string, bool),
 func validate(args []string, getenv func(string) (string, bool), stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("validate", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	file := fs.String("config", "tools.yaml", "the tools file")
+	file := fs.String("config", "tools.yaml", "the tools file, or a Hyperterse project's directory")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
 	cfg, err := config.Load(*file, getenv)
+	if err == nil {
+		// The scripts are bundled and compiled, not run.
+		err = server.CheckScripts(cfg)
+	}
 	if err != nil {
 		var ps config.Problems
 		if errors.As(err, &ps) {
@@ -121,7 +127,7 @@ func serve(ctx context.Context, args []string, getenv func(string) (string, bool
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var (
-		file        = fs.String("config", "tools.yaml", "the tools file")
+		file        = fs.String("config", "tools.yaml", "the tools file, or a Hyperterse project's directory")
 		addr        = fs.String("addr", "127.0.0.1:5000", "the address to listen on (HOST:PORT)")
 		tokenEnv    = fs.String("token-env", "TOOLEXEC_TOKEN", "the environment variable holding the bearer token calls must carry")
 		insecure    = fs.Bool("insecure-no-auth", false, "allow listening on a non-loopback address without a token")

@@ -74,6 +74,7 @@ func main() {
 	res.print(os.Stdout)
 	res.targets(os.Stdout)
 	res.scale.print(os.Stdout)
+	res.scripts.print(os.Stdout)
 	fmt.Fprintf(os.Stdout, "\nrun took %s\n", time.Since(start).Round(time.Second))
 }
 
@@ -158,6 +159,9 @@ func run(o options, log io.Writer) *results {
 	}
 	if want(scenarioReplicas) {
 		replicaThroughput(o, &res.scale)
+	}
+	if want(scenarioScripts) {
+		scriptCost(o, &res.scripts, log)
 	}
 	return res
 }

@@ -209,7 +209,8 @@ func (s *scenario) reference() *row {
 type results struct {
 	rounds    int
 	scenarios []*scenario
-	scale     scaleResults // the shared-store scenarios (scale.go)
+	scale     scaleResults  // the shared-store scenarios (scale.go)
+	scripts   scriptResults // script tools and transforms (scripts.go)
 	// notes say what the comparison with mcp-toolbox ran, and what it
 	// left out and why; servers are its start-up, memory and size
 	// figures.

@@ -37,6 +37,8 @@ type Config struct {
 	redactor *strings.Replacer
 	// envValues are the values substituted from the environment.
 	envValues []string
+	// watched are what Watched returns.
+	watched []Watched
 }
 
 // EnvValues returns every non-empty value the file took from the
@@ -154,9 +156,10 @@ type Source struct {
 type Tool struct {
 	// Name is the tool's name, as clients call it.
 	Name string
-	// Kind is sqlite-sql, postgres-sql, mysql-sql or http.
+	// Kind is sqlite-sql, postgres-sql, mysql-sql, http or script.
 	Kind string
-	// Source names the source the tool runs on.
+	// Source names the source the tool runs on; a script tool's is its
+	// script file.
 	Source string
 	// Description tells a model what the tool does.
 	Description string
@@ -226,6 +229,9 @@ type Tool struct {
 	// open: TaskOptional, TaskRequired, or TaskForbidden ("" means the
 	// same: every call holds its request, as without the field).
 	TaskSupport TaskSupport
+	// ScriptSettings are a script tool's script, and the transforms and
+	// fetch hosts of any tool (toolexec extensions).
+	ScriptSettings
 
 	// Method and Path are an http tool's request; Path may hold
 	// {{.name}} references to PathParams.
@@ -246,7 +252,8 @@ type Tool struct {
 
 // AllParams returns every parameter of the tool: the sql parameters and
 // template parameters, or the http tool's path, query, header and body
-// parameters, in that order.
+// parameters, in that order, then the parameters its statement does not
+// bind (Unbound).
 func (t *Tool) AllParams() []*Param {
 	var out []*Param
 	out = append(out, t.Parameters...)
@@ -255,6 +262,7 @@ func (t *Tool) AllParams() []*Param {
 	out = append(out, t.QueryParams...)
 	out = append(out, t.HeaderParams...)
 	out = append(out, t.BodyParams...)
+	out = append(out, t.Unbound...)
 	return out
 }
 

@@ -24,6 +24,9 @@ const MaxFileBytes = 4 << 20
 // references (os.Getenv when nil). On any problem it returns a nil Config
 // and a Problems error listing them all.
 func Load(path string, getenv func(string) (string, bool)) (*Config, error) {
+	if IsHyperterse(path) {
+		return LoadHyperterse(path, getenv)
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, Problems{{File: path, Message: err.Error()}}
@@ -544,6 +547,8 @@ func (p *parser) tool(nameNode, body *yaml.Node, kindKey string) {
 			t.Scopes = p.strlist(what+" scopes", v)
 		case "taskSupport":
 			t.TaskSupport = p.taskSupport(what+" taskSupport", v)
+		case "transforms", "allowedHosts", "allowPrivateNetworks":
+			p.scriptField(what, t, key, v)
 		case "method":
 			t.Method = strings.ToUpper(p.str(what+" method", v))
 		case "path":
@@ -568,6 +573,8 @@ func (p *parser) tool(nameNode, body *yaml.Node, kindKey string) {
 	p.rememberFields(t, body)
 	p.mergeAnnotations(what, ann, t)
 	switch t.Kind {
+	case KindScript:
+		p.scriptTool(what, nameNode, t)
 	case KindSQLiteSQL, KindPostgresSQL, KindMySQLSQL:
 		if strings.TrimSpace(t.Statement) == "" {
 			p.errorf(nameNode, "%s needs a statement", what)
@@ -880,6 +887,9 @@ func (p *parser) checkToolsetName(nameNode *yaml.Node) {
 // its kind, each toolset names existing tools, init scripts exist.
 func (p *parser) check() {
 	for _, t := range p.cfg.Tools {
+		if p.checkScriptSettings(t); t.Kind == KindScript {
+			continue // its source is its script, read with the tool
+		}
 		what := "tool " + strconv.Quote(t.Name)
 		src, ok := p.cfg.Sources[t.Source]
 		if !ok {

@@ -21,6 +21,7 @@ import (
 	"github.com/toolexec/toolexec/cmd/toolexec/internal/config"
 	"github.com/toolexec/toolexec/cmd/toolexec/internal/netguard"
 	"github.com/toolexec/toolexec/cmd/toolexec/internal/params"
+	"github.com/toolexec/toolexec/cmd/toolexec/internal/tooldef"
 )
 
 // Defaults, used when a source or tool does not set its own.
@@ -165,22 +166,8 @@ func (t *Tool) Definition() toolexec.Tool {
 		Description: t.cfg.Description,
 		InputSchema: params.Schema(t.cfg.AllParams()),
 		Annotations: ann,
-		Options: toolexec.ToolOptions{
-			Timeout: timeout,
-			Cache:   t.cfg.Cache && t.cfg.ReadOnly,
-			// The tool's answer depends on its arguments only: the
-			// statement or request never sees who called.
-			CacheShared: true,
-			CacheTTL:    t.cfg.CacheTTL,
-			Scopes:      t.cfg.Scopes,
-
-			ConcurrencyLimit: concurrency(t.cfg.MaxConcurrency),
-			RateLimit:        rate(t.cfg.RateLimit),
-
-			// config's values are MCP's, as the library's are. A
-			// cancelled task's context cancels its request.
-			TaskSupport: toolexec.TaskSupport(t.cfg.TaskSupport),
-		},
+		// A cancelled task's context cancels its request.
+		Options: tooldef.Options(t.cfg, timeout),
 	}
 }
 
@@ -476,6 +463,28 @@ func (t *Tool) fail(ctx context.Context, err error) error {
 	if ctx.Err() != nil {
 		return ctx.Err()
 	}
+	f := Classify(err)
+	t.logger.Warn("http tool: "+f.Log, "tool", t.cfg.Name, "source", t.src.cfg.Name, "error", f.Cause.Error())
+	return &toolexec.ToolError{Message: f.Message, CanRetry: f.CanRetry}
+}
+
+// Failure is what a failed request is, for its caller and for the log.
+type Failure struct {
+	// Message says what went wrong, fit for the caller: it names no host,
+	// address or URL.
+	Message string
+	// Log says it for the server's log, and Cause is the error to log
+	// with it (the url.Error's cause, without the URL and its query).
+	Log   string
+	Cause error
+	// CanRetry says the same request may succeed later.
+	CanRetry bool
+}
+
+// Classify tells a refused request (a host outside the allow-list, a host
+// name that resolves to a private address, a redirect that would resend
+// the body) from one that failed, in words fit for the caller.
+func Classify(err error) Failure {
 	var ue *url.Error
 	cause := err
 	if errors.As(err, &ue) {
@@ -483,33 +492,12 @@ func (t *Tool) fail(ctx context.Context, err error) error {
 	}
 	switch {
 	case errors.Is(err, netguard.ErrLocalAddress):
-		t.logger.Warn("http tool: upstream host name resolves to a private or local address; set allowPrivateNetworks: true on the source if that is intended",
-			"tool", t.cfg.Name, "source", t.src.cfg.Name, "error", cause.Error())
-		return &toolexec.ToolError{Message: "the upstream request was refused: the upstream host resolves to a private or local network address"}
+		return Failure{Message: "the upstream request was refused: the upstream host resolves to a private or local network address",
+			Log: "upstream host name resolves to a private or local address; set allowPrivateNetworks: true if that is intended", Cause: cause}
 	case errors.Is(err, netguard.ErrNotAllowed):
-		t.logger.Warn("http tool: upstream host not allowed", "tool", t.cfg.Name, "error", cause.Error())
-		return &toolexec.ToolError{Message: "the upstream request was refused: it targets a host that is not allowed"}
+		return Failure{Message: "the upstream request was refused: it targets a host that is not allowed", Log: "upstream host not allowed", Cause: cause}
 	case errors.Is(err, errRedirectBody):
-		t.logger.Warn("http tool: redirect refused", "tool", t.cfg.Name, "error", cause.Error())
-		return &toolexec.ToolError{Message: "the upstream request was refused: it redirects to another origin and would resend the request body"}
+		return Failure{Message: "the upstream request was refused: it redirects to another origin and would resend the request body", Log: "redirect refused", Cause: cause}
 	}
-	t.logger.Warn("http tool: upstream request failed", "tool", t.cfg.Name, "error", cause.Error())
-	return &toolexec.ToolError{Message: "the upstream request failed", CanRetry: true}
-}
-
-// concurrency is a tool's own concurrency limit, or nil for the server's.
-func concurrency(n int) *toolexec.ConcurrencyLimit {
-	if n <= 0 {
-		return nil
-	}
-	return &toolexec.ConcurrencyLimit{Max: n}
-}
-
-// rate is a tool's own rate limit, or nil for the server's; a zero l
-// (rateLimit: none) is no limit, the server's included.
-func rate(l *config.RateLimit) *toolexec.RateLimit {
-	if l == nil {
-		return nil
-	}
-	return &toolexec.RateLimit{Rate: l.Rate, Per: l.Per, Burst: l.Burst}
+	return Failure{Message: "the upstream request failed", Log: "upstream request failed", Cause: cause, CanRetry: true}
 }

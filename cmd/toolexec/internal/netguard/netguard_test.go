@@ -193,3 +193,34 @@ func TestGuard_HostOrPortOutsideTheListIsNeverResolved(t *testing.T) {
 	}
 	assert.Empty(t, rec.dialled())
 }
+
+func TestNewHosts_EachSchemeItsDefaultPort(t *testing.T) {
+	cases := []struct {
+		scheme string
+		hosts  []string
+		url    string
+		want   bool
+	}{
+		{"https", []string{"api.example.com"}, "https://api.example.com/x", true},
+		{"https", []string{"api.example.com"}, "https://api.example.com:443/x", true},
+		{"https", []string{"api.example.com"}, "https://api.example.com:8443/x", false},
+		{"https", []string{"api.example.com"}, "http://api.example.com/x", false},
+		{"http", []string{"api.example.com"}, "http://api.example.com/x", true},
+		{"http", []string{"api.example.com"}, "http://api.example.com:443/x", false},
+		{"http", []string{"127.0.0.1:8080"}, "http://127.0.0.1:8080/x", true},
+		{"http", []string{"127.0.0.1:8080"}, "http://127.0.0.1/x", false},
+		{"https", []string{"*.example.com"}, "https://a.example.com/x", true},
+		{"https", []string{"*.example.com"}, "https://example.com/x", false},
+	}
+	for _, c := range cases {
+		a, err := NewHosts(c.scheme, c.hosts, false)
+		require.NoError(t, err)
+		assert.Equal(t, c.want, a.Allows(mustURL(t, c.url)), "%s %v %s", c.scheme, c.hosts, c.url)
+	}
+	_, err := NewHosts("https", nil, false)
+	assert.Error(t, err, "an empty list allows nothing, and is refused")
+	_, err = NewHosts("ftp", []string{"a.example.com"}, false)
+	assert.Error(t, err)
+	_, err = NewHosts("https", []string{"https://a.example.com"}, false)
+	assert.Error(t, err, "an entry is a host, not a URL")
+}

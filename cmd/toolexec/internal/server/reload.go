@@ -69,8 +69,10 @@ func NewWatch(path string) *Watch {
 }
 
 // Run polls the file every interval until ctx is done. When the file's
-// contents change it loads them with load: a good file replaces the
-// served set (the old one closes once its calls finish; MCP clients get
+// contents change, or those of a file the served set was also built from
+// (a script, what it imports, a Hyperterse project's files: Set.watched),
+// it loads them with load: a good file replaces the served set (the old
+// one closes once its calls finish; MCP clients get
 // notifications/tools/list_changed through OnToolsChanged); a bad one is
 // logged, with every problem, and the old set keeps serving.
 func (w *Watch) Run(ctx context.Context, p *Provider, interval time.Duration, load Loader, logger *slog.Logger) {
@@ -78,6 +80,9 @@ func (w *Watch) Run(ctx context.Context, p *Provider, interval time.Duration, lo
 		logger = slog.New(slog.DiscardHandler)
 	}
 	path, last := w.path, w.last
+	// deps is the stamp of the set's other files as last seen: as they
+	// were read to build it, at first.
+	deps := watchedSum(p.Current().watched, false)
 	t := time.NewTicker(interval)
 	defer t.Stop()
 	for {
@@ -86,23 +91,28 @@ func (w *Watch) Run(ctx context.Context, p *Provider, interval time.Duration, lo
 			return
 		case <-t.C:
 		}
-		cur, err := stamp(path)
-		if err != nil {
-			continue // being replaced, or gone: keep serving
+		changed := false
+		if cur, err := stamp(path); err == nil {
+			switch {
+			case cur.size == last.size && cur.mod.Equal(last.mod) && bytes.Equal(cur.sum[:], last.sum[:]):
+			case cur.sum == last.sum:
+				last = cur // touched, not changed
+			default:
+				last, changed = cur, true
+			}
+		} // else being replaced, or gone (or a directory): keep serving
+		if d := watchedSum(p.Current().watched, true); d != deps {
+			deps, changed = d, true
 		}
-		if cur.size == last.size && cur.mod.Equal(last.mod) && bytes.Equal(cur.sum[:], last.sum[:]) {
+		if !changed {
 			continue
 		}
-		if cur.sum == last.sum {
-			last = cur
-			continue // touched, not changed
-		}
-		last = cur
 		set, err := load(ctx)
 		if err != nil {
 			logger.Error("reload: the new tools file is invalid; still serving the previous one", "file", path, "problems", err.Error())
 			continue
 		}
+		deps = watchedSum(set.watched, false)
 		old := p.Swap(set)
 		logger.Info("reload: serving the new tools file", "file", path, "tools", len(set.tools))
 		go func() {
@@ -111,4 +121,21 @@ func (w *Watch) Run(ctx context.Context, p *Provider, interval time.Duration, lo
 			}
 		}()
 	}
+}
+
+// watchedSum is one stamp of ws: of the paths as they are now (config.Stamp)
+// when now is set, else as they were read.
+func watchedSum(ws []config.Watched, now bool) [sha256.Size]byte {
+	h := sha256.New()
+	for _, w := range ws {
+		_, _ = io.WriteString(h, w.Path+"\x00")
+		sum := w.Sum
+		if now {
+			sum = config.Stamp(w.Path)
+		}
+		_, _ = h.Write(sum[:])
+	}
+	var out [sha256.Size]byte
+	copy(out[:], h.Sum(nil))
+	return out
 }

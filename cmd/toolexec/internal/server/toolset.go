@@ -27,6 +27,10 @@ type Set struct {
 	handlers []handlerFunc
 	toolsets map[string]map[string]bool
 	closers  []io.Closer
+	// watched are the files and directories the set was built from,
+	// besides the tools file (scripts and what they import, a Hyperterse
+	// project's files), each with its stamp as it was read (see Watch).
+	watched []config.Watched
 
 	// mu is held for reading by every call running on this set, and for
 	// writing by Close, which so waits for them.
@@ -46,6 +50,13 @@ func Build(ctx context.Context, cfg *config.Config, logger *slog.Logger) (*Set, 
 // names at addresses with them).
 func buildWith(ctx context.Context, cfg *config.Config, logger *slog.Logger, httpOpts ...httptool.SourceOption) (*Set, error) {
 	set, err := buildSet(ctx, cfg, redactLogger(logger, cfg.Redact), httpOpts)
+	if ps, ok := err.(config.Problems); ok {
+		// A script's problems, each at its line: kept as problems.
+		for i := range ps {
+			ps[i].Message = cfg.Redact(ps[i].Message)
+		}
+		return nil, ps
+	}
 	return set, redactError(err, cfg.Redact)
 }
 
@@ -65,7 +76,17 @@ func buildSet(ctx context.Context, cfg *config.Config, logger *slog.Logger, http
 		}
 		return nil, err
 	}
+	sc := newScripts(cfg, logger, httpOpts)
+	if err := sc.compile(); err != nil {
+		return nil, err
+	}
 	for _, t := range cfg.Tools {
+		if t.Kind == config.KindScript {
+			if err := s.addScriptTool(sc, t); err != nil {
+				return fail(err)
+			}
+			continue
+		}
 		src := cfg.Sources[t.Source]
 		var (
 			def toolexec.Tool
@@ -108,6 +129,9 @@ func buildSet(ctx context.Context, cfg *config.Config, logger *slog.Logger, http
 			return fail(fmt.Errorf("tool %q: source kind %q", t.Name, src.Kind))
 		}
 		annotate(&def, t)
+		if err := sc.transforms(t, &def); err != nil {
+			return fail(err)
+		}
 		s.byName[t.Name] = len(s.tools)
 		s.tools = append(s.tools, def)
 		s.handlers = append(s.handlers, h)
@@ -119,7 +143,25 @@ func buildSet(ctx context.Context, cfg *config.Config, logger *slog.Logger, http
 		}
 		s.toolsets[name] = m
 	}
+	s.closers = append(s.closers, sc.closers...)
+	s.watched = append(cfg.Watched(), sc.deps()...)
 	return s, nil
+}
+
+// addScriptTool builds the script tool t and adds it to s.
+func (s *Set) addScriptTool(sc *scripts, t *config.Tool) error {
+	def, h, err := sc.tool(t)
+	if err != nil {
+		return err
+	}
+	annotate(&def, t)
+	if err := sc.transforms(t, &def); err != nil {
+		return err
+	}
+	s.byName[t.Name] = len(s.tools)
+	s.tools = append(s.tools, def)
+	s.handlers = append(s.handlers, h)
+	return nil
 }
 
 // Tools returns the set's tools, or those of one toolset ("" is all).

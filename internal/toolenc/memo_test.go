@@ -45,7 +45,7 @@ func TestMemoTrimDropsEverythingBeyondTheBound(t *testing.T) {
 	makes := 0
 	m := newMemo(&makes)
 	for i := range 300 {
-		m.Get(&item{name: string(rune('a' + i%26)) + string(rune('0'+i/26)), text: "t"})
+		m.Get(&item{name: string(rune('a'+i%26)) + string(rune('0'+i/26)), text: "t"})
 	}
 	m.Trim(100)
 	assert.Equal(t, 300, m.Len(), "within twice the tools plus the margin")

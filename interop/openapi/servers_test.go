@@ -179,10 +179,14 @@ func newFeatures(t *testing.T) *features {
 	}
 	toolexec.MustAddTool(f.reg, toolexec.Tool{Name: "tree", Description: "Counts the nodes of a tree.", InputSchema: json.RawMessage(treeSchema),
 		OutputSchema: json.RawMessage(`{"type":"object","properties":{"nodes":{"type":"integer"}},"required":["nodes"]}`)},
-		func(_ context.Context, args map[string]any) (nodes, error) { return nodes{countNodes(args["root"])}, nil })
+		func(_ context.Context, args map[string]any) (nodes, error) {
+			return nodes{countNodes(args["root"])}, nil
+		})
 	f.reg.MustAdd(toolexec.Tool{Name: "limited", Description: "One call a minute per caller.",
 		Options: toolexec.ToolOptions{RateLimit: &toolexec.RateLimit{Rate: 1, Per: time.Minute}}},
-		func(string, map[string]any) ([]toolexec.Content, bool, string, error) { return text("ok"), false, "", nil })
+		func(string, map[string]any) ([]toolexec.Content, bool, string, error) {
+			return text("ok"), false, "", nil
+		})
 	f.reg.MustAdd(toolexec.Tool{Name: "busy", Description: "One call at a time.",
 		Options: toolexec.ToolOptions{ConcurrencyLimit: &toolexec.ConcurrencyLimit{Max: 1, FailFast: true}}},
 		func(ctx context.Context, _ string, _ map[string]any) ([]toolexec.Content, bool, string, error) {
@@ -205,11 +209,17 @@ func newFeatures(t *testing.T) *features {
 			return text("finished"), false, "", nil
 		})
 	f.reg.MustAdd(toolexec.Tool{Name: "batch", Description: "Runs only as a task.", Options: toolexec.ToolOptions{TaskSupport: toolexec.TaskRequired}},
-		func(string, map[string]any) ([]toolexec.Content, bool, string, error) { return text("ok"), false, "", nil })
+		func(string, map[string]any) ([]toolexec.Content, bool, string, error) {
+			return text("ok"), false, "", nil
+		})
 	f.reg.MustAdd(toolexec.Tool{Name: "report", Description: "Needs the reports scope.", Options: toolexec.ToolOptions{Scopes: []string{"reports"}}},
-		func(string, map[string]any) ([]toolexec.Content, bool, string, error) { return text("report"), false, "", nil })
+		func(string, map[string]any) ([]toolexec.Content, bool, string, error) {
+			return text("report"), false, "", nil
+		})
 	f.reg.MustAdd(toolexec.Tool{Name: "gone", Description: "Removed by the test after the document is read."},
-		func(string, map[string]any) ([]toolexec.Content, bool, string, error) { return text("here"), false, "", nil })
+		func(string, map[string]any) ([]toolexec.Content, bool, string, error) {
+			return text("here"), false, "", nil
+		})
 	x := toolexec.New(f.reg, f.reg, toolexec.WithAllowExecute(true), toolexec.WithAuthHook(scopeHook), toolexec.WithToolFilter(scopeFilter),
 		toolexec.WithLogger(discard()), toolexec.WithOpenAPI(toolexec.OpenAPI{Title: "Features", Version: "0.1.0"}))
 	mux := http.NewServeMux()

@@ -156,7 +156,9 @@ func installInto(dir string, cmd func(tmp string) *exec.Cmd, files []string) err
 }
 
 // bin is the path of an installed tool's command.
-func (tc *toolchain) bin(name string) string { return filepath.Join(tc.dir, "node_modules", ".bin", name) }
+func (tc *toolchain) bin(name string) string {
+	return filepath.Join(tc.dir, "node_modules", ".bin", name)
+}
 
 // workDir is a fresh directory inside the installation, where scripts
 // find its node_modules as Node and tsc resolve them; it is removed when

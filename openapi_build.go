@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/toolexec/toolexec/internal/jsontree"
@@ -45,21 +46,56 @@ type jkv struct {
 }
 
 // MarshalJSON writes the members in order.
-func (o jobj) MarshalJSON() ([]byte, error) {
-	out := []byte{'{'}
-	for i, m := range o {
-		if i > 0 {
-			out = append(out, ',')
+func (o jobj) MarshalJSON() ([]byte, error) { return appendValue(nil, o) }
+
+// appendValue appends v as compact JSON: the document's own shapes
+// directly, anything else (annotations) as encoding/json writes it. It is
+// what MarshalJSON does without encoding/json checking and compacting each
+// nested object's output again.
+func appendValue(dst []byte, v any) ([]byte, error) {
+	var err error
+	switch x := v.(type) {
+	case jobj:
+		dst = append(dst, '{')
+		for i, m := range x {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			dst = append(jsontree.AppendJSONString(dst, m.k), ':')
+			if dst, err = appendValue(dst, m.v); err != nil {
+				return nil, err
+			}
 		}
-		out = jsontree.AppendJSONString(out, m.k)
-		out = append(out, ':')
-		v, err := json.Marshal(m.v)
-		if err != nil {
+		return append(dst, '}'), nil
+	case []jobj:
+		return appendArray(dst, len(x), func(dst []byte, i int) ([]byte, error) { return appendValue(dst, x[i]) })
+	case []any:
+		return appendArray(dst, len(x), func(dst []byte, i int) ([]byte, error) { return appendValue(dst, x[i]) })
+	case []string:
+		return appendArray(dst, len(x), func(dst []byte, i int) ([]byte, error) { return jsontree.AppendJSONString(dst, x[i]), nil })
+	case string:
+		return jsontree.AppendJSONString(dst, x), nil
+	case bool:
+		return strconv.AppendBool(dst, x), nil
+	case json.RawMessage: // the document's own fixed shapes, compact
+		return append(dst, x...), nil
+	}
+	b, err := json.Marshal(v)
+	return append(dst, b...), err
+}
+
+func appendArray(dst []byte, n int, elem func(dst []byte, i int) ([]byte, error)) ([]byte, error) {
+	dst = append(dst, '[')
+	var err error
+	for i := range n {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		if dst, err = elem(dst, i); err != nil {
 			return nil, err
 		}
-		out = append(out, v...)
 	}
-	return append(out, '}'), nil
+	return append(dst, ']'), nil
 }
 
 // with returns o with k: v added when v is not empty.
@@ -319,7 +355,7 @@ func (s *docShape) encodeParts(info jobj, tags []jobj, paths, components jobj) e
 	schemas := append(slices.Clone(fixedSchemas), jkv{marker, jobj{}})
 	doc := jobj{{"openapi", "3.1.0"}, {"info", info}, {"tags", tags}, {"paths", paths},
 		{"components", append(jobj{{"schemas", schemas}}, components...)}, {"servers", []jobj{{{"url", ""}}}}}
-	data, err := json.Marshal(doc)
+	data, err := appendValue(nil, doc)
 	if err != nil {
 		return err
 	}
@@ -420,7 +456,7 @@ func (s *docShape) makeToolDoc(t *Tool) *toolDoc {
 		responses = append(responses, jkv{r.code, ref("#/components/responses/" + r.name)})
 	}
 	op = append(op, jkv{"responses", responses})
-	pathItem, err := json.Marshal(jobj{{"post", op}})
+	pathItem, err := appendValue(nil, jobj{{"post", op}})
 	if err != nil {
 		return &toolDoc{} // annotations and strings always encode
 	}

@@ -97,25 +97,26 @@ func walkSchemas(n *jsontree.Node, ptr, resource string, visit func(n *jsontree.
 	visit(n, ptr, resource)
 	for i, k := range n.Keys {
 		v := n.Values[i]
-		at := ptr + "/" + pointerToken(k)
+		at := func() string { return ptr + "/" + pointerToken(k) }
 		switch k {
 		case "additionalProperties", "contains", "propertyNames", "if", "then", "else", "not",
 			"unevaluatedItems", "unevaluatedProperties", "additionalItems", "contentSchema":
-			walkSchemas(v, at, resource, visit)
+			walkSchemas(v, at(), resource, visit)
 		case "items":
 			if v.Kind == jsontree.Array {
-				walkEach(v, at, resource, visit)
+				walkEach(v, at(), resource, visit)
 			} else {
-				walkSchemas(v, at, resource, visit)
+				walkSchemas(v, at(), resource, visit)
 			}
 		case "allOf", "anyOf", "oneOf", "prefixItems":
 			if v.Kind == jsontree.Array {
-				walkEach(v, at, resource, visit)
+				walkEach(v, at(), resource, visit)
 			}
 		case "properties", "patternProperties", "$defs", "definitions", "dependentSchemas", "dependencies":
 			if v.Kind == jsontree.Object {
+				p := at()
 				for j, name := range v.Keys {
-					walkSchemas(v.Values[j], at+"/"+pointerToken(name), resource, visit)
+					walkSchemas(v.Values[j], p+"/"+pointerToken(name), resource, visit)
 				}
 			}
 		}
@@ -132,7 +133,10 @@ func walkEach(arr *jsontree.Node, ptr, resource string, visit func(n *jsontree.N
 // "~" as "~0", "/" as "~1", then percent-encoding what a fragment cannot
 // hold as it is.
 func pointerToken(s string) string {
-	return url.PathEscape(strings.NewReplacer("~", "~0", "/", "~1").Replace(s))
+	if strings.ContainsAny(s, "~/") {
+		s = strings.ReplaceAll(strings.ReplaceAll(s, "~", "~0"), "/", "~1")
+	}
+	return url.PathEscape(s)
 }
 
 // declaresNothing reports whether an input schema names nothing a caller

@@ -183,7 +183,9 @@ var fixedHeaders = jobj{
 
 func headerRef(name string) jobj { return ref("#/components/headers/" + name) }
 
-func errorResponse(desc string, headers ...string) jobj {
+// schemaResponse is a response whose body is the component schema named
+// schema, with the component headers named.
+func schemaResponse(desc, schema string, headers ...string) jobj {
 	r := jobj{{"description", desc}}
 	if len(headers) > 0 {
 		h := jobj{}
@@ -192,22 +194,14 @@ func errorResponse(desc string, headers ...string) jobj {
 		}
 		r = append(r, jkv{"headers", h})
 	}
-	return append(r, jkv{"content", jsonContent(ref(componentRef("Error")))})
+	return append(r, jkv{"content", jsonContent(ref(componentRef(schema)))})
 }
+
+// errorResponse is a response whose body is {"error": ...}.
+func errorResponse(desc string, headers ...string) jobj { return schemaResponse(desc, "Error", headers...) }
 
 // fixedResponses are the answers every call operation shares.
 func fixedResponses(auth bool) jobj {
-	results := func(desc, schema string, headers ...string) jobj {
-		r := jobj{{"description", desc}}
-		if len(headers) > 0 {
-			h := jobj{}
-			for _, name := range headers {
-				h = append(h, jkv{name, headerRef(name)})
-			}
-			r = append(r, jkv{"headers", h})
-		}
-		return append(r, jkv{"content", jsonContent(ref(componentRef(schema)))})
-	}
 	out := jobj{
 		{"BadRequest", errorResponse("The body could not be read, a transform refused the arguments, or the tool runs only as a task and Prefer: respond-async was not sent.")},
 	}
@@ -218,11 +212,11 @@ func fixedResponses(auth bool) jobj {
 		jkv{"Forbidden", errorResponse("Execution is disabled on this server, the caller lacks a scope the tool needs, or the request failed the host and origin check.", "WWW-Authenticate")},
 		jkv{"NotFound", errorResponse("No such tool: {\"error\":\"Tool not found: NAME\"}.")},
 		jkv{"TooLarge", errorResponse("The body is over the server's limit.")},
-		jkv{"InvalidArguments", results("The arguments break the tool's input schema; nothing ran.", "InvalidArgumentsResult")},
-		jkv{"RateLimited", results("The caller called too often: an isError result.", "CallToolResult", "Retry-After")},
+		jkv{"InvalidArguments", schemaResponse("The arguments break the tool's input schema; nothing ran.", "InvalidArgumentsResult")},
+		jkv{"RateLimited", schemaResponse("The caller called too often: an isError result.", "CallToolResult", "Retry-After")},
 		jkv{"ToolFailed", jobj{{"description", "The tool failed: an isError result saying why (or, for a failure of the server itself, {\"error\":\"Internal server error\"})."},
 			{"content", jsonContent(jobj{{"oneOf", []any{ref(componentRef("CallToolResult")), ref(componentRef("Error"))}}})}}},
-		jkv{"Unavailable", results("A concurrency limit refused the call for now: an isError result.", "CallToolResult", "Retry-After")},
+		jkv{"Unavailable", schemaResponse("A concurrency limit refused the call for now: an isError result.", "CallToolResult", "Retry-After")},
 	)
 	return out
 }

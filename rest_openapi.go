@@ -231,26 +231,20 @@ func firstForwarded(r *http.Request, name string) string {
 
 // validForwardedHost accepts a host name or address with an optional port.
 func validForwardedHost(h string) bool {
-	if h == "" || len(h) > 255 {
-		return false
-	}
-	for i := 0; i < len(h); i++ {
-		c := h[i]
-		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte(".-:[]_", c) >= 0) {
-			return false
-		}
-	}
-	return true
+	return h != "" && len(h) <= 255 && madeOf(h, ".-:[]_")
 }
 
 // validForwardedPrefix accepts an absolute path of URL path characters.
 func validForwardedPrefix(p string) bool {
-	if p == "" || p[0] != '/' || strings.HasPrefix(p, "//") || len(p) > 1024 {
-		return false
-	}
-	for i := 0; i < len(p); i++ {
-		c := p[i]
-		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte("-._~!$&'()*+,;=:@/%", c) >= 0) {
+	return p != "" && p[0] == '/' && !strings.HasPrefix(p, "//") && len(p) <= 1024 && madeOf(p, "-._~!$&'()*+,;=:@/%")
+}
+
+// madeOf reports whether s holds only ASCII letters, digits and the bytes
+// of extra.
+func madeOf(s, extra string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte(extra, c) >= 0) {
 			return false
 		}
 	}

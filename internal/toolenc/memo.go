@@ -54,18 +54,7 @@ func (m *Memo[T, V]) Get(t *T) V {
 }
 
 // Trim bounds the memo by the size of the tool set, as Cache.Trim does.
-func (m *Memo[T, V]) Trim(n int) {
-	m.mu.RLock()
-	over := len(m.entries) > 2*n+256
-	m.mu.RUnlock()
-	if over {
-		m.mu.Lock()
-		if len(m.entries) > 2*n+256 {
-			m.entries = nil
-		}
-		m.mu.Unlock()
-	}
-}
+func (m *Memo[T, V]) Trim(n int) { trim(&m.mu, &m.entries, n) }
 
 // Len returns the number of values held.
 func (m *Memo[T, V]) Len() int {

@@ -198,7 +198,9 @@ func schemaResponse(desc, schema string, headers ...string) jobj {
 }
 
 // errorResponse is a response whose body is {"error": ...}.
-func errorResponse(desc string, headers ...string) jobj { return schemaResponse(desc, "Error", headers...) }
+func errorResponse(desc string, headers ...string) jobj {
+	return schemaResponse(desc, "Error", headers...)
+}
 
 // fixedResponses are the answers every call operation shares.
 func fixedResponses(auth bool) jobj {

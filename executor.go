@@ -39,6 +39,7 @@ type Executor struct {
 
 	pipelineConfig // timeout, limit, transforms, cache, telemetry (pipeline_config.go)
 
+	openAPI      OpenAPI      // WithOpenAPI (openapi.go)
 	panicDetails bool         // WithPanicDetails(true) (panic.go)
 	noValidation bool         // WithValidation(false)
 	schemas      schema.Cache // each tool's compiled schemas (validate.go)

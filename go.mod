@@ -15,4 +15,4 @@ require (
 	golang.org/x/text v0.14.0
 )
 
-require go.yaml.in/yaml/v3 v3.0.5 // indirect
+require go.yaml.in/yaml/v3 v3.0.5

@@ -24,6 +24,9 @@ import (
 //	POST /tools/{name}/validate  check arguments against inputSchema, never running the tool
 //	GET  /tasks/{id}             a call that became a task (Prefer: respond-async): its status, then its result
 //	DELETE /tasks/{id}           cancel that task
+//	GET  /openapi.json           the OpenAPI 3.1 document of these routes, one operation per tool (see OpenAPI)
+//	GET  /openapi.yaml           the same as YAML
+//	GET  /llms.txt               a Markdown index of the tools for language models
 //
 // Tool names may contain '/' and '.', and may arrive percent-encoded. Every
 // response is JSON with X-Content-Type-Options: nosniff; docs/rest-api.md
@@ -34,7 +37,7 @@ import (
 // WithRebindingProtection on the Executor, a request that fails its Host or
 // Origin check is answered 403 before anything else.
 func NewHandler(x *Executor) http.Handler {
-	h := &restHandler{x: x, headers: httpjson.NewHeaders(), guard: x.rebindingGuard()}
+	h := &restHandler{x: x, headers: httpjson.NewHeaders(), guard: x.rebindingGuard(), docs: newDocs(x)}
 	h.details = toolenc.Cache[Tool]{Key: func(t *Tool) string { return t.Name }, Same: sameDetail, Encode: encodeDetail, Clone: cloneListed}
 	h.summaries = toolenc.Cache[Tool]{Key: func(t *Tool) string { return t.Name }, Same: sameSummary, Encode: encodeSummary, Clone: cloneListed}
 	if x.NotifiesToolsChanged() {
@@ -60,6 +63,9 @@ func (h *restHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	path := routePath(r)
+	if h.serveDocument(w, r, path) { // rest_openapi.go
+		return
+	}
 	if id, ok := strings.CutPrefix(path, "/tasks/"); ok && !strings.Contains(id, "/") && standardMethod(r.Method) {
 		h.tasks(w, r, id) // rest_tasks.go
 		return
@@ -103,6 +109,9 @@ type restHandler struct {
 	headers httpjson.Headers
 	// guard is the rebinding protection (rebinding.go); nil when it is off.
 	guard *hostguard.Guard
+	// docs serves the OpenAPI document and llms.txt (rest_openapi.go);
+	// nil when they are off.
+	docs *docs
 }
 
 // toolSummary is one entry of GET /tools.

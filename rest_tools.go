@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"net/http"
-	"slices"
 
 	"github.com/toolexec/toolexec/internal/httpjson"
 	"github.com/toolexec/toolexec/internal/toolenc"
@@ -35,10 +34,13 @@ func (h *restHandler) list(w http.ResponseWriter, r *http.Request) {
 }
 
 // latestTools lists the provider's latest tools, bounding the summary
-// cache by their number.
+// cache and the documents' per-tool parts by their number.
 func (h *restHandler) latestTools() []Tool {
 	latest := h.x.LatestTools()
 	h.summaries.Trim(len(latest))
+	if h.docs != nil {
+		h.docs.tools.Trim(len(latest))
+	}
 	return latest
 }
 
@@ -52,14 +54,9 @@ func (h *restHandler) listOf(r *http.Request, s *toolenc.Snapshot[Tool, string])
 	if h.x.toolFilter == nil {
 		return s.Full(h.encodeList)
 	}
-	kept := h.x.toolFilter(r, slices.Clone(s.Items))
-	pos := make([]int32, len(kept))
-	for i := range kept {
-		p, ok := s.Position(kept[i].Name)
-		if !ok || !sameSummary(&s.Items[p], &kept[i]) {
-			return h.encodeList(kept)
-		}
-		pos[i] = p
+	kept, pos, unchanged := filterSnapshot(h.x, r, s, sameSummary)
+	if !unchanged {
+		return h.encodeList(kept)
 	}
 	return s.Subset(pos, func() []byte { return h.encodeList(kept) })
 }

@@ -87,6 +87,12 @@ func TestEveryContenderListsAllItsToolsAndCallsTheLast(t *testing.T) {
 	}
 }
 
+func TestToolexecRESTServesTheOpenAPIDocumentOfItsTools(t *testing.T) {
+	n := min(1000, listSizesMax)
+	require.NoError(t, CheckOpenAPI(ToolexecREST().NewList(n), n))
+	require.Error(t, CheckOpenAPI(ToolexecREST().NewList(n-1), n), "a missing tool is caught")
+}
+
 func TestEveryContenderAnswersOverLoopback(t *testing.T) {
 	for _, c := range Contenders() {
 		t.Run(c.Name, func(t *testing.T) {

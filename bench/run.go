@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"cmp"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -352,6 +353,35 @@ func CheckList(w Wire, h http.Handler, n int) error {
 	for i := range n {
 		if !seen[ListToolName(i)] {
 			return fmt.Errorf("%s is not listed", ListToolName(i))
+		}
+	}
+	return nil
+}
+
+// OpenAPIRequest is the REST surface's request for its OpenAPI document.
+func OpenAPIRequest() Request {
+	return Request{Method: http.MethodGet, Path: "/openapi.json", Header: http.Header{"Accept": {"application/json"}}}
+}
+
+// CheckOpenAPI fetches the OpenAPI document from h, toolexec's REST
+// surface serving the n tools named by ListToolName, and checks that it
+// has an operation calling each.
+func CheckOpenAPI(h http.Handler, n int) error {
+	rec := Serve(h, OpenAPIRequest())
+	if rec.Status() != http.StatusOK {
+		return fmt.Errorf("status %d: %s", rec.Status(), truncate(rec.Body()))
+	}
+	var doc struct {
+		Paths map[string]map[string]struct {
+			OperationID string `json:"operationId"`
+		} `json:"paths"`
+	}
+	if err := json.Unmarshal(rec.Body(), &doc); err != nil {
+		return err
+	}
+	for i := range n {
+		if doc.Paths["/tools/"+ListToolName(i)+"/call"]["post"].OperationID != ListToolName(i) {
+			return fmt.Errorf("no operation calls %s", ListToolName(i))
 		}
 	}
 	return nil

@@ -120,6 +120,17 @@ func TestConfigReflectsOptions(t *testing.T) {
 			want:  map[string]any{"execute": true, "auth": true, "title": "Acme tools", "projectLabel": "Acme docs", "projectUrl": "https://acme.example/docs"},
 		},
 		{
+			name:   "the OpenAPI document linked by default",
+			want:   map[string]any{"openapi": "openapi.json"},
+			reason: "execution gate is closed",
+		},
+		{
+			name:   "not when the REST handler serves none",
+			xopts:  []toolexec.Option{toolexec.WithOpenAPI(toolexec.OpenAPI{Disabled: true})},
+			want:   map[string]any{"openapi": nil},
+			reason: "execution gate is closed",
+		},
+		{
 			name:   "MCP off by default",
 			want:   map[string]any{"mcp": nil, "outputPath": "_explorer/output"},
 			reason: "execution gate is closed",

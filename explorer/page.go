@@ -30,6 +30,9 @@ type pageConfig struct {
 	// MCP is the MCP endpoint the page calls through (WithMCP); "" for
 	// REST only.
 	MCP string `json:"mcp,omitempty"`
+	// OpenAPI is the REST API's OpenAPI document, relative to the page;
+	// "" when the REST handler serves none (toolexec.OpenAPI).
+	OpenAPI string `json:"openapi,omitempty"`
 }
 
 // The reasons the page shows when its Call button is disabled.
@@ -47,6 +50,9 @@ func pageConfigFor(x *toolexec.Executor, c *config) pageConfig {
 		MetaPath:     metaPath[1:],
 		OutputPath:   outputPath[1:],
 		MCP:          c.mcp,
+	}
+	if x.SurfaceKit().OpenAPIServed() {
+		pc.OpenAPI = "openapi.json"
 	}
 	switch {
 	case !x.SurfaceKit().ExecutionAllowed():

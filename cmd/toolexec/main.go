@@ -288,6 +288,7 @@ func serve(ctx context.Context, args []string, getenv func(string) (string, bool
 	base := "http://" + ln.Addr().String()
 	fmt.Fprintf(stdout, "toolexec %s serving %d tools from %s\n", version, len(p.Tools()), *file)
 	fmt.Fprintf(stdout, "  REST: %s%s/tools\n  MCP:  %s%s\n  OXP:  %s%s/tools\n", base, server.RESTPrefix, base, server.MCPPath, base, server.OXPPrefix)
+	fmt.Fprintf(stdout, "  OpenAPI: %s%s/openapi.json (and llms.txt; each toolset's at /toolsets/NAME/api/)\n", base, server.RESTPrefix)
 	if names := p.Current().ToolsetNames(); len(names) > 0 {
 		fmt.Fprintf(stdout, "  MCP toolsets: %s%s/{%s}\n", base, server.MCPPath, strings.Join(names, ","))
 	}

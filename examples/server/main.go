@@ -178,6 +178,7 @@ func printBanner(w io.Writer, addr net.Addr, token string) {
 	fmt.Fprintf(w, "toolexec example server listening on %s (all interfaces)\n", base)
 	fmt.Fprintf(w, "  REST API:   %s%s/tools\n", base, restPrefix)
 	fmt.Fprintf(w, "  Explorer:   %s%s/ (open it in a browser; it calls over MCP: try countdown and greet)\n", base, restPrefix)
+	fmt.Fprintf(w, "  OpenAPI:    %s%s/openapi.json (for Open WebUI, GPT Actions, code generators; llms.txt beside it)\n", base, restPrefix)
 	fmt.Fprintf(w, "  OXP 1.0:    %s%s/tools\n", base, oxpPrefix)
 	fmt.Fprintf(w, "  MCP:        %s%s (HandsAI routes: %s%s/tools/list, %s%s/tools/call)\n", base, mcpPath, base, mcpPath, base, mcpPath)
 	fmt.Fprintf(w, "  demo token: %s\n", token)

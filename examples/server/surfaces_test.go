@@ -119,3 +119,30 @@ func TestHandsAIBridgeTokenHeaderIsAccepted(t *testing.T) {
 	status, _ = do(t, t.Context(), http.MethodPost, srv.URL+"/mcp/tools/call", "", body, "X-HandsAI-Token", "wrong")
 	assert.Equal(t, http.StatusUnauthorized, status)
 }
+
+// TestOpenAPIDocumentOfTheExampleServer: /api/openapi.json, beside the
+// explorer page, has a call operation for every tool the server lists,
+// needing the bearer token, at the URL the server was reached at.
+func TestOpenAPIDocumentOfTheExampleServer(t *testing.T) {
+	srv := newTestServer(t)
+	status, out := do(t, t.Context(), http.MethodGet, srv.URL+"/api/openapi.json", "", "")
+	require.Equal(t, http.StatusOK, status, "%s", out)
+	var doc struct {
+		Servers []struct{ URL string }
+		Paths   map[string]map[string]struct {
+			OperationID string                `json:"operationId"`
+			Security    []map[string][]string `json:"security"`
+		}
+	}
+	require.NoError(t, json.Unmarshal(out, &doc))
+	assert.Equal(t, srv.URL+"/api", doc.Servers[0].URL)
+	_, out = do(t, t.Context(), http.MethodGet, srv.URL+"/api/tools", "", "")
+	var tools []struct{ Name string }
+	require.NoError(t, json.Unmarshal(out, &tools))
+	require.NotEmpty(t, tools)
+	for _, tool := range tools {
+		op := doc.Paths["/tools/"+tool.Name+"/call"]["post"]
+		assert.Equal(t, tool.Name, op.OperationID)
+		assert.Equal(t, []map[string][]string{{"bearerAuth": {}}}, op.Security, tool.Name)
+	}
+}

@@ -92,6 +92,12 @@
     project.textContent = cfg.projectLabel || cfg.projectUrl;
     show(project, true);
   }
+  if (cfg.openapi) {
+    var doc = $('openapi');
+    doc.href = url(cfg.openapi);
+    doc.title = 'The OpenAPI 3.1 document of this REST API (also ' + cfg.openapi.replace(/json$/, 'yaml') + ', and llms.txt)';
+    show(doc, true);
+  }
 
   // The theme follows the system unless the user picks one; the choice is
   // remembered (it is no secret).

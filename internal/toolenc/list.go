@@ -102,6 +102,8 @@ type Snapshot[T any, K comparable] struct {
 
 	mu      sync.Mutex
 	subsets map[uint64]*subset
+	// kept are the values Kept made, by form and list.
+	kept map[keptKey]*keptEntry
 }
 
 // subset is one per-caller list: the positions in Items of what it lists,

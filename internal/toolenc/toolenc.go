@@ -127,16 +127,20 @@ func (c *Cache[T]) AppendList(dst []byte, tools []T, room int, skip func(t *T, e
 // than twice n entries plus a margin (tools that were renamed or removed
 // leave theirs behind), it drops them all, to be encoded again on use.
 // Surfaces call it with the number of tools the provider lists.
-func (c *Cache[T]) Trim(n int) {
-	c.mu.RLock()
-	over := len(c.entries) > 2*n+256
-	c.mu.RUnlock()
+func (c *Cache[T]) Trim(n int) { trim(&c.mu, &c.entries, n) }
+
+// trim drops every entry of *entries, guarded by mu, when there are more
+// than twice n plus a margin.
+func trim[M ~map[string]E, E any](mu *sync.RWMutex, entries *M, n int) {
+	mu.RLock()
+	over := len(*entries) > 2*n+256
+	mu.RUnlock()
 	if over {
-		c.mu.Lock()
-		if len(c.entries) > 2*n+256 {
-			c.entries = nil
+		mu.Lock()
+		if len(*entries) > 2*n+256 {
+			*entries = nil
 		}
-		c.mu.Unlock()
+		mu.Unlock()
 	}
 }
 

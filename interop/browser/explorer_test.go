@@ -193,6 +193,7 @@ func TestExplorerInChromium(t *testing.T) {
 		assert.Contains(t, echo, "read-only", "the annotations")
 		assert.Equal(t, "MCP Tool Explorer", eval[string](t, tb, `document.title`))
 		assert.Equal(t, "https://github.com/toolexec/toolexec", eval[string](t, tb, `document.getElementById('project').href`))
+		assert.Equal(t, srv.URL+api+"openapi.json", eval[string](t, tb, `document.getElementById('openapi').href`), "the OpenAPI document, under the mount")
 
 		tb.setField(t, "#filter", "IMAGE")
 		tb.wait(t, `document.querySelectorAll('#tools button.tool').length === 1`)

@@ -142,6 +142,14 @@ func run(o options, log io.Writer) *results {
 		}
 		res.add(inProcess(s, cases, o))
 	}
+	if s := "openapi.json, 1000 tools"; want(s) {
+		// The REST surface's OpenAPI document, as a client fetches it: made
+		// once per change of the tool set, so a request writes it out.
+		c := bench.ToolexecREST()
+		h := c.NewList(1000)
+		check(s, c.Name, bench.CheckOpenAPI(h, 1000))
+		res.add(inProcess(s, []inCase{{c: c, h: h, r: bench.OpenAPIRequest()}}, o))
+	}
 	for _, clients := range []int{1, 16, 64} {
 		if s := fmt.Sprintf("loopback, %d clients", clients); want(s) {
 			res.add(loopback(s, contenders, clients, o))

@@ -82,7 +82,9 @@ type Options struct {
 	AllowedHosts, AllowedOrigins []string
 }
 
-func (o Options) executor(p *Provider) *toolexec.Executor {
+// executor returns the Executor of p's tools, with more options before
+// Options.Extra.
+func (o Options) executor(p *Provider, more ...toolexec.Option) *toolexec.Executor {
 	opts := []toolexec.Option{
 		toolexec.WithAllowExecute(true),
 		toolexec.WithValidation(true),
@@ -115,8 +117,33 @@ func (o Options) executor(p *Provider) *toolexec.Executor {
 	if o.Store != nil {
 		opts = append(opts, toolexec.WithStore(o.Store))
 	}
+	opts = append(opts, more...)
 	opts = append(opts, o.Extra...)
 	return toolexec.New(p, p, opts...)
+}
+
+// openAPI is how the REST surface mounted at mount+RESTPrefix (mount is ""
+// or a toolset's /toolsets/NAME) describes itself at openapi.json: titled
+// after the server, and the toolset when it is one. With OAuth, its server
+// is its resource's public URL, calls need a token from the issuer (whose
+// OpenID Connect Discovery document is named), and so do lists unless
+// OAuthPublicList; otherwise the server URL is each request's own, and
+// calls need a bearer token when Token is set.
+func (o Options) openAPI(mount, toolset string) toolexec.OpenAPI {
+	name, version := o.serverInfo()
+	doc := toolexec.OpenAPI{Title: name + " tools", Version: version}
+	if toolset != "" {
+		doc.Title = name + " tools: toolset " + toolset
+	}
+	if o.OAuth != nil {
+		resource := strings.TrimRight(o.OAuthBase, "/") + mount + RESTPrefix
+		doc.ServerURL = resource
+		if md, ok := o.OAuth.MetadataFor(resource); ok && len(md.AuthorizationServers) > 0 {
+			doc.OpenIDConnectURL = strings.TrimRight(md.AuthorizationServers[0], "/") + "/.well-known/openid-configuration"
+		}
+		doc.GuardedDiscovery = !o.OAuthPublicList
+	}
+	return doc
 }
 
 // serverInfo is the MCP server's name and version.
@@ -143,8 +170,10 @@ type surfaces struct {
 	mcpOpen http.Handler
 }
 
-func (o Options) surfaces(p *Provider) *surfaces {
-	x := o.executor(p)
+// surfaces returns the surfaces of p's tools, mounted at mount ("" or a
+// toolset's /toolsets/NAME), toolset being the toolset's name.
+func (o Options) surfaces(p *Provider, mount, toolset string) *surfaces {
+	x := o.executor(p, toolexec.WithOpenAPI(o.openAPI(mount, toolset)))
 	name, version := o.serverInfo()
 	var rest http.Handler = toolexec.NewHandler(x)
 	if !o.NoExplorer {
@@ -189,7 +218,7 @@ func Handler(p *Provider, o Options) (http.Handler, *toolexec.Executor) {
 	if o.Store == nil {
 		o.Store = toolexec.NewMemoryStore()
 	}
-	all := o.surfaces(p)
+	all := o.surfaces(p, "", "")
 	// The surfaces run the DNS-rebinding defense on every request; the
 	// routes that answer before any surface does (an unknown toolset) run
 	// the same.
@@ -272,7 +301,7 @@ func (t *toolsets) get(name string) (*toolset, bool, error) {
 		}
 		o.OAuth = v
 	}
-	s := o.surfaces(view)
+	s := o.surfaces(view, ToolsetPrefix+name, name)
 	ts := &toolset{mux: http.NewServeMux(), mcp: s.mcpOpen}
 	s.mount(ts.mux, ToolsetPrefix+name)
 	t.built[name] = ts

@@ -65,7 +65,7 @@ func TestFill_PipelineAndExtendedJSON(t *testing.T) {
 func TestCompile_Refusals(t *testing.T) {
 	for _, c := range []struct {
 		name, text, want string
-		at             string // the text at the error's offset
+		at               string // the text at the error's offset
 	}{
 		{"inside a string", `{"name": "^{{json .prefix}}"}`, "inside a string", "{{json .prefix}}"},
 		{"inside a key", `{"{{.field}}": 1}`, "inside a string", "{{.field}}"},

@@ -122,3 +122,21 @@ func BenchmarkFill(b *testing.B) {
 		}
 	}
 }
+
+func TestHasKeyAndCollections_AtAnyDepth(t *testing.T) {
+	tmpl, err := Compile(`[
+  {"$facet": {"a": [{"$match": {}}, {"$merge": {"into": {"db": "other", "coll": "x"}}}]}},
+  {"$lookup": {"from": "y", "pipeline": [{"$unionWith": {"coll": "u", "pipeline": [{"$out": "z"}]}}], "as": "r"}},
+  {"$graphLookup": {"from": {{json .from}}, "startWith": "$a", "connectFromField": "a", "connectToField": "b", "as": "g"}},
+  {"$unionWith": "w"}
+]`, false)
+	require.NoError(t, err)
+	got, err := tmpl.Fill(values(map[string]any{"from": "g"}))
+	require.NoError(t, err)
+	assert.True(t, HasKey(got, "$out"))
+	assert.True(t, HasKey(got, "$merge"))
+	assert.False(t, HasKey(got, "$where"))
+	assert.False(t, HasKey(bson.A{bson.D{{Key: "a", Value: "$out"}}}, "$out"), "a value is not a key")
+	assert.Equal(t, []Ref{{"other", "x"}, {"db", "y"}, {"db", "u"}, {"db", "z"}, {"db", "g"}, {"db", "w"}}, Collections(got, "db"))
+	assert.Equal(t, []Ref{{"other", "x"}, {"db", "y"}, {"db", "u"}, {"db", "z"}, {"db", "w"}}, tmpl.Collections("db"), "a placeholder's collection is known only when filled")
+}

@@ -387,6 +387,14 @@ func (p *parser) checkStore(t *Tool, src *Source) {
 		return
 	}
 	what := "tool " + strconv.Quote(t.Name)
+	allowed := func(db, coll string) bool { return slices.Contains(src.AllowedCollections, db+"."+coll) }
+	if t.Pipeline != nil && t.Pipeline.Template != nil {
+		for _, ref := range t.Pipeline.Template.Collections(t.Database) {
+			if !allowed(ref.Database, ref.Collection) {
+				p.payloadProblem(t.Pipeline, -1, "%s pipelinePayload: the pipeline names collection %s of database %s, which is not in the allowedCollections of source %s", what, p.show(ref.Collection), p.show(ref.Database), p.show(src.Name))
+			}
+		}
+	}
 	var inDB []string
 	for _, c := range src.AllowedCollections {
 		if db, coll, _ := strings.Cut(c, "."); db == t.Database {

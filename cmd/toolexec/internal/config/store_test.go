@@ -382,3 +382,20 @@ func TestParse_StoreFieldsOnOtherKindsAreProblems(t *testing.T) {
 	assert.Contains(t, at(ps, 9, 5), `commands is not a field of a sqlite-sql tool`, ps.Error())
 	assert.Contains(t, at(ps, 10, 5), `filterPayload is not a field of a sqlite-sql tool`, ps.Error())
 }
+
+func TestParse_MongoPipelineCollectionsMustBeAllowed(t *testing.T) {
+	_, ps := parse(t, `
+sources:
+  m: {kind: mongodb, uri: 'mongodb://h', allowedCollections: [crm.orders, crm.customers]}
+tools:
+  join:
+    kind: mongodb-aggregate
+    source: m
+    description: d
+    database: crm
+    collection: orders
+    pipelinePayload: '[{"$lookup": {"from": "customers", "localField": "c", "foreignField": "_id", "as": "who"}}, {"$unionWith": "secrets"}]'
+`, nil)
+	require.Len(t, ps, 1, ps.Error())
+	assert.Contains(t, ps[0].Message, `the pipeline names collection "secrets" of database "crm", which is not in the allowedCollections of source "m"`)
+}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/toolexec/toolexec"
 	"github.com/toolexec/toolexec/cmd/toolexec/internal/config"
+	"github.com/toolexec/toolexec/cmd/toolexec/internal/mongotool"
 	"github.com/toolexec/toolexec/cmd/toolexec/internal/redistool"
 )
 
@@ -13,11 +14,28 @@ import (
 // name: each is opened once, for its first tool, and closed with the Set.
 type storeSources struct {
 	redis map[string]*redistool.Source
+	mongo map[string]*mongotool.Source
 }
 
 // storeTool builds tool t of a redis or mongodb source, opening the
 // source on its first tool.
 func (s *Set) storeTool(ctx context.Context, cfg *config.Config, src *config.Source, t *config.Tool, logger *slog.Logger, open *storeSources) (toolexec.Tool, handlerFunc, error) {
+	if src.Kind == config.KindMongoDB {
+		ms, ok := open.mongo[src.Name]
+		if !ok {
+			var err error
+			if ms, err = mongotool.Open(ctx, src); err != nil {
+				return toolexec.Tool{}, nil, err
+			}
+			if open.mongo == nil {
+				open.mongo = map[string]*mongotool.Source{}
+			}
+			open.mongo[src.Name] = ms
+			s.closers = append(s.closers, ms)
+		}
+		tl := mongotool.New(t, ms, logger)
+		return tl.Definition(), tl.Handle, nil
+	}
 	rs, ok := open.redis[src.Name]
 	if !ok {
 		var mine []*config.Tool

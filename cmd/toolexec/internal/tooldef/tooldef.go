@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/toolexec/toolexec"
 	"github.com/toolexec/toolexec/cmd/toolexec/internal/config"
@@ -132,6 +133,7 @@ func (r *Rows) Add(text []byte) bool {
 	if err := dec.Decode(&v); err != nil {
 		v = string(text)
 	}
+	v = numbers(v)
 	r.size += len(text) + 1
 	r.rows = append(r.rows, v)
 	r.content = append(r.content, toolexec.Text(string(text)))
@@ -151,6 +153,36 @@ func (r *Rows) Result() *toolexec.CallToolResult {
 	}
 	return &toolexec.CallToolResult{Content: content, StructuredContent: sc}
 }
+
+// numbers replaces, in a value decoded with UseNumber, each number that
+// a float64 holds exactly (every one but integers beyond 2^53) by the
+// float64, the model encoding/json decodes into.
+func numbers(v any) any {
+	switch v := v.(type) {
+	case json.Number:
+		if i, err := v.Int64(); err == nil {
+			return Number(i)
+		}
+		if !isInteger(string(v)) {
+			if f, err := v.Float64(); err == nil {
+				return f
+			}
+		}
+		return v // an integer beyond int64's range, kept exact
+	case []any:
+		for i, e := range v {
+			v[i] = numbers(e)
+		}
+	case map[string]any:
+		for k, e := range v {
+			v[k] = numbers(e)
+		}
+	}
+	return v
+}
+
+// isInteger reports whether a JSON number is written as an integer.
+func isInteger(s string) bool { return !strings.ContainsAny(s, ".eE") }
 
 // Number is n as encoding/json's model holds a JSON number: a float64
 // when it holds n exactly, else a json.Number.

@@ -34,7 +34,7 @@ func main() {
 		fmt.Fprintln(os.Stderr, "ferretdb:", err)
 		os.Exit(1)
 	}
-	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelError}))
 	f, err := ferretdb.New(&ferretdb.Config{
 		Listener:  ferretdb.ListenerConfig{TCP: "127.0.0.1:0"},
 		Handler:   "sqlite",

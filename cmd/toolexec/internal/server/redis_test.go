@@ -326,3 +326,31 @@ func loadTools(t *testing.T, yaml string, env map[string]string) *config.Config 
 	require.NoError(t, err)
 	return cfg
 }
+
+// A clusterEnabled source sends each command to the node that holds its
+// key.
+func TestRedis_Cluster(t *testing.T) {
+	c := redistest.NewCluster(t, redistest.ClusterConfig{Masters: 3})
+	set := build(t, fmt.Sprintf(`
+sources:
+  c:
+    kind: redis
+    address: [%s]
+    clusterEnabled: true
+tools:
+  put:
+    kind: redis
+    source: c
+    description: Sets keys and reads them back.
+    readOnly: false
+    commands: [[SET, $a, "1"], [SET, $b, "2"], [GET, $a], [GET, $b]]
+    parameters:
+      - {name: a, type: string, description: a key}
+      - {name: b, type: string, description: another key}
+`, strings.Join(c.Addrs(), ", ")), nil, nil)
+	x := executor(set, Options{})
+	// Keys in different slots, on different nodes.
+	res, err := call(t, x, "put", map[string]any{"a": "apple", "b": "banana"})
+	require.NoError(t, err)
+	assert.Equal(t, []any{"OK", "OK", "1", "2"}, results(t, res))
+}

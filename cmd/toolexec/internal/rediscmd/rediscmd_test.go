@@ -3,6 +3,8 @@ package rediscmd
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -152,4 +154,20 @@ func TestLists_AgreeWithRedis(t *testing.T) {
 	}
 	assert.GreaterOrEqual(t, len(read), 90, fmt.Sprint(read))
 	assert.GreaterOrEqual(t, len(write), 90, fmt.Sprint(write))
+}
+
+// The guide lists every allowed command.
+func TestLists_InTheGuide(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	require.NoError(t, err)
+	guide := string(b)
+	start := strings.Index(guide, "### Redis tools")
+	require.GreaterOrEqual(t, start, 0)
+	end := strings.Index(guide[start:], "### MongoDB tools")
+	require.Greater(t, end, 0)
+	section := strings.Join(strings.Fields(guide[start:start+end]), " ")
+	read, write := Lists()
+	for _, n := range append(read, write...) {
+		assert.Contains(t, section, "`"+n+"`", "cmd/toolexec/README.md's Redis tools section lists %s", n)
+	}
 }

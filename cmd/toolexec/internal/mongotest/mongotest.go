@@ -33,6 +33,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/toolexec/toolexec/internal/testlog"
 )
 
 // ErrUnavailable is Start's error when FerretDB cannot be built here (no
@@ -47,7 +49,7 @@ type Server struct {
 	dir   string
 	cmd   *exec.Cmd
 	stdin io.Closer
-	log   *syncBuffer
+	log   *testlog.Buffer
 	done  chan struct{}
 	once  sync.Once
 }
@@ -84,7 +86,7 @@ func Start() (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{dir: dir, log: &syncBuffer{}, done: make(chan struct{})}
+	s := &Server{dir: dir, log: &testlog.Buffer{}, done: make(chan struct{})}
 	s.cmd = exec.Command(bin, "-dir", dir)
 	s.cmd.Stderr = s.log
 	stdin, err := s.cmd.StdinPipe()
@@ -212,22 +214,4 @@ func Binary() (string, error) {
 		return "", err
 	}
 	return bin, nil
-}
-
-// syncBuffer collects a subprocess's standard error.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }

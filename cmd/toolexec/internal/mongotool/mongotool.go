@@ -105,25 +105,15 @@ func (s *Source) Close() error {
 // Tool is one mongodb tool bound to its source; Handle is its handler,
 // safe for concurrent use.
 type Tool struct {
-	cfg      *config.Tool
-	src      *Source
-	logger   *slog.Logger
-	maxRows  int
-	maxBytes int
+	tooldef.Base
+	src *Source
 }
 
 // New binds t to src. logger receives what callers are not shown
 // (connection errors).
 func New(t *config.Tool, src *Source, logger *slog.Logger) *Tool {
-	if logger == nil {
-		logger = slog.New(slog.DiscardHandler)
-	}
-	maxRows, maxBytes := tooldef.Caps(t)
-	return &Tool{cfg: t, src: src, logger: logger, maxRows: maxRows, maxBytes: maxBytes}
+	return &Tool{Base: tooldef.NewBase(t, logger), src: src}
 }
-
-// Definition returns the toolexec.Tool clients see (tooldef.Definition).
-func (t *Tool) Definition() toolexec.Tool { return tooldef.Definition(t.cfg) }
 
 // callError is a problem with a call's arguments or payloads, answered
 // as an isError result.
@@ -165,14 +155,14 @@ func (t *Tool) handle(ctx context.Context, args map[string]any) (*toolexec.CallT
 		}
 		return pl.Template.Fill(func(name string) (any, error) { return t.value(name, args) })
 	}
-	filter, err := fill(t.cfg.Filter)
+	filter, err := fill(t.Cfg.Filter)
 	if err != nil {
 		return nil, err
 	}
 	if filter == nil {
 		filter = bson.D{}
 	}
-	switch t.cfg.Kind {
+	switch t.Cfg.Kind {
 	case config.KindMongoFind, config.KindMongoFindOne:
 		return t.find(ctx, coll, filter, fill)
 	case config.KindMongoAggregate:
@@ -180,7 +170,7 @@ func (t *Tool) handle(ctx context.Context, args map[string]any) (*toolexec.CallT
 	case config.KindMongoInsertOne, config.KindMongoInsertMany:
 		return t.insert(ctx, coll, args)
 	case config.KindMongoUpdateOne, config.KindMongoUpdateMany:
-		update, err := fill(t.cfg.Update)
+		update, err := fill(t.Cfg.Update)
 		if err != nil {
 			return nil, err
 		}
@@ -188,26 +178,26 @@ func (t *Tool) handle(ctx context.Context, args map[string]any) (*toolexec.CallT
 	case config.KindMongoDeleteOne, config.KindMongoDeleteMany:
 		return t.delete(ctx, coll, filter)
 	}
-	return nil, fmt.Errorf("mongotool: kind %q", t.cfg.Kind)
+	return nil, fmt.Errorf("mongotool: kind %q", t.Cfg.Kind)
 }
 
 // collection is the call's collection: the file's, or the collection
 // argument, which must be one the tool and its source allow.
 func (t *Tool) collection(args map[string]any) (*mongo.Collection, error) {
-	name := t.cfg.Collection
+	name := t.Cfg.Collection
 	if name == "" {
 		name, _ = args[config.MongoCollectionParam].(string)
 		if name == "" {
 			return nil, callErrorf("argument %q is required: the collection to operate on", config.MongoCollectionParam)
 		}
-		if l := t.cfg.CollectionAllowedValues; len(l) > 0 && !slices.Contains(l, name) {
+		if l := t.Cfg.CollectionAllowedValues; len(l) > 0 && !slices.Contains(l, name) {
 			return nil, callErrorf("collection %q is not one this tool may use (%s)", name, strings.Join(l, ", "))
 		}
 	}
-	if err := t.allowed(t.cfg.Database, name); err != nil {
+	if err := t.allowed(t.Cfg.Database, name); err != nil {
 		return nil, err
 	}
-	return t.src.client.Database(t.cfg.Database).Collection(name), nil
+	return t.src.client.Database(t.Cfg.Database).Collection(name), nil
 }
 
 // allowed checks a collection against the source's allowedCollections.
@@ -220,7 +210,7 @@ func (t *Tool) allowed(db, coll string) error {
 
 // value is parameter name's argument as a BSON value.
 func (t *Tool) value(name string, args map[string]any) (any, error) {
-	for _, p := range t.cfg.Parameters {
+	for _, p := range t.Cfg.Parameters {
 		if p.Name != name {
 			continue
 		}
@@ -274,19 +264,19 @@ func toBSON(name string, v any) (any, error) {
 
 // find runs a mongodb-find or mongodb-find-one.
 func (t *Tool) find(ctx context.Context, coll *mongo.Collection, filter any, fill func(*config.Payload) (any, error)) (*toolexec.CallToolResult, error) {
-	projection, err := fill(t.cfg.Project)
+	projection, err := fill(t.Cfg.Project)
 	if err != nil {
 		return nil, err
 	}
-	sort, err := fill(t.cfg.Sort)
+	sort, err := fill(t.Cfg.Sort)
 	if err != nil {
 		return nil, err
 	}
-	limit := int64(t.maxRows) + 1 // one more tells a cut result
-	if t.cfg.Limit > 0 && t.cfg.Limit < limit {
-		limit = t.cfg.Limit
+	limit := int64(t.MaxRows) + 1 // one more tells a cut result
+	if t.Cfg.Limit > 0 && t.Cfg.Limit < limit {
+		limit = t.Cfg.Limit
 	}
-	if t.cfg.Kind == config.KindMongoFindOne {
+	if t.Cfg.Kind == config.KindMongoFindOne {
 		limit = 1
 	}
 	opts := options.Find().SetLimit(limit).SetBatchSize(int32(min(limit, batchSize)))
@@ -308,7 +298,7 @@ func (t *Tool) find(ctx context.Context, coll *mongo.Collection, filter any, fil
 // not bring one: its keys may not start with $); a read-only pipeline
 // gets a last $limit one past maxRows, which stops the server there.
 func (t *Tool) aggregate(ctx context.Context, coll *mongo.Collection, fill func(*config.Payload) (any, error)) (*toolexec.CallToolResult, error) {
-	v, err := fill(t.cfg.Pipeline)
+	v, err := fill(t.Cfg.Pipeline)
 	if err != nil {
 		return nil, err
 	}
@@ -317,16 +307,16 @@ func (t *Tool) aggregate(ctx context.Context, coll *mongo.Collection, fill func(
 		return nil, callErrorf("the pipeline is not an array of stages")
 	}
 	writes := bsontmpl.HasKey(pipeline, "$out", "$merge")
-	if writes && t.cfg.ReadOnly {
+	if writes && t.Cfg.ReadOnly {
 		return nil, callErrorf("the pipeline writes ($out or $merge), and the tool is read-only")
 	}
-	for _, ref := range bsontmpl.Collections(pipeline, t.cfg.Database) {
+	for _, ref := range bsontmpl.Collections(pipeline, t.Cfg.Database) {
 		if err := t.allowed(ref.Database, ref.Collection); err != nil {
 			return nil, err
 		}
 	}
 	if !writes {
-		pipeline = append(slices.Clone(pipeline), bson.D{{Key: "$limit", Value: int64(t.maxRows) + 1}})
+		pipeline = append(slices.Clone(pipeline), bson.D{{Key: "$limit", Value: int64(t.MaxRows) + 1}})
 	}
 	cur, err := coll.Aggregate(ctx, pipeline, options.Aggregate().SetBatchSize(batchSize))
 	if err != nil {
@@ -339,7 +329,7 @@ func (t *Tool) aggregate(ctx context.Context, coll *mongo.Collection, fill func(
 // closed, which ends it on the server.
 func (t *Tool) rows(ctx context.Context, cur *mongo.Cursor) (*toolexec.CallToolResult, error) {
 	defer func() { _ = cur.Close(context.WithoutCancel(ctx)) }() // ends the server's cursor; a failure leaves it to time out there
-	rows := tooldef.NewRows(t.maxRows, t.maxBytes)
+	rows := tooldef.NewRows(t.MaxRows, t.MaxBytes)
 	for cur.Next(ctx) {
 		text, err := docJSON(cur.Current)
 		if err != nil {
@@ -398,9 +388,9 @@ func decodeJSON(b []byte) (any, error) {
 func (t *Tool) insert(ctx context.Context, coll *mongo.Collection, args map[string]any) (*toolexec.CallToolResult, error) {
 	data, _ := args[config.MongoDataParam].(string)
 	var wrapped bson.D
-	if err := bson.UnmarshalExtJSON([]byte(`{"v":`+data+`}`), t.cfg.Canonical, &wrapped); err != nil || len(wrapped) != 1 {
+	if err := bson.UnmarshalExtJSON([]byte(`{"v":`+data+`}`), t.Cfg.Canonical, &wrapped); err != nil || len(wrapped) != 1 {
 		what := "a JSON object"
-		if t.cfg.Kind == config.KindMongoInsertMany {
+		if t.Cfg.Kind == config.KindMongoInsertMany {
 			what = "a JSON array of objects"
 		}
 		msg := fmt.Sprintf("argument %q must be %s (MongoDB Extended JSON)", config.MongoDataParam, what)
@@ -409,7 +399,7 @@ func (t *Tool) insert(ctx context.Context, coll *mongo.Collection, args map[stri
 		}
 		return nil, &callError{msg: msg}
 	}
-	if t.cfg.Kind == config.KindMongoInsertOne {
+	if t.Cfg.Kind == config.KindMongoInsertOne {
 		doc, ok := wrapped[0].Value.(bson.D)
 		if !ok {
 			return nil, callErrorf("argument %q must be a JSON object (MongoDB Extended JSON)", config.MongoDataParam)
@@ -428,8 +418,8 @@ func (t *Tool) insert(ctx context.Context, coll *mongo.Collection, args map[stri
 	if !ok || len(docs) == 0 {
 		return nil, callErrorf("argument %q must be a non-empty JSON array of objects (MongoDB Extended JSON)", config.MongoDataParam)
 	}
-	if len(docs) > t.maxRows {
-		return nil, callErrorf("argument %q holds %d documents; a call inserts at most %d", config.MongoDataParam, len(docs), t.maxRows)
+	if len(docs) > t.MaxRows {
+		return nil, callErrorf("argument %q holds %d documents; a call inserts at most %d", config.MongoDataParam, len(docs), t.MaxRows)
 	}
 	for i, d := range docs {
 		if _, ok := d.(bson.D); !ok {
@@ -455,10 +445,10 @@ func (t *Tool) update(ctx context.Context, coll *mongo.Collection, filter, updat
 		res *mongo.UpdateResult
 		err error
 	)
-	if t.cfg.Kind == config.KindMongoUpdateOne {
-		res, err = coll.UpdateOne(ctx, filter, update, options.UpdateOne().SetUpsert(t.cfg.Upsert))
+	if t.Cfg.Kind == config.KindMongoUpdateOne {
+		res, err = coll.UpdateOne(ctx, filter, update, options.UpdateOne().SetUpsert(t.Cfg.Upsert))
 	} else {
-		res, err = coll.UpdateMany(ctx, filter, update, options.UpdateMany().SetUpsert(t.cfg.Upsert))
+		res, err = coll.UpdateMany(ctx, filter, update, options.UpdateMany().SetUpsert(t.Cfg.Upsert))
 	}
 	if err != nil {
 		return nil, err
@@ -478,7 +468,7 @@ func (t *Tool) update(ctx context.Context, coll *mongo.Collection, filter, updat
 	// toolbox's answers: update-one the modified count, update-many the
 	// modified, upserted and matched counts.
 	var text any = sc["modifiedCount"]
-	if t.cfg.Kind == config.KindMongoUpdateMany {
+	if t.Cfg.Kind == config.KindMongoUpdateMany {
 		text = []any{sc["modifiedCount"], sc["upsertedCount"], sc["matchedCount"]}
 	}
 	return written(text, sc), nil
@@ -490,7 +480,7 @@ func (t *Tool) delete(ctx context.Context, coll *mongo.Collection, filter any) (
 		res *mongo.DeleteResult
 		err error
 	)
-	if t.cfg.Kind == config.KindMongoDeleteOne {
+	if t.Cfg.Kind == config.KindMongoDeleteOne {
 		res, err = coll.DeleteOne(ctx, filter)
 	} else {
 		res, err = coll.DeleteMany(ctx, filter)
@@ -544,6 +534,6 @@ func (t *Tool) fail(ctx context.Context, err error) error {
 		}
 		return &toolexec.ToolError{Message: msg, Err: err}
 	}
-	t.logger.Warn("mongodb tool failed", "tool", t.cfg.Name, "error", err.Error())
+	t.Logger.Warn("mongodb tool failed", "tool", t.Cfg.Name, "error", err.Error())
 	return &toolexec.ToolError{Message: "query failed: the database is unavailable or returned an error", CanRetry: true, Err: err}
 }

@@ -140,7 +140,10 @@ func (c *cappedConn) Write(b []byte) (int, error) {
 func (c *cappedConn) Read(b []byte) (int, error) {
 	n, err := c.Conn.Read(b)
 	if c.read.Add(int64(n)) > c.max {
-		return n, errReplyTooLarge
+		// None of what came past the cap is handed on, so the reply
+		// cannot complete from what was read: the reader has to ask
+		// again, and gets the error.
+		return 0, errReplyTooLarge
 	}
 	return n, err
 }
@@ -148,21 +151,14 @@ func (c *cappedConn) Read(b []byte) (int, error) {
 // Tool is one redis tool bound to its source; Handle is its handler, safe
 // for concurrent use.
 type Tool struct {
-	cfg      *config.Tool
-	src      *Source
-	logger   *slog.Logger
-	maxRows  int
-	maxBytes int
+	tooldef.Base
+	src *Source
 }
 
 // New binds t to src. logger receives what callers are not shown
 // (connection errors).
 func New(t *config.Tool, src *Source, logger *slog.Logger) *Tool {
-	if logger == nil {
-		logger = slog.New(slog.DiscardHandler)
-	}
-	maxRows, maxBytes := tooldef.Caps(t)
-	return &Tool{cfg: t, src: src, logger: logger, maxRows: maxRows, maxBytes: maxBytes}
+	return &Tool{Base: tooldef.NewBase(t, logger), src: src}
 }
 
 // ReplyCap is the reply cap Open needs for tools: twice the largest byte
@@ -176,9 +172,6 @@ func ReplyCap(tools []*config.Tool) int64 {
 	return 2*int64(largest) + replySlack
 }
 
-// Definition returns the toolexec.Tool clients see (tooldef.Definition).
-func (t *Tool) Definition() toolexec.Tool { return tooldef.Definition(t.cfg) }
-
 // Handle runs the tool's commands in order with args, each on its own
 // (not in a transaction: a command that fails leaves the earlier ones
 // done, and the call fails), and answers one text block per command, its
@@ -187,8 +180,8 @@ func (t *Tool) Definition() toolexec.Tool { return tooldef.Definition(t.cfg) }
 // maxBytes of text; a cut result says so, in a last text block and in
 // structuredContent's message.
 func (t *Tool) Handle(ctx context.Context, args map[string]any) (*toolexec.CallToolResult, error) {
-	cmds := make([][]any, len(t.cfg.Commands))
-	for i, c := range t.cfg.Commands {
+	cmds := make([][]any, len(t.Cfg.Commands))
+	for i, c := range t.Cfg.Commands {
 		words, err := t.words(c, args)
 		if err != nil {
 			return toolexec.ErrorResult(fmt.Sprintf("command %d (%s): %v", i, c.Class.Name, err)), nil
@@ -285,17 +278,17 @@ func (t *Tool) result(replies []any) *toolexec.CallToolResult {
 	why := ""
 	for i, r := range replies {
 		v := jsonValue(r)
-		if a, ok := v.([]any); ok && len(a) > t.maxRows {
-			v = a[:t.maxRows]
-			why = fmt.Sprintf("the reply to command %d has %d elements; only the first %d are returned", i, len(a), t.maxRows)
+		if a, ok := v.([]any); ok && len(a) > t.MaxRows {
+			v = a[:t.MaxRows]
+			why = fmt.Sprintf("the reply to command %d has %d elements; only the first %d are returned", i, len(a), t.MaxRows)
 		}
 		text, _ := json.Marshal(v) // jsonValue's values always marshal
-		if size+len(text)+1 > t.maxBytes {
+		if size+len(text)+1 > t.MaxBytes {
 			a, ok := v.([]any)
 			n := 0
 			if ok {
 				// As many elements as fit.
-				budget := t.maxBytes - size - 3
+				budget := t.MaxBytes - size - 3
 				for n < len(a) {
 					e, _ := json.Marshal(a[n])
 					if budget -= len(e) + 1; budget < 0 {
@@ -305,12 +298,12 @@ func (t *Tool) result(replies []any) *toolexec.CallToolResult {
 				}
 			}
 			if !ok || n == 0 {
-				why = fmt.Sprintf("the results exceed %d bytes; only those of the first %d commands are returned", t.maxBytes, i)
+				why = fmt.Sprintf("the results exceed %d bytes; only those of the first %d commands are returned", t.MaxBytes, i)
 				break
 			}
 			v = a[:n]
 			text, _ = json.Marshal(v)
-			why = fmt.Sprintf("the results exceed %d bytes; the reply to command %d is cut after %d elements, and later commands' are not returned", t.maxBytes, i, n)
+			why = fmt.Sprintf("the results exceed %d bytes; the reply to command %d is cut after %d elements, and later commands' are not returned", t.MaxBytes, i, n)
 			results = append(results, v)
 			content = append(content, toolexec.Text(string(text)))
 			break
@@ -391,7 +384,7 @@ func jsonValue(v any) any {
 // timeout); anything else (the connection) logged and answered with a
 // generic message.
 func (t *Tool) fail(ctx context.Context, i int, err error) error {
-	name := t.cfg.Commands[i].Class.Name
+	name := t.Cfg.Commands[i].Class.Name
 	ran := ""
 	if i > 0 {
 		ran = fmt.Sprintf(" (commands 0 to %d ran)", i-1)
@@ -413,6 +406,6 @@ func (t *Tool) fail(ctx context.Context, i int, err error) error {
 	if errors.Is(err, errReplyTooLarge) {
 		return &toolexec.ToolError{Message: fmt.Sprintf("command %d (%s): the reply is larger than %d bytes, the most a call of this source reads; ask for less (LRANGE key 0 99, SCAN with COUNT)%s", i, name, t.src.maxReply, ran), Err: err}
 	}
-	t.logger.Warn("redis tool failed", "tool", t.cfg.Name, "command", i, "error", err.Error())
+	t.Logger.Warn("redis tool failed", "tool", t.Cfg.Name, "command", i, "error", err.Error())
 	return &toolexec.ToolError{Message: fmt.Sprintf("command %d (%s) failed: Redis is unavailable or the connection failed%s", i, name, ran), CanRetry: true, Err: err}
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"math"
 	"math/big"
+	"net"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -41,4 +42,35 @@ func TestWord(t *testing.T) {
 	assert.Equal(t, "0.5", word(0.5))
 	assert.Equal(t, "1", word(true))
 	assert.Equal(t, "0", word(false))
+}
+
+// A read past the cap hands on none of its bytes, so that a reply whose
+// last bytes arrive in that read cannot complete.
+func TestCappedConn(t *testing.T) {
+	client, server := net.Pipe()
+	defer server.Close()
+	c := &cappedConn{Conn: client, max: 50}
+	go func() {
+		_, _ = server.Write(make([]byte, 40))
+		_, _ = server.Write(make([]byte, 20))
+	}()
+	buf := make([]byte, 100)
+	n, err := c.Read(buf)
+	assert.NoError(t, err)
+	assert.Equal(t, 40, n)
+	n, err = c.Read(buf)
+	assert.ErrorIs(t, err, errReplyTooLarge)
+	assert.Zero(t, n)
+
+	// Writing a command starts a new count.
+	go func() {
+		buf := make([]byte, 10)
+		_, _ = server.Read(buf)
+		_, _ = server.Write(make([]byte, 45))
+	}()
+	_, err = c.Write([]byte("PING\r\n"))
+	assert.NoError(t, err)
+	n, err = c.Read(buf)
+	assert.NoError(t, err)
+	assert.Equal(t, 45, n)
 }

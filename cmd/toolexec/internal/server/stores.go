@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"io"
 	"log/slog"
 
 	"github.com/toolexec/toolexec"
@@ -21,41 +22,45 @@ type storeSources struct {
 // source on its first tool.
 func (s *Set) storeTool(ctx context.Context, cfg *config.Config, src *config.Source, t *config.Tool, logger *slog.Logger, open *storeSources) (toolexec.Tool, handlerFunc, error) {
 	if src.Kind == config.KindMongoDB {
-		ms, ok := open.mongo[src.Name]
-		if !ok {
-			var err error
-			if ms, err = mongotool.Open(ctx, src); err != nil {
-				return toolexec.Tool{}, nil, err
-			}
-			if open.mongo == nil {
-				open.mongo = map[string]*mongotool.Source{}
-			}
-			open.mongo[src.Name] = ms
-			s.closers = append(s.closers, ms)
+		ms, err := openOnce(s, &open.mongo, src.Name, func() (*mongotool.Source, error) { return mongotool.Open(ctx, src) })
+		if err != nil {
+			return toolexec.Tool{}, nil, err
 		}
 		tl := mongotool.New(t, ms, logger)
 		return tl.Definition(), tl.Handle, nil
 	}
-	rs, ok := open.redis[src.Name]
-	if !ok {
+	rs, err := openOnce(s, &open.redis, src.Name, func() (*redistool.Source, error) {
 		var mine []*config.Tool
 		for _, other := range cfg.Tools {
 			if other.Source == src.Name {
 				mine = append(mine, other)
 			}
 		}
-		var err error
-		if rs, err = redistool.Open(ctx, src, redistool.ReplyCap(mine)); err != nil {
-			return toolexec.Tool{}, nil, err
-		}
-		if open.redis == nil {
-			open.redis = map[string]*redistool.Source{}
-		}
-		open.redis[src.Name] = rs
-		s.closers = append(s.closers, rs)
+		return redistool.Open(ctx, src, redistool.ReplyCap(mine))
+	})
+	if err != nil {
+		return toolexec.Tool{}, nil, err
 	}
 	tl := redistool.New(t, rs, logger)
 	return tl.Definition(), tl.Handle, nil
+}
+
+// openOnce returns the source of that name in *opened, opening it with
+// open (and closing it with the set) the first time.
+func openOnce[S io.Closer](s *Set, opened *map[string]S, name string, open func() (S, error)) (S, error) {
+	if src, ok := (*opened)[name]; ok {
+		return src, nil
+	}
+	src, err := open()
+	if err != nil {
+		return src, err
+	}
+	if *opened == nil {
+		*opened = map[string]S{}
+	}
+	(*opened)[name] = src
+	s.closers = append(s.closers, src)
+	return src, nil
 }
 
 // listResult reports whether res is a list of JSON values, one text block

@@ -8,6 +8,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"strconv"
 	"strings"
 
@@ -94,6 +95,28 @@ func Definition(t *config.Tool) toolexec.Tool {
 		Options:     opts,
 	}
 }
+
+// Base is what a redis or mongodb tool holds besides its source: its
+// declaration, the logger of what callers are not shown, and its caps.
+type Base struct {
+	Cfg               *config.Tool
+	Logger            *slog.Logger
+	MaxRows, MaxBytes int
+}
+
+// NewBase returns the Base of t: its caps (Caps), and logger, or a
+// logger that discards, when nil.
+func NewBase(t *config.Tool, logger *slog.Logger) Base {
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	maxRows, maxBytes := Caps(t)
+	return Base{Cfg: t, Logger: logger, MaxRows: maxRows, MaxBytes: maxBytes}
+}
+
+// Definition returns the toolexec.Tool clients see (the function
+// Definition).
+func (b Base) Definition() toolexec.Tool { return Definition(b.Cfg) }
 
 // Rows collects the rows of a result (a query's documents) within a
 // tool's caps, and builds the result SQL tools answer: one text block per

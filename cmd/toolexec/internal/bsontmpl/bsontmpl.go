@@ -150,6 +150,9 @@ func Compile(text string, canonical bool) (*Template, error) {
 		}
 	}
 	src := out.String()
+	if Depth(src) > MaxDepth {
+		return nil, &Error{Offset: -1, Message: fmt.Sprintf("nested deeper than %d levels, MongoDB's limit", MaxDepth)}
+	}
 	var probe any
 	if err := json.Unmarshal([]byte(src), &probe); err != nil {
 		var se *json.SyntaxError

@@ -140,3 +140,15 @@ func TestHasKeyAndCollections_AtAnyDepth(t *testing.T) {
 	assert.Equal(t, []Ref{{"other", "x"}, {"db", "y"}, {"db", "u"}, {"db", "z"}, {"db", "g"}, {"db", "w"}}, Collections(got, "db"))
 	assert.Equal(t, []Ref{{"other", "x"}, {"db", "y"}, {"db", "u"}, {"db", "z"}, {"db", "w"}}, tmpl.Collections("db"), "a placeholder's collection is known only when filled")
 }
+
+func TestDepth(t *testing.T) {
+	assert.Equal(t, 0, Depth(`"x"`))
+	assert.Equal(t, 3, Depth(`{"a": [1, "]]]]{{{", {"b": 2}]}`))
+	assert.Equal(t, 1, Depth(`["\"[["]`), "brackets in strings, after an escaped quote, do not count")
+	deep := strings.Repeat("[", 400000) + strings.Repeat("]", 400000)
+	assert.Equal(t, MaxDepth+1, Depth(deep), "it stops counting past the limit")
+	_, err := Compile(`{"v": `+strings.Repeat("[", MaxDepth)+strings.Repeat("]", MaxDepth)+`}`, false)
+	assert.ErrorContains(t, err, "nested deeper than 100 levels")
+	_, err = Compile(`{"v": `+strings.Repeat("[", MaxDepth-1)+strings.Repeat("]", MaxDepth-1)+`}`, false)
+	assert.NoError(t, err)
+}

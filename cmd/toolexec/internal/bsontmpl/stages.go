@@ -108,3 +108,37 @@ func lookup(d bson.D, key string) any {
 // Collections returns the collections the template names (see the
 // function Collections), those its placeholders will name excepted.
 func (t *Template) Collections(db string) []Ref { return Collections(t.value, db) }
+
+// MaxDepth is the deepest nesting of documents and arrays a payload or an
+// inserted document may have: MongoDB's own limit on BSON documents. The
+// driver's Extended JSON parser recurses once per level, so text nested
+// deeper than this is refused before it is parsed.
+const MaxDepth = 100
+
+// Depth returns how deeply the JSON text nests objects and arrays (0 for
+// a scalar), counting brackets outside strings; it stops counting past
+// MaxDepth + 1. It costs one pass over the text and allocates nothing.
+func Depth(text string) int {
+	depth, deepest := 0, 0
+	for i := 0; i < len(text); i++ {
+		switch text[i] {
+		case '"':
+			for i++; i < len(text) && text[i] != '"'; i++ {
+				if text[i] == '\\' {
+					i++
+				}
+			}
+		case '{', '[':
+			depth++
+			if depth > deepest {
+				deepest = depth
+				if deepest > MaxDepth {
+					return deepest
+				}
+			}
+		case '}', ']':
+			depth--
+		}
+	}
+	return deepest
+}

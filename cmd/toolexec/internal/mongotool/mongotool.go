@@ -387,6 +387,11 @@ func decodeJSON(b []byte) (any, error) {
 // as Extended JSON.
 func (t *Tool) insert(ctx context.Context, coll *mongo.Collection, args map[string]any) (*toolexec.CallToolResult, error) {
 	data, _ := args[config.MongoDataParam].(string)
+	if bsontmpl.Depth(data) > bsontmpl.MaxDepth {
+		// The driver's parser would recurse once per level: refused
+		// before it runs.
+		return nil, callErrorf("argument %q is nested deeper than %d levels, MongoDB's limit", config.MongoDataParam, bsontmpl.MaxDepth)
+	}
 	var wrapped bson.D
 	if err := bson.UnmarshalExtJSON([]byte(`{"v":`+data+`}`), t.Cfg.Canonical, &wrapped); err != nil || len(wrapped) != 1 {
 		what := "a JSON object"

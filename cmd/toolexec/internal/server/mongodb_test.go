@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
 	"time"
 
@@ -306,6 +307,11 @@ func TestMongo_WritesAnswerAsToolbox(t *testing.T) {
 	assert.Contains(t, errorText(t, res, err), `argument "data" must be a JSON object`)
 	res, err = call(t, x, "add-many", map[string]any{"data": `{"a": 1`})
 	assert.Contains(t, errorText(t, res, err), `argument "data" must be a JSON array of objects`)
+	// The driver's parser recurses once per level: 400,000 levels would
+	// overflow the stack and end the process.
+	deep := `{"a": ` + strings.Repeat("[", 400000) + strings.Repeat("]", 400000) + `}`
+	res, err = call(t, x, "add", map[string]any{"data": deep})
+	assert.Contains(t, errorText(t, res, err), `argument "data" is nested deeper than 100 levels, MongoDB's limit`)
 	res, err = call(t, x, "add-many", map[string]any{"data": `[{"_id": 1, "name": "again"}]`})
 	assert.Contains(t, errorText(t, res, err), "query failed: document 0: ", "a duplicate key is the server's error")
 

@@ -310,6 +310,9 @@ func (p *parser) redisTool(what string, nameNode *yaml.Node, t *Tool) {
 		}
 		c.Class = rediscmd.Classify(c.Args[0].Text, sub, hasSub)
 		switch {
+		case c.Class.Subcommand && len(c.Args) == 1:
+			p.errorf(c.nodes[0], "%s: Redis command %s needs its subcommand", label, c.Class.Name)
+			continue
 		case c.Class.Effect == rediscmd.Refused:
 			p.errorf(c.nodes[0], "%s: Redis command %s is refused: %s", label, c.Class.Name, c.Class.Why)
 			continue

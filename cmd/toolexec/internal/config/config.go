@@ -150,6 +150,10 @@ type Source struct {
 	// IP address or localhost written in BaseURL or AllowedHosts is
 	// always allowed.
 	AllowPrivateNetworks bool
+
+	// The connections of redis and mongodb sources (redis.go, mongodb.go).
+	RedisSource
+	MongoSource
 }
 
 // Tool is one declared tool.
@@ -248,6 +252,10 @@ type Tool struct {
 	BodyParams   []*Param
 	// RequestBody is an optional text/template of the JSON body.
 	RequestBody string
+
+	// What redis and mongodb tools add (redis.go, mongodb.go).
+	RedisTool
+	MongoTool
 }
 
 // AllParams returns every parameter of the tool: the sql parameters and

@@ -121,6 +121,7 @@ func (p *parser) show(s string) string {
 
 type parser struct {
 	file     string
+	data     []byte // the file's text
 	getenv   func(string) (string, bool)
 	cfg      *Config
 	problems Problems
@@ -155,6 +156,7 @@ func (p *parser) errorf(n *yaml.Node, format string, args ...any) {
 }
 
 func (p *parser) parse(data []byte) {
+	p.data = data
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	docs := 0
 	for {
@@ -435,7 +437,7 @@ func (p *parser) source(nameNode, body *yaml.Node, kindKey string) {
 			s.AllowPrivateNetworks = p.boolean(what+" allowPrivateNetworks", v)
 			privateSet = true
 		default:
-			return false
+			return p.storeSourceField(what, key, v, s)
 		}
 		return true
 	})
@@ -459,11 +461,13 @@ func (p *parser) source(nameNode, body *yaml.Node, kindKey string) {
 		p.mysqlSource(what, nameNode, s)
 	case KindHTTP:
 		p.httpSource(what, nameNode, allowedNode, s)
+	case KindRedis, KindMongoDB: // storeSourceDone
 	case "":
 		p.errorf(nameNode, "%s needs %s", what, kindKey)
 	default:
-		p.errorf(nameNode, "%s: %s %s is not supported (want sqlite, postgres, mysql, mariadb or http)", what, kindKey, p.show(s.Kind))
+		p.errorf(nameNode, "%s: %s %s is not supported (want sqlite, postgres, mysql, mariadb, http, redis or mongodb)", what, kindKey, p.show(s.Kind))
 	}
+	p.storeSourceDone(what, nameNode, body, s)
 	if s.QueryTimeout != 0 && s.Kind != KindMySQL {
 		p.errorf(nameNode, "%s: queryTimeout is only for mysql sources", what)
 	}
@@ -566,7 +570,7 @@ func (p *parser) tool(nameNode, body *yaml.Node, kindKey string) {
 		case "requestBody":
 			t.RequestBody = p.str(what+" requestBody", v)
 		default:
-			return false
+			return p.storeToolField(what, key, v, t)
 		}
 		return true
 	})
@@ -593,11 +597,14 @@ func (p *parser) tool(nameNode, body *yaml.Node, kindKey string) {
 		if t.declaredReadOnly != nil {
 			t.ReadOnly = *t.declaredReadOnly
 		}
+	case KindRedisTool, KindMongoFind, KindMongoFindOne, KindMongoAggregate, KindMongoInsertOne, KindMongoInsertMany,
+		KindMongoUpdateOne, KindMongoUpdateMany, KindMongoDeleteOne, KindMongoDeleteMany: // storeToolDone
 	case "":
 		p.errorf(nameNode, "%s needs %s", what, kindKey)
 	default:
-		p.errorf(nameNode, "%s: %s %s is not supported (want sqlite-sql, postgres-sql, mysql-sql or http)", what, kindKey, p.show(t.Kind))
+		p.errorf(nameNode, "%s: %s %s is not supported (want sqlite-sql, postgres-sql, mysql-sql, http, redis or a mongodb kind such as mongodb-find)", what, kindKey, p.show(t.Kind))
 	}
+	p.storeToolDone(what, nameNode, body, t)
 	if t.Source == "" {
 		p.errorf(nameNode, "%s needs a source", what)
 	}
@@ -896,7 +903,10 @@ func (p *parser) check() {
 			p.toolProblem(t, "source", "%s: source %s is not defined", what, p.show(t.Source))
 			continue
 		}
-		want := map[string]string{KindSQLiteSQL: KindSQLite, KindPostgresSQL: KindPostgres, KindMySQLSQL: KindMySQL, KindHTTPTool: KindHTTP}[t.Kind]
+		want := map[string]string{KindSQLiteSQL: KindSQLite, KindPostgresSQL: KindPostgres, KindMySQLSQL: KindMySQL, KindHTTPTool: KindHTTP, KindRedisTool: KindRedis}[t.Kind]
+		if mongoToolKinds[t.Kind] {
+			want = KindMongoDB
+		}
 		if want == "" {
 			continue // an unknown kind, reported where it is declared
 		}
@@ -909,6 +919,8 @@ func (p *parser) check() {
 			p.checkHTTPParams(t, src)
 		case KindSQLiteSQL, KindPostgresSQL, KindMySQLSQL:
 			p.checkSQL(t, src)
+		default:
+			p.checkStore(t, src)
 		}
 	}
 	for _, t := range p.cfg.Tools {

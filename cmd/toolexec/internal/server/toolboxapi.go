@@ -210,12 +210,15 @@ func (a *toolboxAPI) invoke(w http.ResponseWriter, r *http.Request, name string)
 }
 
 // toolboxResult is the result text of a successful call in toolbox's form:
-// a SQL tool's rows as a JSON array, columns in the statement's order ([]
-// when there is none), anything else (an http tool's answer) as its text.
-// The rows are read from the text content, which keeps the columns' order:
-// one JSON object a row (none for no row), or one {"rows": [...]} block.
+// a SQL tool's rows (a mongodb tool's documents) as a JSON array, columns
+// in the statement's order ([] when there is none), a redis tool's
+// results as a JSON array, one element per command (see listResult),
+// anything else (an http tool's answer) as its text. The rows are read
+// from the text content, which keeps the columns' order: one JSON object
+// a row (none for no row), or one {"rows": [...]} block.
 func toolboxResult(res *toolexec.CallToolResult) string {
-	if !sqlResult(res) {
+	list := listResult(res)
+	if !list && !sqlResult(res) {
 		return res.Text()
 	}
 	var texts []string
@@ -224,7 +227,7 @@ func toolboxResult(res *toolexec.CallToolResult) string {
 			texts = append(texts, t.Text)
 		}
 	}
-	if len(texts) == 1 {
+	if len(texts) == 1 && !list {
 		var env struct {
 			Rows json.RawMessage `json:"rows"`
 		}
@@ -234,7 +237,7 @@ func toolboxResult(res *toolexec.CallToolResult) string {
 	}
 	rows := make([]json.RawMessage, 0, len(texts))
 	for _, t := range texts {
-		if !json.Valid([]byte(t)) || !strings.HasPrefix(strings.TrimSpace(t), "{") {
+		if !json.Valid([]byte(t)) || !list && !strings.HasPrefix(strings.TrimSpace(t), "{") {
 			return res.Text()
 		}
 		rows = append(rows, json.RawMessage(t))

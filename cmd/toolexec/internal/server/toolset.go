@@ -70,6 +70,7 @@ func buildSet(ctx context.Context, cfg *config.Config, logger *slog.Logger, http
 	}
 	sqlSources := map[string]*sqltool.Source{}
 	httpSources := map[string]*httptool.Source{}
+	stores := &storeSources{}
 	fail := func(err error) (*Set, error) {
 		if cerr := s.closeSources(); cerr != nil {
 			err = errors.Join(err, cerr)
@@ -125,6 +126,11 @@ func buildSet(ctx context.Context, cfg *config.Config, logger *slog.Logger, http
 				return fail(err)
 			}
 			def, h = tl.Definition(), tl.Handle
+		case config.KindRedis, config.KindMongoDB:
+			var err error
+			if def, h, err = s.storeTool(ctx, cfg, src, t, logger, stores); err != nil {
+				return fail(err)
+			}
 		default:
 			return fail(fmt.Errorf("tool %q: source kind %q", t.Name, src.Kind))
 		}

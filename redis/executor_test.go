@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
-	"net"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -17,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/toolexec/toolexec"
+	"github.com/toolexec/toolexec/internal/testserver"
 	"github.com/toolexec/toolexec/redis"
 	"github.com/toolexec/toolexec/redis/redistest"
 )
@@ -145,10 +145,8 @@ func replicasHoldARateTogether(t *testing.T, stores storeOpener) {
 }
 
 func TestOpenReportsAnUnreachableRedisClearly(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	addr, err := testserver.FreeAddr() // nothing listens there
 	require.NoError(t, err)
-	addr := ln.Addr().String()
-	require.NoError(t, ln.Close()) // nothing listens there now
 
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()

@@ -2,7 +2,6 @@ package toolexec_test
 
 import (
 	"context"
-	"errors"
 	"log/slog"
 	"sync/atomic"
 	"testing"
@@ -12,36 +11,12 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/toolexec/toolexec"
+	"github.com/toolexec/toolexec/storetest"
 )
 
-// flakyStore is a MemoryStore whose limits fail while down is set, as a
-// store that cannot be reached does.
-type flakyStore struct {
-	*toolexec.MemoryStore
-	down   atomic.Bool
-	admits atomic.Int32
-}
-
-var errUnreachable = errors.New("store unreachable")
-
-func (s *flakyStore) Admit(ctx context.Context, a toolexec.Admission) (toolexec.Admittance, error) {
-	s.admits.Add(1)
-	if s.down.Load() {
-		return toolexec.Admittance{}, errUnreachable
-	}
-	return s.MemoryStore.Admit(ctx, a)
-}
-
-func (s *flakyStore) Release(ctx context.Context, r toolexec.Release) error {
-	if s.down.Load() {
-		return errUnreachable
-	}
-	return s.MemoryStore.Release(ctx, r)
-}
-
 func TestLimitsAreCountedInTheProcessWhileTheStoreIsDown(t *testing.T) {
-	store := &flakyStore{MemoryStore: toolexec.NewMemoryStore()}
-	store.down.Store(true)
+	store := storetest.NewFaultyStore(toolexec.NewMemoryStore())
+	store.Fail(storetest.OpAdmit, storetest.OpRelease)
 	logger, logs := newLogger(slog.LevelInfo)
 	g := newGate()
 	x := newExec(t, toolexec.Tool{Name: "q"}, g.handle, toolexec.WithStore(store), toolexec.WithLogger(logger),
@@ -61,9 +36,9 @@ func TestLimitsAreCountedInTheProcessWhileTheStoreIsDown(t *testing.T) {
 
 	assert.Len(t, findLogs(t, logs, "toolexec: the shared store cannot be reached; limits are counted in this process until it answers"), 1,
 		"the outage is logged once, not per call")
-	assert.Equal(t, int32(4), store.admits.Load(), "every call asked the store first")
+	assert.Equal(t, 4, store.Calls(storetest.OpAdmit), "every call asked the store first")
 
-	store.down.Store(false)
+	store.Recover()
 	x2 := newExec(t, toolexec.Tool{Name: "q"}, textHandler("ok"), toolexec.WithStore(store), toolexec.WithLogger(logger),
 		toolexec.WithRateLimit(toolexec.RateLimit{Rate: 3, Per: time.Hour}))
 	_, err = call(x2, "q", `{}`)
@@ -71,15 +46,15 @@ func TestLimitsAreCountedInTheProcessWhileTheStoreIsDown(t *testing.T) {
 }
 
 func TestStoreThatAnswersAgainIsLogged(t *testing.T) {
-	store := &flakyStore{MemoryStore: toolexec.NewMemoryStore()}
+	store := storetest.NewFaultyStore(toolexec.NewMemoryStore())
 	logger, logs := newLogger(slog.LevelInfo)
 	x := newExec(t, toolexec.Tool{Name: "q"}, textHandler("ok"), toolexec.WithStore(store), toolexec.WithLogger(logger),
 		toolexec.WithRateLimit(toolexec.RateLimit{Rate: 100}))
 
-	store.down.Store(true)
+	store.Fail(storetest.OpAdmit, storetest.OpRelease)
 	_, err := call(x, "q", `{}`)
 	require.NoError(t, err)
-	store.down.Store(false)
+	store.Recover()
 	_, err = call(x, "q", `{}`)
 	require.NoError(t, err)
 	_, err = call(x, "q", `{}`)
@@ -89,20 +64,9 @@ func TestStoreThatAnswersAgainIsLogged(t *testing.T) {
 	assert.Len(t, findLogs(t, logs, "toolexec: the shared store answers again; limits are counted in it"), 1)
 }
 
-// expiringStore is a MemoryStore whose leases cannot be renewed, as when
-// the store lost them.
-type expiringStore struct {
-	*toolexec.MemoryStore
-	renewals atomic.Int32
-}
-
-func (s *expiringStore) RenewSlot(context.Context, string, string, time.Duration) (bool, error) {
-	s.renewals.Add(1)
-	return false, nil
-}
-
 func TestASharedSlotIsRenewedWhileTheCallRuns(t *testing.T) {
-	store := &expiringStore{MemoryStore: toolexec.NewMemoryStore()}
+	store := storetest.NewFaultyStore(toolexec.NewMemoryStore())
+	store.LoseLeases(-1) // as when the store lost them
 	logger, logs := newLogger(slog.LevelInfo)
 	g := newGate()
 	x := newExec(t, toolexec.Tool{Name: "q"}, g.handle, toolexec.WithStore(store), toolexec.WithLogger(logger),
@@ -111,11 +75,11 @@ func TestASharedSlotIsRenewedWhileTheCallRuns(t *testing.T) {
 
 	first := background(x, "q")
 	<-g.entered
-	require.Eventually(t, func() bool { return store.renewals.Load() > 0 }, 5*time.Second, time.Millisecond,
+	require.Eventually(t, func() bool { return store.Calls(storetest.OpRenewSlot) > 0 }, 5*time.Second, time.Millisecond,
 		"a running call renews its lease")
 	close(g.release)
 	require.NoError(t, <-first)
-	assert.Equal(t, int32(1), store.renewals.Load(), "a lease found lost is not renewed again")
+	assert.Equal(t, 1, store.Calls(storetest.OpRenewSlot), "a lease found lost is not renewed again")
 	assert.Len(t, findLogs(t, logs, "toolexec: a running call's concurrency slot ran out before the call ended; the limit may be exceeded until it does"), 1)
 }
 
@@ -138,27 +102,8 @@ func TestASharedSlotOfADeadHolderFreesItselfAfterItsTTL(t *testing.T) {
 	}, 5*time.Second, 5*time.Millisecond, "the dead holder's slot frees itself")
 }
 
-// countingStore is a MemoryStore that counts the cache lookups made on
-// their own and those made with an admission.
-type countingStore struct {
-	*toolexec.MemoryStore
-	gets, admitReads atomic.Int32
-}
-
-func (s *countingStore) Get(ctx context.Context, key string) ([]byte, bool, error) {
-	s.gets.Add(1)
-	return s.MemoryStore.Get(ctx, key)
-}
-
-func (s *countingStore) Admit(ctx context.Context, a toolexec.Admission) (toolexec.Admittance, error) {
-	if a.Read != "" {
-		s.admitReads.Add(1)
-	}
-	return s.MemoryStore.Admit(ctx, a)
-}
-
 func TestASharedStoreLooksACallUpWithItsAdmission(t *testing.T) {
-	store := &countingStore{MemoryStore: toolexec.NewMemoryStore()}
+	store := storetest.NewFaultyStore(toolexec.NewMemoryStore())
 	var c counting
 	x := newExec(t, toolexec.Tool{Name: "c", Options: toolexec.ToolOptions{Cache: true, CacheShared: true,
 		ConcurrencyLimit: &toolexec.ConcurrencyLimit{Max: 4}}}, c.handle, toolexec.WithStore(store))
@@ -170,8 +115,14 @@ func TestASharedStoreLooksACallUpWithItsAdmission(t *testing.T) {
 
 	assert.Equal(t, int32(1), c.n.Load(), "the second call was a hit")
 	assert.Equal(t, first.Content, second.Content)
-	assert.Equal(t, int32(2), store.admitReads.Load(), "each call was looked up with its admission")
-	assert.Zero(t, store.gets.Load(), "and in no other round trip")
+	reads := 0
+	for _, a := range store.Admissions() {
+		if a.Read != "" {
+			reads++
+		}
+	}
+	assert.Equal(t, 2, reads, "each call was looked up with its admission")
+	assert.Zero(t, store.Calls(storetest.OpGet), "and in no other round trip")
 }
 
 // undecodableHitStore is a MemoryStore whose every cache lookup made with

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/toolexec/toolexec/internal/caller"
+	"github.com/toolexec/toolexec/internal/gcra"
 )
 
 // RateLimit bounds how often one caller may call: Rate calls per Per on
@@ -59,37 +60,18 @@ const MaxLocalRateKeys = 1 << 16
 // ahead of it calls may run: GCRA's emission interval and burst tolerance.
 // ok is false when the rate does not limit.
 func (l RateLimit) params() (interval, tolerance time.Duration, ok bool) {
-	if l.Rate <= 0 {
-		return 0, 0, false
-	}
-	per := l.Per
-	if per <= 0 {
-		per = time.Second
-	}
-	burst := l.Burst
-	if burst <= 0 {
-		burst = l.Rate
-	}
-	interval = max(per/time.Duration(l.Rate), 1)
-	return interval, interval * time.Duration(burst), true
+	return gcra.Params(l.Rate, l.Per, l.Burst)
 }
 
-// gcra decides one call against the theoretical arrival time tat of its
+// decide decides one call against the theoretical arrival time tat of its
 // rate (the zero time for a caller never seen), at now: it returns the new
 // tat when the call is allowed, or how long until one would be.
-func gcra(l RateLimit, tat, now time.Time) (newTAT time.Time, wait time.Duration) {
+func (l RateLimit) decide(tat, now time.Time) (newTAT time.Time, wait time.Duration) {
 	interval, tolerance, ok := l.params()
 	if !ok {
 		return tat, 0
 	}
-	if tat.Before(now) {
-		tat = now
-	}
-	newTAT = tat.Add(interval)
-	if over := newTAT.Sub(now) - tolerance; over > 0 {
-		return tat, over
-	}
-	return newTAT, 0
+	return gcra.Decide(tat, now, interval, tolerance)
 }
 
 // String describes the rate, as refusals say it: "10 calls per 1s".

@@ -13,23 +13,23 @@ func TestGCRAAllowsBurstThenOneCallPerInterval(t *testing.T) {
 	var tat time.Time
 
 	var wait time.Duration
-	tat, wait = gcra(l, tat, now)
+	tat, wait = l.decide(tat, now)
 	assert.Zero(t, wait)
-	tat, wait = gcra(l, tat, now)
+	tat, wait = l.decide(tat, now)
 	assert.Zero(t, wait, "the second call of the burst")
-	_, wait = gcra(l, tat, now)
+	_, wait = l.decide(tat, now)
 	assert.Equal(t, 250*time.Millisecond, wait, "the third waits one interval")
 
-	_, wait = gcra(l, tat, now.Add(100*time.Millisecond))
+	_, wait = l.decide(tat, now.Add(100*time.Millisecond))
 	assert.Equal(t, 150*time.Millisecond, wait)
-	tat, wait = gcra(l, tat, now.Add(250*time.Millisecond))
+	tat, wait = l.decide(tat, now.Add(250*time.Millisecond))
 	assert.Zero(t, wait, "one interval later, one more call")
-	_, wait = gcra(l, tat, now.Add(250*time.Millisecond))
+	_, wait = l.decide(tat, now.Add(250*time.Millisecond))
 	assert.Equal(t, 250*time.Millisecond, wait)
 
-	tat, wait = gcra(l, tat, now.Add(time.Hour))
+	tat, wait = l.decide(tat, now.Add(time.Hour))
 	assert.Zero(t, wait, "after a quiet spell the whole burst is back")
-	_, wait = gcra(l, tat, now.Add(time.Hour))
+	_, wait = l.decide(tat, now.Add(time.Hour))
 	assert.Zero(t, wait)
 }
 
@@ -41,7 +41,7 @@ func TestRateLimitDefaults(t *testing.T) {
 
 	_, _, ok = RateLimit{Rate: 0, Per: time.Second}.params()
 	assert.False(t, ok, "Rate 0 does not limit")
-	newTAT, wait := gcra(RateLimit{}, time.Time{}, time.Now())
+	newTAT, wait := RateLimit{}.decide(time.Time{}, time.Now())
 	assert.Zero(t, wait)
 	assert.True(t, newTAT.IsZero())
 }

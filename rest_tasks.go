@@ -4,11 +4,11 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/toolexec/toolexec/internal/httpjson"
+	"github.com/toolexec/toolexec/internal/taskwire"
 )
 
 // The REST surface runs a call as a task when its caller asks with
@@ -27,24 +27,11 @@ const tasksRetryAfter = time.Second
 const maxPreferWait = time.Minute
 
 // preferAsync reads the Prefer headers (RFC 7240): whether they ask for
-// respond-async, and the wait=N they ask for, in seconds (-1: none).
+// respond-async, and the wait=N they ask for, at most maxPreferWait (-1:
+// none).
 func preferAsync(r *http.Request) (async bool, wait time.Duration) {
-	wait = -1
-	for _, v := range r.Header.Values("Prefer") {
-		for _, pref := range strings.Split(v, ",") {
-			token, _, _ := strings.Cut(pref, ";") // preference parameters are not read
-			name, value, _ := strings.Cut(strings.TrimSpace(token), "=")
-			switch strings.ToLower(strings.TrimSpace(name)) {
-			case "respond-async":
-				async = true
-			case "wait":
-				if n, err := strconv.ParseUint(strings.Trim(strings.TrimSpace(value), `"`), 10, 32); err == nil {
-					wait = min(time.Duration(n)*time.Second, maxPreferWait)
-				}
-			}
-		}
-	}
-	return async, wait
+	async, wait = taskwire.Prefer(r.Header)
+	return async, min(wait, maxPreferWait)
 }
 
 // callAsync is POST /tools/{name}/call with Prefer: respond-async: the call
@@ -147,15 +134,12 @@ type restProgress struct {
 	Total    float64 `json:"total,omitempty"`
 }
 
-// isoTime writes t as ISO 8601 (RFC 3339) in UTC, to the millisecond.
-func isoTime(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.000Z07:00") }
-
 // writeTask writes task; an ended one carries the status and the
 // CallToolResult POST .../call would have answered.
 func (h *restHandler) writeTask(w http.ResponseWriter, status int, t *Task) {
 	body := restTask{
 		TaskID: t.ID, Tool: t.Tool, Status: t.Status, StatusMessage: t.StatusMessage,
-		CreatedAt: isoTime(t.CreatedAt), LastUpdatedAt: isoTime(t.UpdatedAt),
+		CreatedAt: taskwire.Time(t.CreatedAt), LastUpdatedAt: taskwire.Time(t.UpdatedAt),
 		TTLMs: t.TTL().Milliseconds(), PollIntervalMs: t.PollInterval.Milliseconds(),
 	}
 	if t.Progress.Progress != 0 || t.Progress.Total != 0 {

@@ -173,7 +173,7 @@ func (l *memoryLimits) admit(a Admission, now time.Time) Admittance {
 	if a.RateKey != "" {
 		tat, _ := l.rates.Peek(a.RateKey)
 		var wait time.Duration
-		if newTAT, wait = gcra(a.Rate, tat, now); wait > 0 {
+		if newTAT, wait = a.Rate.decide(tat, now); wait > 0 {
 			return Admittance{RateWait: wait}
 		}
 	}

@@ -22,6 +22,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/toolexec/toolexec/internal/balancertest"
+	"github.com/toolexec/toolexec/internal/ssetest"
 	"github.com/toolexec/toolexec/redis/redistest"
 )
 
@@ -200,34 +201,6 @@ func callText(t *testing.T, c *cluster, who, name, args string) string {
 	return r.Result.Content[0].Text
 }
 
-// event is one SSE event with its id.
-type event struct {
-	id  string
-	msg map[string]any
-}
-
-func readEvent(t *testing.T, rd *bufio.Reader) event {
-	t.Helper()
-	var ev event
-	var data string
-	for {
-		line, err := rd.ReadString('\n')
-		if err != nil {
-			return ev
-		}
-		line = strings.TrimRight(line, "\n")
-		switch {
-		case strings.HasPrefix(line, "id: "):
-			ev.id = strings.TrimPrefix(line, "id: ")
-		case strings.HasPrefix(line, "data: "):
-			data += strings.TrimPrefix(line, "data: ")
-		case line == "" && data != "":
-			require.NoError(t, json.Unmarshal([]byte(data), &ev.msg), data)
-			return ev
-		}
-	}
-}
-
 // tasksMeta is the _meta of a 2026-07-28 request from a client that
 // declares the tasks extension and form elicitation.
 const tasksMeta = `{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"elicitation":{},"extensions":{"io.modelcontextprotocol/tasks":{}}}}`
@@ -334,9 +307,9 @@ func TestThreeReplicasBehindHAProxyServeAsOne(t *testing.T) {
 			ctx, cancel := context.WithCancel(context.Background())
 			resp := post(t, ctx, c.url+"/mcp", mcpCall(5, "cluster.step", `{"k":"resume"}`, `{"progressToken":"p"}`),
 				"Authorization", "Bearer resumer", "MCP-Protocol-Version", "2025-11-25")
-			first := readEvent(t, bufio.NewReader(resp.Body))
-			require.Equal(t, "notifications/progress", first.msg["method"])
-			holder := strings.TrimPrefix(first.msg["params"].(map[string]any)["message"].(string), "on ")
+			first := ssetest.NewReader(t, resp.Body).Next()
+			require.Equal(t, "notifications/progress", first.Msg["method"])
+			holder := strings.TrimPrefix(first.Msg["params"].(map[string]any)["message"].(string), "on ")
 			cancel() // the connection drops
 			resp.Body.Close()
 
@@ -347,17 +320,17 @@ func TestThreeReplicasBehindHAProxyServeAsOne(t *testing.T) {
 			req, err := http.NewRequestWithContext(rctx, http.MethodGet, other.url+"/mcp", nil)
 			require.NoError(t, err)
 			req.Header.Set("Accept", "text/event-stream")
-			req.Header.Set("Last-Event-ID", first.id)
+			req.Header.Set("Last-Event-ID", first.ID)
 			req.Header.Set("Authorization", "Bearer resumer")
 			res, err := http.DefaultClient.Do(req)
 			require.NoError(t, err)
 			defer res.Body.Close()
 			require.Equal(t, http.StatusOK, res.StatusCode)
-			rd := bufio.NewReader(res.Body)
-			assert.Equal(t, float64(2), readEvent(t, rd).msg["params"].(map[string]any)["progress"])
-			last := readEvent(t, rd)
-			assert.Equal(t, float64(5), last.msg["id"])
-			assert.Contains(t, fmt.Sprint(last.msg["result"]), "stepped on "+holder, "the call ran on where it started")
+			rd := ssetest.NewReader(t, res.Body)
+			assert.Equal(t, float64(2), rd.Next().Msg["params"].(map[string]any)["progress"])
+			last := rd.Next()
+			assert.Equal(t, float64(5), last.Msg["id"])
+			assert.Contains(t, fmt.Sprint(last.Msg["result"]), "stepped on "+holder, "the call ran on where it started")
 		})
 		t.Run("a 2025 elicitation is answered on another replica", func(t *testing.T) {
 			t.Parallel()
@@ -369,18 +342,18 @@ func TestThreeReplicasBehindHAProxyServeAsOne(t *testing.T) {
 			defer cancel()
 			resp := post(t, ctx, c.url+"/mcp", mcpCall(9, "cluster.greet", `{}`, ""), "Mcp-Session-Id", token, "MCP-Protocol-Version", "2025-11-25")
 			defer resp.Body.Close()
-			rd := bufio.NewReader(resp.Body)
-			ask := readEvent(t, rd)
-			require.Equal(t, "elicitation/create", ask.msg["method"])
-			msg := ask.msg["params"].(map[string]any)["message"].(string)
+			rd := ssetest.NewReader(t, resp.Body)
+			ask := rd.Next()
+			require.Equal(t, "elicitation/create", ask.Msg["method"])
+			msg := ask.Msg["params"].(map[string]any)["message"].(string)
 			holder := strings.TrimSuffix(msg[strings.LastIndex(msg, " ")+1:], ")")
-			id, _ := json.Marshal(ask.msg["id"])
+			id, _ := json.Marshal(ask.Msg["id"])
 			answer := post(t, context.Background(), c.another(holder).url+"/mcp",
 				fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":{"action":"accept","content":{"name":"Ada"}}}`, id),
 				"Mcp-Session-Id", token, "MCP-Protocol-Version", "2025-11-25")
 			answer.Body.Close()
 			assert.Equal(t, http.StatusAccepted, answer.StatusCode)
-			assert.Contains(t, fmt.Sprint(readEvent(t, rd).msg["result"]), "Hello, Ada!")
+			assert.Contains(t, fmt.Sprint(rd.Next().Msg["result"]), "Hello, Ada!")
 		})
 		t.Run("a 2026 input-required call resumes on any replica", func(t *testing.T) {
 			t.Parallel()
@@ -477,18 +450,18 @@ func TestThreeReplicasBehindHAProxyServeAsOne(t *testing.T) {
 			p := &pending{k: fmt.Sprint("kill", i), done: make(chan string, 1)}
 			p.resp = post(t, context.Background(), c.url+"/mcp", mcpCall(1, "cluster.step", fmt.Sprintf(`{"k":%q}`, p.k), `{"progressToken":"p"}`),
 				"MCP-Protocol-Version", "2025-11-25")
-			rd := bufio.NewReader(p.resp.Body)
-			readEvent(t, rd)
+			rd := ssetest.NewReader(t, p.resp.Body)
+			rd.Next()
 			require.Eventually(t, func() bool { return c.up.waitingOn(p.k) != "" }, 10*time.Second, 5*time.Millisecond)
 			go func() {
 				for {
-					ev := readEvent(t, rd)
-					if ev.msg == nil {
+					ev := rd.Next()
+					if ev.Msg == nil {
 						p.done <- "the stream ended without a response"
 						return
 					}
-					if _, notification := ev.msg["method"]; !notification {
-						p.done <- fmt.Sprint(ev.msg["result"], ev.msg["error"])
+					if _, notification := ev.Msg["method"]; !notification {
+						p.done <- fmt.Sprint(ev.Msg["result"], ev.Msg["error"])
 						return
 					}
 				}

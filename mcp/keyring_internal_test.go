@@ -2,7 +2,6 @@ package mcp
 
 import (
 	"context"
-	"errors"
 	"log/slog"
 	"testing"
 	"time"
@@ -11,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/toolexec/toolexec"
+	"github.com/toolexec/toolexec/storetest"
 )
 
 func testRing(kv toolexec.KV, rotation, keep time.Duration) *keyring {
@@ -68,15 +68,10 @@ func TestAReplicaLearnsAnotherReplicasNewKey(t *testing.T) {
 	assert.False(t, b.verify("0000000000000000", []byte("state"), sum), "and an unknown one does not verify")
 }
 
-// downKV is a KV that cannot be reached.
-type downKV struct{ toolexec.KV }
-
-var errDown = errors.New("down")
-
-func (downKV) Get(context.Context, string) ([]byte, bool, error) { return nil, false, errDown }
-
 func TestAnUnreachableStoreFallsBackToAKeyOfTheProcess(t *testing.T) {
-	k := testRing(downKV{}, time.Hour, time.Hour)
+	down := storetest.NewFaultyStore(toolexec.NewMemoryStore())
+	down.Fail()
+	k := testRing(down, time.Hour, time.Hour)
 	kid, sum := sign(k, "state")
 	assert.True(t, k.verify(kid, []byte("state"), sum), "the process still signs and verifies its own states")
 }

@@ -2,11 +2,9 @@ package mcp_test
 
 import (
 	"context"
-	"errors"
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -16,40 +14,8 @@ import (
 	"github.com/toolexec/toolexec"
 	"github.com/toolexec/toolexec/internal/testlog"
 	"github.com/toolexec/toolexec/mcp"
+	"github.com/toolexec/toolexec/storetest"
 )
-
-// flakyStore is a MemoryStore whose limits fail while down is set, as a
-// store that cannot be reached does, and that counts the Admits it is
-// asked.
-type flakyStore struct {
-	*toolexec.MemoryStore
-	down   atomic.Bool
-	admits atomic.Int32
-}
-
-var errUnreachable = errors.New("store unreachable")
-
-func (s *flakyStore) Admit(ctx context.Context, a toolexec.Admission) (toolexec.Admittance, error) {
-	s.admits.Add(1)
-	if s.down.Load() {
-		return toolexec.Admittance{}, errUnreachable
-	}
-	return s.MemoryStore.Admit(ctx, a)
-}
-
-func (s *flakyStore) RenewSlot(ctx context.Context, key, lease string, ttl time.Duration) (bool, error) {
-	if s.down.Load() {
-		return false, errUnreachable
-	}
-	return s.MemoryStore.RenewSlot(ctx, key, lease, ttl)
-}
-
-func (s *flakyStore) Release(ctx context.Context, r toolexec.Release) error {
-	if s.down.Load() {
-		return errUnreachable
-	}
-	return s.MemoryStore.Release(ctx, r)
-}
 
 // listenReplicas starts one server per logger, their Executors sharing
 // store and admitting "Bearer NAME" as NAME (bearerHook), each handler
@@ -131,8 +97,8 @@ func TestListenTotalCapStaysPerReplica(t *testing.T) {
 // be reached refuses no stream: each replica counts its callers' streams
 // itself and logs the change once.
 func TestListenIsCountedInTheProcessWhileTheStoreIsDown(t *testing.T) {
-	store := &flakyStore{MemoryStore: toolexec.NewMemoryStore()}
-	store.down.Store(true)
+	store := storetest.NewFaultyStore(toolexec.NewMemoryStore())
+	store.Fail(storetest.OpAdmit, storetest.OpRenewSlot, storetest.OpRelease)
 	logA, logB := &testlog.Buffer{}, &testlog.Buffer{}
 	srvs := listenReplicas(t, store, []*testlog.Buffer{logA, logB}, mcp.WithListenLimits(100, 1))
 	a, b := srvs[0].URL, srvs[1].URL
@@ -143,11 +109,11 @@ func TestListenIsCountedInTheProcessWhileTheStoreIsDown(t *testing.T) {
 	assertListenRefused(t, a2, http.StatusTooManyRequests) // counted in a's process
 	b1, _ := openListen(t, b, "alice")
 	assert.Equal(t, http.StatusOK, b1.StatusCode, "each replica counts its own")
-	assert.Positive(t, store.admits.Load(), "the store was asked first")
+	assert.Positive(t, store.Calls(storetest.OpAdmit), "the store was asked first")
 	const warning = "mcp: listen streams: the shared store cannot be reached"
 	assert.Equal(t, 1, strings.Count(logA.String(), warning), "logged once, not per stream: %s", logA.String())
 
-	store.down.Store(false)
+	store.Recover()
 	b2, _ := openListen(t, b, "bob")
 	require.Equal(t, http.StatusOK, b2.StatusCode)
 	a3, _ := openListen(t, a, "bob")

@@ -1,7 +1,6 @@
 package mcp_test
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -17,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/toolexec/toolexec"
+	"github.com/toolexec/toolexec/internal/ssetest"
 	"github.com/toolexec/toolexec/mcp"
 )
 
@@ -35,43 +35,8 @@ func replicaServers(t *testing.T, n int, reg *toolexec.Registry, opts ...mcp.Opt
 	return out
 }
 
-// sseEvent is one event of an SSE body: its id and message.
-type sseEvent struct {
-	id  string
-	msg map[string]any
-}
-
-// sseReader reads events with their ids.
-type sseReader struct {
-	t  *testing.T
-	sc *bufio.Scanner
-}
-
-func newSSEReader(t *testing.T, body io.Reader) *sseReader {
-	sc := bufio.NewScanner(body)
-	sc.Buffer(make([]byte, 64<<10), 1<<20)
-	return &sseReader{t: t, sc: sc}
-}
-
-// next returns the next event, or a zero event at the end of the stream.
-func (r *sseReader) next() sseEvent {
-	r.t.Helper()
-	var ev sseEvent
-	var data string
-	for r.sc.Scan() {
-		line := r.sc.Text()
-		switch {
-		case strings.HasPrefix(line, "id: "):
-			ev.id = strings.TrimPrefix(line, "id: ")
-		case strings.HasPrefix(line, "data: "):
-			data += strings.TrimPrefix(line, "data: ")
-		case line == "" && data != "":
-			require.NoError(r.t, json.Unmarshal([]byte(data), &ev.msg), data)
-			return ev
-		}
-	}
-	return ev
-}
+// newSSEReader reads the events of body with their ids.
+func newSSEReader(t *testing.T, body io.Reader) *ssetest.Reader { return ssetest.NewReader(t, body) }
 
 // resumeGET sends GET with Last-Event-ID.
 func resumeGET(t *testing.T, ctx context.Context, url, lastEventID string, hdr ...string) *http.Response {
@@ -113,26 +78,26 @@ func TestAStreamResumesOnAnotherReplicaAfterADisconnect(t *testing.T) {
 
 	ctx, cancel := context.WithCancel(context.Background())
 	resp := rpc(t, ctx, srvs[0].URL, callWithMeta("step", `{"progressToken":"p"}`), "Authorization", "Bearer alice")
-	first := newSSEReader(t, resp.Body).next()
-	require.Equal(t, "notifications/progress", first.msg["method"])
-	require.Regexp(t, `^s-[0-9a-f]{16}-[0-9a-f]{32}_\S+$`, first.id, "every event carries an id")
+	first := newSSEReader(t, resp.Body).Next()
+	require.Equal(t, "notifications/progress", first.Msg["method"])
+	require.Regexp(t, `^s-[0-9a-f]{16}-[0-9a-f]{32}_\S+$`, first.ID, "every event carries an id")
 	cancel() // the connection is lost
 	resp.Body.Close()
 
 	close(step) // the call goes on without its client
-	res := resumeGET(t, context.Background(), srvs[1].URL, first.id, "Authorization", "Bearer alice")
+	res := resumeGET(t, context.Background(), srvs[1].URL, first.ID, "Authorization", "Bearer alice")
 	defer res.Body.Close()
 	require.Equal(t, http.StatusOK, res.StatusCode)
 	assert.Equal(t, "text/event-stream", res.Header.Get("Content-Type"))
 	rd := newSSEReader(t, res.Body)
-	second := rd.next()
-	assert.Equal(t, "notifications/progress", second.msg["method"])
-	assert.Equal(t, float64(2), second.msg["params"].(map[string]any)["progress"], "what followed the last event received, no more")
-	last := rd.next()
-	assert.Equal(t, float64(7), last.msg["id"])
-	assert.Contains(t, fmt.Sprint(last.msg["result"]), "done")
-	assert.NotEmpty(t, last.id)
-	assert.Empty(t, rd.next().msg, "the stream ends with the call's response")
+	second := rd.Next()
+	assert.Equal(t, "notifications/progress", second.Msg["method"])
+	assert.Equal(t, float64(2), second.Msg["params"].(map[string]any)["progress"], "what followed the last event received, no more")
+	last := rd.Next()
+	assert.Equal(t, float64(7), last.Msg["id"])
+	assert.Contains(t, fmt.Sprint(last.Msg["result"]), "done")
+	assert.NotEmpty(t, last.ID)
+	assert.Empty(t, rd.Next().Msg, "the stream ends with the call's response")
 	select {
 	case err := <-ended:
 		t.Fatalf("the call was cancelled: %v", err)
@@ -140,9 +105,9 @@ func TestAStreamResumesOnAnotherReplicaAfterADisconnect(t *testing.T) {
 	}
 
 	// The whole stream can be read again, from any event, while it is kept.
-	again := resumeGET(t, context.Background(), srvs[0].URL, second.id, "Authorization", "Bearer alice")
+	again := resumeGET(t, context.Background(), srvs[0].URL, second.ID, "Authorization", "Bearer alice")
 	defer again.Body.Close()
-	assert.Equal(t, last.msg, newSSEReader(t, again.Body).next().msg)
+	assert.Equal(t, last.Msg, newSSEReader(t, again.Body).Next().Msg)
 }
 
 func TestAReaderOnAnotherReplicaKeepsTheCallAlive(t *testing.T) {
@@ -154,11 +119,11 @@ func TestAReaderOnAnotherReplicaKeepsTheCallAlive(t *testing.T) {
 
 	ctx, cancel := context.WithCancel(context.Background())
 	resp := rpc(t, ctx, srvs[0].URL, callWithMeta("step", `{"progressToken":"p"}`))
-	first := newSSEReader(t, resp.Body).next()
+	first := newSSEReader(t, resp.Body).Next()
 	cancel()
 	resp.Body.Close()
 
-	res := resumeGET(t, context.Background(), srvs[1].URL, first.id)
+	res := resumeGET(t, context.Background(), srvs[1].URL, first.ID)
 	defer res.Body.Close()
 	require.Equal(t, http.StatusOK, res.StatusCode)
 	select {
@@ -168,8 +133,8 @@ func TestAReaderOnAnotherReplicaKeepsTheCallAlive(t *testing.T) {
 	}
 	close(step)
 	rd := newSSEReader(t, res.Body)
-	assert.Equal(t, "notifications/progress", rd.next().msg["method"])
-	assert.Contains(t, fmt.Sprint(rd.next().msg["result"]), "done")
+	assert.Equal(t, "notifications/progress", rd.Next().Msg["method"])
+	assert.Contains(t, fmt.Sprint(rd.Next().Msg["result"]), "done")
 }
 
 func TestACallNobodyResumesIsCancelledAfterTheWindow(t *testing.T) {
@@ -177,7 +142,7 @@ func TestACallNobodyResumesIsCancelledAfterTheWindow(t *testing.T) {
 	srvs := replicaServers(t, 1, steppingTool(step, ended), mcp.WithResumeWindow(100*time.Millisecond))
 	ctx, cancel := context.WithCancel(context.Background())
 	resp := rpc(t, ctx, srvs[0].URL, callWithMeta("step", `{"progressToken":"p"}`))
-	newSSEReader(t, resp.Body).next()
+	newSSEReader(t, resp.Body).Next()
 	cancel()
 	resp.Body.Close()
 	select {
@@ -194,19 +159,19 @@ func TestOnlyTheCallerResumesItsStream(t *testing.T) {
 	defer close(step)
 	resp := rpc(t, context.Background(), srvs[0].URL, callWithMeta("step", `{"progressToken":"p"}`), "Authorization", "Bearer alice")
 	defer resp.Body.Close()
-	first := newSSEReader(t, resp.Body).next()
+	first := newSSEReader(t, resp.Body).Next()
 
 	for name, tc := range map[string]struct {
 		id   string
 		hdr  []string
 		want int
 	}{
-		"another caller":             {first.id, []string{"Authorization", "Bearer mallory"}, http.StatusNotFound},
-		"no credentials":             {first.id, nil, http.StatusNotFound},
+		"another caller":             {first.ID, []string{"Authorization", "Bearer mallory"}, http.StatusNotFound},
+		"no credentials":             {first.ID, nil, http.StatusNotFound},
 		"an unknown stream":          {"s-0123456789abcdef-0123456789abcdef0123456789abcdef_1", []string{"Authorization", "Bearer alice"}, http.StatusNotFound},
 		"a malformed id":             {"nonsense", []string{"Authorization", "Bearer alice"}, http.StatusNotFound},
-		"an event the log never had": {strings.Split(first.id, "_")[0] + "_99999", []string{"Authorization", "Bearer alice"}, http.StatusNotFound},
-		"protocol 2026-07-28":        {first.id, []string{"Authorization", "Bearer alice", "MCP-Protocol-Version", "2026-07-28"}, http.StatusMethodNotAllowed},
+		"an event the log never had": {strings.Split(first.ID, "_")[0] + "_99999", []string{"Authorization", "Bearer alice"}, http.StatusNotFound},
+		"protocol 2026-07-28":        {first.ID, []string{"Authorization", "Bearer alice", "MCP-Protocol-Version", "2026-07-28"}, http.StatusMethodNotAllowed},
 	} {
 		t.Run(name, func(t *testing.T) {
 			res := resumeGET(t, context.Background(), srvs[1].URL, tc.id, tc.hdr...)
@@ -343,9 +308,9 @@ func TestAStreamLogIsKeptInItsCallersShare(t *testing.T) {
 		}
 		resp := rpc(t, context.Background(), srv.URL, callWithMeta("step", `{"progressToken":"p"}`), hdr...)
 		t.Cleanup(func() { resp.Body.Close() })
-		ev := newSSEReader(t, resp.Body).next()
-		require.NotEmpty(t, ev.id, "the stream is resumable")
-		stream := strings.Split(ev.id, "_")[0]
+		ev := newSSEReader(t, resp.Body).Next()
+		require.NotEmpty(t, ev.ID, "the stream is resumable")
+		stream := strings.Split(ev.ID, "_")[0]
 		store.mu.Lock()
 		defer store.mu.Unlock()
 		owner, ok := store.owners["mcp:stream:"+stream]

@@ -3,7 +3,6 @@
 package mcp_test
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -19,6 +18,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/toolexec/toolexec"
+	"github.com/toolexec/toolexec/internal/ssetest"
 	"github.com/toolexec/toolexec/mcp"
 )
 
@@ -98,34 +98,12 @@ func rpc(t *testing.T, ctx context.Context, url, body string, hdr ...string) *ht
 }
 
 // events reads the JSON-RPC messages of an SSE body, one at a time.
-type events struct {
-	t  *testing.T
-	sc *bufio.Scanner
-}
+type events struct{ rd *ssetest.Reader }
 
-func newEvents(t *testing.T, body io.Reader) *events {
-	sc := bufio.NewScanner(body)
-	sc.Buffer(make([]byte, 64<<10), 1<<20)
-	return &events{t: t, sc: sc}
-}
+func newEvents(t *testing.T, body io.Reader) *events { return &events{ssetest.NewReader(t, body)} }
 
 // next returns the next event's message, or nil at the end of the stream.
-func (e *events) next() map[string]any {
-	e.t.Helper()
-	var data string
-	for e.sc.Scan() {
-		line := e.sc.Text()
-		switch {
-		case strings.HasPrefix(line, "data: "):
-			data += strings.TrimPrefix(line, "data: ")
-		case line == "" && data != "":
-			var m map[string]any
-			require.NoError(e.t, json.Unmarshal([]byte(data), &m), data)
-			return m
-		}
-	}
-	return nil
-}
+func (e *events) next() map[string]any { return e.rd.Next().Msg }
 
 // all reads every message of a finished SSE body.
 func sseMessages(t *testing.T, body string) []map[string]any {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/toolexec/toolexec"
 	"github.com/toolexec/toolexec/internal/jsonwalk"
+	"github.com/toolexec/toolexec/internal/taskwire"
 )
 
 // MCP 2026-07-28's tasks extension (io.modelcontextprotocol/tasks): a
@@ -135,13 +136,10 @@ type taskWire struct {
 	PollIntervalMs int64  `json:"pollIntervalMs"`
 }
 
-// timestamp writes t as ISO 8601 (RFC 3339) in UTC, to the millisecond.
-func timestamp(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.000Z07:00") }
-
 func newTaskWire(t *toolexec.Task) taskWire {
 	return taskWire{
 		TaskID: t.ID, Status: string(t.Status), StatusMessage: t.StatusMessage,
-		CreatedAt: timestamp(t.CreatedAt), LastUpdatedAt: timestamp(t.UpdatedAt),
+		CreatedAt: taskwire.Time(t.CreatedAt), LastUpdatedAt: taskwire.Time(t.UpdatedAt),
 		TTLMs: max(t.TTL().Milliseconds(), 1), PollIntervalMs: max(t.PollInterval.Milliseconds(), 1),
 	}
 }

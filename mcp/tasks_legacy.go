@@ -10,6 +10,7 @@ import (
 	"github.com/toolexec/toolexec"
 	"github.com/toolexec/toolexec/internal/jsonwalk"
 	"github.com/toolexec/toolexec/internal/sametool"
+	"github.com/toolexec/toolexec/internal/taskwire"
 	"github.com/toolexec/toolexec/internal/toolenc"
 )
 
@@ -108,7 +109,7 @@ type legacyTask struct {
 func newLegacyTask(t *toolexec.Task) legacyTask {
 	return legacyTask{
 		TaskID: t.ID, Status: string(t.Status), StatusMessage: t.StatusMessage,
-		CreatedAt: timestamp(t.CreatedAt), LastUpdatedAt: timestamp(t.UpdatedAt),
+		CreatedAt: taskwire.Time(t.CreatedAt), LastUpdatedAt: taskwire.Time(t.UpdatedAt),
 		TTL: max(t.TTL().Milliseconds(), 1), PollInterval: max(t.PollInterval.Milliseconds(), 1),
 	}
 }

@@ -3,13 +3,13 @@ package oxp
 import (
 	"errors"
 	"net/http"
-	"strings"
 	"time"
 
 	"github.com/go-chi/chi/v5"
 
 	"github.com/toolexec/toolexec"
 	"github.com/toolexec/toolexec/internal/httpjson"
+	"github.com/toolexec/toolexec/internal/taskwire"
 )
 
 // OXP 1.0 answers every call with 200 and its outcome. A caller that asks
@@ -36,15 +36,8 @@ type pendingResponse struct {
 
 // wantsAsync reports whether r's Prefer headers ask for respond-async.
 func wantsAsync(r *http.Request) bool {
-	for _, v := range r.Header.Values("Prefer") {
-		for _, pref := range strings.Split(v, ",") {
-			token, _, _ := strings.Cut(pref, ";")
-			if strings.EqualFold(strings.TrimSpace(token), "respond-async") {
-				return true
-			}
-		}
-	}
-	return false
+	async, _ := taskwire.Prefer(r.Header)
+	return async
 }
 
 // callAsync runs an admitted call for a caller that asked for
@@ -65,10 +58,9 @@ func (h *handler) callAsync(w http.ResponseWriter, r *http.Request, c *pendingCa
 // writePending answers 202 with where the call of task runs on.
 func writePending(w http.ResponseWriter, t *toolexec.Task) {
 	w.Header().Set("Retry-After", httpjson.RetryAfter(t.PollInterval))
-	const iso = "2006-01-02T15:04:05.000Z07:00"
 	httpjson.Write(w, http.StatusAccepted, pendingResponse{
 		CallID: t.Label, TaskID: t.ID, Status: string(t.Status), StatusMessage: t.StatusMessage,
-		CreatedAt: t.CreatedAt.UTC().Format(iso), UpdatedAt: t.UpdatedAt.UTC().Format(iso),
+		CreatedAt: taskwire.Time(t.CreatedAt), UpdatedAt: taskwire.Time(t.UpdatedAt),
 		TTLMS: t.TTL().Milliseconds(), PollIntervalMS: t.PollInterval.Milliseconds(),
 	})
 }

@@ -3,7 +3,6 @@ package redis_test
 import (
 	"context"
 	"fmt"
-	"net"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -15,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/toolexec/toolexec"
+	"github.com/toolexec/toolexec/internal/testserver"
 	"github.com/toolexec/toolexec/redis"
 	"github.com/toolexec/toolexec/redis/redistest"
 	"github.com/toolexec/toolexec/storetest"
@@ -159,10 +159,9 @@ func openCluster(t *testing.T, c *redistest.Cluster, prefix string) *redis.Store
 func TestOpenReadsAClusterURL(t *testing.T) {
 	var addrs []string
 	for range 2 {
-		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		addr, err := testserver.FreeAddr() // nothing listens there
 		require.NoError(t, err)
-		addrs = append(addrs, ln.Addr().String())
-		require.NoError(t, ln.Close()) // nothing listens there now
+		addrs = append(addrs, addr)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
-	"net"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -17,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/toolexec/toolexec"
+	"github.com/toolexec/toolexec/internal/testserver"
 	"github.com/toolexec/toolexec/redis"
 	"github.com/toolexec/toolexec/redis/redistest"
 )
@@ -145,10 +145,8 @@ func replicasHoldARateTogether(t *testing.T, stores storeOpener) {
 }
 
 func TestOpenReportsAnUnreachableRedisClearly(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	addr, err := testserver.FreeAddr() // nothing listens there
 	require.NoError(t, err)
-	addr := ln.Addr().String()
-	require.NoError(t, ln.Close()) // nothing listens there now
 
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
@@ -185,48 +183,17 @@ func TestValuesAreBoundedInSize(t *testing.T) {
 	assert.ErrorIs(t, err, redis.ErrValueTooLarge)
 }
 
-// roundTrips counts the round trips a client makes: one per command sent
-// alone, one per pipeline (a script run with EVALSHA is one command). The
-// commands go-redis sends to set up a new connection (HELLO, CLIENT) are
-// not the calls' and are not counted.
-type roundTrips struct{ n atomic.Int32 }
-
-func (r *roundTrips) DialHook(next goredis.DialHook) goredis.DialHook { return next }
-func (r *roundTrips) ProcessHook(next goredis.ProcessHook) goredis.ProcessHook {
-	return func(ctx context.Context, cmd goredis.Cmder) error {
-		if !handshake(cmd) {
-			r.n.Add(1)
-		}
-		return next(ctx, cmd)
-	}
-}
-func (r *roundTrips) ProcessPipelineHook(next goredis.ProcessPipelineHook) goredis.ProcessPipelineHook {
-	return func(ctx context.Context, cmds []goredis.Cmder) error {
-		if len(cmds) > 0 && !handshake(cmds[0]) {
-			r.n.Add(1)
-		}
-		return next(ctx, cmds)
-	}
-}
-
-func handshake(cmd goredis.Cmder) bool {
-	switch strings.ToLower(cmd.Name()) {
-	case "hello", "client", "auth", "select":
-		return true
-	}
-	return false
-}
-
 func TestACallPaysOneRoundTripBeforeItsHandlerAndOneAfter(t *testing.T) {
 	srv := redistest.New(t)
 	client := goredis.NewClient(&goredis.Options{Addr: srv.Addr, ContextTimeoutEnabled: true})
 	defer client.Close()
-	var trips roundTrips
+	var trips redistest.RoundTrips
 	client.AddHook(&trips)
 	reg := toolexec.NewRegistry()
-	var before, runs atomic.Int32
+	var before atomic.Int64
+	var runs atomic.Int32
 	h := func(context.Context, string, map[string]any) ([]toolexec.Content, bool, string, error) {
-		before.Store(trips.n.Load())
+		before.Store(trips.Count())
 		runs.Add(1)
 		return []toolexec.Content{toolexec.Text("ok")}, false, "", nil
 	}
@@ -247,18 +214,18 @@ func TestACallPaysOneRoundTripBeforeItsHandlerAndOneAfter(t *testing.T) {
 		{"limited", `{}`, "the slot given back"},
 		{"cached", `{"q":1}`, "the result stored as the slot is given back, pipelined"},
 	} {
-		trips.n.Store(0)
+		trips.Reset()
 		_, err := run(x, "a", tc.tool, tc.args)
 		require.NoError(t, err)
-		assert.Equal(t, int32(1), before.Load(), "%s: the rate, the slot and the cache lookup in one round trip before the handler", tc.tool)
-		assert.Equal(t, int32(2), trips.n.Load(), "%s: then %s, in one more", tc.tool, tc.what)
+		assert.Equal(t, int64(1), before.Load(), "%s: the rate, the slot and the cache lookup in one round trip before the handler", tc.tool)
+		assert.Equal(t, int64(2), trips.Count(), "%s: then %s, in one more", tc.tool, tc.what)
 	}
-	trips.n.Store(0)
+	trips.Reset()
 	runs.Store(0)
 	_, err := run(x, "a", "cached", `{"q":1}`)
 	require.NoError(t, err)
 	assert.Zero(t, runs.Load(), "a hit")
-	assert.Equal(t, int32(1), trips.n.Load(), "a hit: one round trip in all (the rate counted, the value read, no slot taken)")
+	assert.Equal(t, int64(1), trips.Count(), "a hit: one round trip in all (the rate counted, the value read, no slot taken)")
 }
 
 func TestAHitNeedsNoSlotEvenWhenEveryOneIsHeld(t *testing.T) {

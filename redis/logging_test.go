@@ -3,7 +3,6 @@ package redis_test
 import (
 	"context"
 	"log/slog"
-	"net"
 	"os"
 	"testing"
 	"time"
@@ -14,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/toolexec/toolexec/internal/testlog"
+	"github.com/toolexec/toolexec/internal/testserver"
 	"github.com/toolexec/toolexec/redis"
 )
 
@@ -23,10 +23,8 @@ func TestLogToSendsGoRedisLinesToTheLogger(t *testing.T) {
 	redis.LogTo(logs.Logger())
 	t.Cleanup(logging.Enable) // go-redis's own default again
 
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	addr, err := testserver.FreeAddr() // nothing listens there
 	require.NoError(t, err)
-	addr := ln.Addr().String()
-	require.NoError(t, ln.Close()) // nothing listens there now
 	client := goredis.NewClient(&goredis.Options{Addr: addr, DialTimeout: 100 * time.Millisecond, MaxRetries: -1})
 	defer client.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)

@@ -44,6 +44,7 @@ import (
 	goredis "github.com/redis/go-redis/v9"
 
 	"github.com/toolexec/toolexec"
+	"github.com/toolexec/toolexec/internal/gcra"
 )
 
 // Defaults of Options.
@@ -525,21 +526,14 @@ func later(t time.Time) time.Time {
 }
 
 // gcraParams are the rate's emission interval and burst tolerance in
-// microseconds, as toolexec.RateLimit documents them.
+// microseconds (Redis's clock), at least one each, as
+// toolexec.RateLimit documents them.
 func gcraParams(l toolexec.RateLimit) (interval, tolerance int64, ok bool) {
-	if l.Rate <= 0 {
+	iv, tol, ok := gcra.Params(l.Rate, l.Per, l.Burst)
+	if !ok {
 		return 0, 0, false
 	}
-	per := l.Per
-	if per <= 0 {
-		per = time.Second
-	}
-	burst := l.Burst
-	if burst <= 0 {
-		burst = l.Rate
-	}
-	iv := max(per/time.Duration(l.Rate), 1)
-	return max(iv.Microseconds(), 1), max((iv * time.Duration(burst)).Microseconds(), 1), true
+	return max(iv.Microseconds(), 1), max(tol.Microseconds(), 1), true
 }
 
 var renewScript = goredis.NewScript(`

@@ -1,9 +1,7 @@
 package redis_test
 
 import (
-	"bufio"
 	"context"
-	"encoding/json"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -15,44 +13,15 @@ import (
 
 	"github.com/toolexec/toolexec"
 	"github.com/toolexec/toolexec/internal/balancertest"
+	"github.com/toolexec/toolexec/internal/ssetest"
 	"github.com/toolexec/toolexec/mcp"
 	"github.com/toolexec/toolexec/redis/redistest"
 )
 
-// sseEvent is one event of an SSE stream: its id and its message.
-type sseEvent struct {
-	id  string
-	msg map[string]any
-}
-
-// nextEvent reads the next event of rd; a zero event when the stream ends
-// first.
-func nextEvent(t *testing.T, rd *bufio.Reader) sseEvent {
-	t.Helper()
-	var ev sseEvent
-	var data string
-	for {
-		line, err := rd.ReadString('\n')
-		if err != nil {
-			return sseEvent{}
-		}
-		line = strings.TrimRight(line, "\n")
-		switch {
-		case strings.HasPrefix(line, "id: "):
-			ev.id = strings.TrimPrefix(line, "id: ")
-		case strings.HasPrefix(line, "data: "):
-			data += strings.TrimPrefix(line, "data: ")
-		case line == "" && data != "":
-			require.NoError(t, json.Unmarshal([]byte(data), &ev.msg), data)
-			return ev
-		}
-	}
-}
-
 // startStream sends a 2025-11-25 tools/call of name with a progress
 // token to url, reads the stream's first event (its progress), then drops
 // the connection, and returns that event.
-func startStream(t *testing.T, url, name string) sseEvent {
+func startStream(t *testing.T, url, name string) ssetest.Event {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel() // the connection drops
@@ -65,16 +34,16 @@ func startStream(t *testing.T, url, name string) sseEvent {
 	resp, err := http.DefaultClient.Do(req)
 	require.NoError(t, err)
 	defer resp.Body.Close()
-	first := nextEvent(t, bufio.NewReader(resp.Body))
-	require.Equal(t, "notifications/progress", first.msg["method"])
-	require.NotEmpty(t, first.id)
+	first := ssetest.NewReader(t, resp.Body).Next()
+	require.Equal(t, "notifications/progress", first.Msg["method"])
+	require.NotEmpty(t, first.ID)
 	return first
 }
 
 // resumeStream sends GET with Last-Event-ID to url, asking again while
 // the answer is 503 (the store does not answer yet), and returns the
 // stream; ctx bounds it all.
-func resumeStream(t *testing.T, ctx context.Context, url, lastEventID string) *bufio.Reader {
+func resumeStream(t *testing.T, ctx context.Context, url, lastEventID string) *ssetest.Reader {
 	t.Helper()
 	for {
 		req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
@@ -90,7 +59,7 @@ func resumeStream(t *testing.T, ctx context.Context, url, lastEventID string) *b
 		}
 		t.Cleanup(func() { resp.Body.Close() })
 		require.Equal(t, http.StatusOK, resp.StatusCode)
-		return bufio.NewReader(resp.Body)
+		return ssetest.NewReader(t, resp.Body)
 	}
 }
 
@@ -112,11 +81,11 @@ func TestAResumedStreamOfAKilledReplicaEndsWithTheDocumentedError(t *testing.T) 
 
 	ctx, cancel := context.WithTimeout(context.Background(), mcp.DefaultResumeWindow+10*time.Second)
 	defer cancel()
-	rd := resumeStream(t, ctx, lb.URL()+"/", first.id)
-	ev := nextEvent(t, rd)
-	require.NotNil(t, ev.msg, "the stream ended without a word")
-	assert.Equal(t, 5.0, ev.msg["id"])
-	assert.Equal(t, map[string]any{"code": -32603.0, "message": "Internal error: the server running the call stopped before it answered"}, ev.msg["error"])
+	rd := resumeStream(t, ctx, lb.URL()+"/", first.ID)
+	ev := rd.Next()
+	require.NotNil(t, ev.Msg, "the stream ended without a word")
+	assert.Equal(t, 5.0, ev.Msg["id"])
+	assert.Equal(t, map[string]any{"code": -32603.0, "message": "Internal error: the server running the call stopped before it answered"}, ev.Msg["error"])
 }
 
 // A client that resumes, after a Redis pause, a stream whose call ended
@@ -149,11 +118,11 @@ func TestAStreamResumedAfterARedisPauseReadsTheCallsEnd(t *testing.T) {
 
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second) // not the resume window's 30 s
 	defer cancel()
-	rd := resumeStream(t, ctx, s.URL, first.id)
-	ev := nextEvent(t, rd)
-	if ev.msg["method"] == "notifications/progress" { // Redis may have run the append its caller gave up on
-		ev = nextEvent(t, rd)
+	rd := resumeStream(t, ctx, s.URL, first.ID)
+	ev := rd.Next()
+	if ev.Msg["method"] == "notifications/progress" { // Redis may have run the append its caller gave up on
+		ev = rd.Next()
 	}
-	require.NotNil(t, ev.msg, "the stream ended, or waited, without the call's end")
-	assert.Equal(t, 5.0, ev.msg["id"], "the call's response: %v", ev.msg)
+	require.NotNil(t, ev.Msg, "the stream ended, or waited, without the call's end")
+	assert.Equal(t, 5.0, ev.Msg["id"], "the call's response: %v", ev.Msg)
 }

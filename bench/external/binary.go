@@ -11,6 +11,8 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+
+	"github.com/toolexec/toolexec/internal/testserver"
 )
 
 // The servers' names in tables, and the pinned version of mcp-toolbox.
@@ -163,7 +165,7 @@ func InstallToolbox(ctx context.Context, root string, log func(string)) (Binary,
 		}
 		cmd := exec.CommandContext(ctx, npm, "ci", "--silent", "--no-audit", "--no-fund", "--prefix", cache)
 		if out, err := cmd.CombinedOutput(); err != nil {
-			return Binary{}, fmt.Errorf("%w: npm ci: %v\n%s", ErrToolboxUnavailable, err, lastLines(out, 10))
+			return Binary{}, fmt.Errorf("%w: npm ci: %v\n%s", ErrToolboxUnavailable, err, testserver.Tail(out, 10))
 		}
 	}
 	b, err := Toolbox(ctx, bin)
@@ -176,10 +178,4 @@ func InstallToolbox(ctx context.Context, root string, log func(string)) (Binary,
 func exists(path string) bool {
 	_, err := os.Stat(path)
 	return err == nil
-}
-
-// lastLines is the last n lines of out.
-func lastLines(out []byte, n int) string {
-	lines := strings.Split(strings.TrimRight(string(out), "\n"), "\n")
-	return strings.Join(lines[max(0, len(lines)-n):], "\n")
 }

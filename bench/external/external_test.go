@@ -2,7 +2,6 @@ package external
 
 import (
 	"context"
-	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -16,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/toolexec/toolexec/bench"
+	"github.com/toolexec/toolexec/internal/testserver"
 )
 
 // root is the repository's root.
@@ -58,10 +58,7 @@ var (
 func postgres(t *testing.T) *Postgres {
 	t.Helper()
 	pgOnce.Do(func() { pg, pgErr = StartPostgres() })
-	if errors.Is(pgErr, ErrNoPostgres) && os.Getenv("CI") == "" {
-		t.Skip(pgErr)
-	}
-	require.NoError(t, pgErr)
+	testserver.Require(t, pgErr)
 	return pg
 }
 

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -15,6 +14,7 @@ import (
 	"time"
 
 	"github.com/toolexec/toolexec/bench"
+	"github.com/toolexec/toolexec/internal/testserver"
 )
 
 // Process is a server started by Start, listening on a loopback port.
@@ -39,7 +39,7 @@ type Process struct {
 // and b.Env, and it is killed if this process dies. Start measures Startup from the
 // moment the process is started.
 func (b Binary) Start(config string, probe bench.Request, check func([]byte) error, timeout time.Duration) (*Process, error) {
-	port, err := freePort()
+	port, err := testserver.FreePort()
 	if err != nil {
 		return nil, err
 	}
@@ -139,15 +139,6 @@ func (p *Process) Stop() {
 		_ = p.cmd.Process.Kill()
 		<-p.done
 	}
-}
-
-func freePort() (int, error) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, err
-	}
-	defer func() { _ = ln.Close() }() // a free-port probe: nothing was sent
-	return ln.Addr().(*net.TCPAddr).Port, nil
 }
 
 // tail keeps the last max bytes written to it.

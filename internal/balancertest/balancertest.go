@@ -18,34 +18,31 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/toolexec/toolexec/internal/testserver"
 )
 
 // ErrNotInstalled is Start's error when no haproxy binary is found.
-var ErrNotInstalled = errors.New("balancertest: haproxy not found (apt-get install haproxy)")
+var ErrNotInstalled = testserver.NotInstalled("balancertest: haproxy not found", "haproxy")
 
 // Balancer is a running HAProxy.
 type Balancer struct {
 	// Addr is where it listens, 127.0.0.1:PORT.
 	Addr string
 	dir  string
-	cmd  *exec.Cmd
-	done chan struct{}
+	proc *testserver.Process
 }
 
 // URL is the balancer's base URL, http://127.0.0.1:PORT.
 func (b *Balancer) URL() string { return "http://" + b.Addr }
 
 func binary() (string, error) {
-	if p, err := exec.LookPath("haproxy"); err == nil {
+	if p := testserver.Find([]string{"haproxy"}, "/usr/sbin"); p != "" {
 		return p, nil
-	}
-	if _, err := os.Stat("/usr/sbin/haproxy"); err == nil {
-		return "/usr/sbin/haproxy", nil
 	}
 	return "", ErrNotInstalled
 }
@@ -57,12 +54,7 @@ func binary() (string, error) {
 func New(t testing.TB, backends ...string) *Balancer {
 	t.Helper()
 	b, err := Start(backends...)
-	if errors.Is(err, ErrNotInstalled) && os.Getenv("CI") == "" {
-		t.Skip(err)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
+	testserver.Require(t, err)
 	t.Cleanup(b.Close)
 	return b
 }
@@ -118,11 +110,10 @@ func Start(backends ...string) (*Balancer, error) {
 }
 
 func start(bin, dir string, backends []string) (*Balancer, error) {
-	port, err := freePort()
+	addr, err := testserver.FreeAddr()
 	if err != nil {
 		return nil, err
 	}
-	addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
 	cfg := filepath.Join(dir, "haproxy.cfg")
 	if err := os.WriteFile(cfg, []byte(Config(addr, backends...)), 0o600); err != nil {
 		return nil, err
@@ -134,36 +125,32 @@ func start(bin, dir string, backends []string) (*Balancer, error) {
 	defer func() { _ = logFile.Close() }() // HAProxy writes it; the test only reads it back
 	cmd := exec.Command(bin, "-W", "-db", "-f", cfg)
 	cmd.Stdout, cmd.Stderr = logFile, logFile
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	if err := cmd.Start(); err != nil {
+	proc, err := testserver.Start(cmd, dir)
+	if err != nil {
 		return nil, fmt.Errorf("balancertest: starting haproxy: %w", err)
 	}
-	b := &Balancer{Addr: addr, dir: dir, cmd: cmd, done: make(chan struct{})}
-	go func() { _ = cmd.Wait(); close(b.done) }()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		// Ready when the port answers and the master has its worker (from
-		// then on it hears a reload).
-		if c, err := net.DialTimeout("tcp", addr, time.Second); err == nil {
-			_ = c.Close() // a probe that the port answers: nothing was sent
-			if b.loaded() > 0 {
-				break
-			}
+	b := &Balancer{Addr: addr, dir: dir, proc: proc}
+	// Ready when the port answers and the master has its worker (from
+	// then on it hears a reload).
+	gone, err := testserver.Await(proc.Done(), 10*time.Second, 10*time.Millisecond, func() error {
+		c, err := net.DialTimeout("tcp", addr, time.Second)
+		if err != nil {
+			return err
 		}
-		select {
-		case <-b.done:
+		_ = c.Close() // a probe that the port answers: nothing was sent
+		if b.loaded() == 0 {
+			return errors.New("no worker loaded yet")
+		}
+		return nil
+	})
+	if err != nil {
+		proc.Kill()
+		if gone {
 			log, _ := os.ReadFile(filepath.Join(dir, "haproxy.log"))
 			return nil, fmt.Errorf("balancertest: haproxy exited at start:\n%s", log)
-		default:
 		}
-		if time.Now().After(deadline) {
-			_ = cmd.Process.Kill()
-			<-b.done
-			return nil, fmt.Errorf("balancertest: haproxy did not listen on %s within 10s", addr)
-		}
-		time.Sleep(10 * time.Millisecond)
+		return nil, fmt.Errorf("balancertest: haproxy did not listen on %s within 10s", addr)
 	}
-	watchdog(cmd.Process.Pid)
 	return b, nil
 }
 
@@ -180,7 +167,7 @@ func (b *Balancer) Reload() error {
 			return nil
 		}
 		if time.Since(sent) >= time.Second {
-			if err := b.cmd.Process.Signal(syscall.SIGUSR2); err != nil {
+			if err := b.proc.Signal(syscall.SIGUSR2); err != nil {
 				return fmt.Errorf("balancertest: reloading haproxy: %w", err)
 			}
 			sent = time.Now()
@@ -198,27 +185,6 @@ func (b *Balancer) loaded() int {
 // Close stops the balancer, its workers with it, and removes its
 // directory.
 func (b *Balancer) Close() {
-	_ = syscall.Kill(-b.cmd.Process.Pid, syscall.SIGKILL) // the master and its workers: one process group
-	<-b.done
+	b.proc.Kill() // the master and its workers: one process group
 	_ = os.RemoveAll(b.dir)
-}
-
-// watchdog kills pid once this process is gone, so a test binary that dies
-// leaves no balancer running.
-func watchdog(pid int) {
-	script := fmt.Sprintf("while kill -0 %d 2>/dev/null; do sleep 1; done; kill -9 %d 2>/dev/null", os.Getpid(), pid)
-	cmd := exec.Command("sh", "-c", script)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	if cmd.Start() == nil {
-		go func() { _ = cmd.Wait() }()
-	}
-}
-
-func freePort() (int, error) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, err
-	}
-	defer func() { _ = ln.Close() }() // a free-port probe: nothing was sent
-	return ln.Addr().(*net.TCPAddr).Port, nil
 }

@@ -4,10 +4,8 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"errors"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -17,69 +15,8 @@ import (
 	"github.com/toolexec/toolexec"
 	"github.com/toolexec/toolexec/internal/streamquota"
 	"github.com/toolexec/toolexec/internal/testlog"
+	"github.com/toolexec/toolexec/storetest"
 )
-
-// watchedLimits is a store's Limits that records what it is asked, fails
-// while down is set (as a store that cannot be reached does), and, while
-// hang is set, answers Admit only when its context ends.
-type watchedLimits struct {
-	toolexec.Limits
-	down, hang atomic.Bool
-	// loseNext: the next RenewSlot drops its lease from the store and
-	// reports it ran out, as a restarted store does.
-	loseNext atomic.Bool
-
-	mu      sync.Mutex
-	keys    []string // Admit's slot keys
-	admits  int
-	renewed int
-}
-
-var errUnreachable = errors.New("store unreachable")
-
-func (w *watchedLimits) Admit(ctx context.Context, a toolexec.Admission) (toolexec.Admittance, error) {
-	w.mu.Lock()
-	w.keys = append(w.keys, a.SlotKey)
-	w.admits++
-	w.mu.Unlock()
-	if w.hang.Load() {
-		<-ctx.Done()
-		return toolexec.Admittance{}, ctx.Err()
-	}
-	if w.down.Load() {
-		return toolexec.Admittance{}, errUnreachable
-	}
-	return w.Limits.Admit(ctx, a)
-}
-
-func (w *watchedLimits) RenewSlot(ctx context.Context, key, lease string, ttl time.Duration) (bool, error) {
-	defer func() {
-		w.mu.Lock()
-		w.renewed++
-		w.mu.Unlock()
-	}()
-	if w.down.Load() {
-		return false, errUnreachable
-	}
-	if w.loseNext.CompareAndSwap(true, false) {
-		_ = w.Limits.Release(ctx, toolexec.Release{SlotKey: key, Lease: lease})
-		return false, nil
-	}
-	return w.Limits.RenewSlot(ctx, key, lease, ttl)
-}
-
-func (w *watchedLimits) Release(ctx context.Context, r toolexec.Release) error {
-	if w.down.Load() {
-		return errUnreachable
-	}
-	return w.Limits.Release(ctx, r)
-}
-
-func (w *watchedLimits) counts() (admits, renewed int) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.admits, w.renewed
-}
 
 // replicaCounters returns n Shared counters over one store, as n replicas
 // sharing it count, each capping total streams and perCaller for a caller,
@@ -137,19 +74,20 @@ func TestSharedCapsTheTotalPerReplica(t *testing.T) {
 }
 
 func TestSharedKeysEachCallerByADigest(t *testing.T) {
-	store := &watchedLimits{Limits: toolexec.NewMemoryStore()}
+	store := storetest.NewFaultyStore(toolexec.NewMemoryStore())
 	rs := replicaCounters(store, 1, 10, 1, time.Minute, nil)
 	_, v := acquire(t, rs[0], "id:alice@example.com")
 	require.Equal(t, streamquota.Admitted, v)
 	sum := sha256.Sum256([]byte("id:alice@example.com"))
-	require.Len(t, store.keys, 1)
-	assert.Equal(t, "listen:"+hex.EncodeToString(sum[:16]), store.keys[0])
-	assert.NotContains(t, store.keys[0], "alice")
+	admitted := store.Admissions()
+	require.Len(t, admitted, 1)
+	assert.Equal(t, "listen:"+hex.EncodeToString(sum[:16]), admitted[0].SlotKey)
+	assert.NotContains(t, admitted[0].SlotKey, "alice")
 }
 
 func TestSharedCountsInTheProcessWhileTheStoreIsDown(t *testing.T) {
-	store := &watchedLimits{Limits: toolexec.NewMemoryStore()}
-	store.down.Store(true)
+	store := storetest.NewFaultyStore(toolexec.NewMemoryStore())
+	store.Fail(storetest.OpAdmit, storetest.OpRenewSlot, storetest.OpRelease)
 	var log testlog.Buffer
 	rs := replicaCounters(store, 2, 10, 1, time.Minute, &log)
 	a, b := rs[0], rs[1]
@@ -166,7 +104,7 @@ func TestSharedCountsInTheProcessWhileTheStoreIsDown(t *testing.T) {
 	assert.Equal(t, 2, strings.Count(log.String(), "the shared store cannot be reached"),
 		"logged once by each replica, not once per stream: %s", log.String())
 
-	store.down.Store(false)
+	store.Recover()
 	_, v = acquire(t, a, "bob")
 	assert.Equal(t, streamquota.Admitted, v)
 	_, v = acquire(t, b, "bob")
@@ -175,8 +113,8 @@ func TestSharedCountsInTheProcessWhileTheStoreIsDown(t *testing.T) {
 }
 
 func TestSharedWaitsForTheStoreNoLongerThanItsTimeout(t *testing.T) {
-	store := &watchedLimits{Limits: toolexec.NewMemoryStore()}
-	store.hang.Store(true)
+	store := storetest.NewFaultyStore(toolexec.NewMemoryStore())
+	store.Hang(storetest.OpAdmit)
 	s := streamquota.NewShared(streamquota.SharedConfig{Limits: store, Total: 10, PerCaller: 1, Prefix: "listen:",
 		LeaseTTL: time.Minute, OpTimeout: 20 * time.Millisecond})
 	_, v := acquire(t, s, "alice")
@@ -200,13 +138,12 @@ func TestSharedReleasesWhateverTheContextItWasOpenedWith(t *testing.T) {
 
 func TestSharedRenewsItsLeaseWhileTheStreamIsOpen(t *testing.T) {
 	const ttl = time.Second
-	store := &watchedLimits{Limits: toolexec.NewMemoryStore()}
+	store := storetest.NewFaultyStore(toolexec.NewMemoryStore())
 	rs := replicaCounters(store, 2, 10, 1, ttl, nil)
 	_, v := acquire(t, rs[0], "alice")
 	require.Equal(t, streamquota.Admitted, v)
 	require.Eventually(t, func() bool {
-		_, renewed := store.counts()
-		return renewed >= 4 // more than the lease's TTL has passed
+		return store.Calls(storetest.OpRenewSlot) >= 4 // more than the lease's TTL has passed
 	}, 30*time.Second, 10*time.Millisecond)
 	_, v = acquire(t, rs[1], "alice")
 	assert.Equal(t, streamquota.CallerFull, v, "the renewed lease still holds alice's slot")
@@ -214,16 +151,15 @@ func TestSharedRenewsItsLeaseWhileTheStreamIsOpen(t *testing.T) {
 
 func TestSharedTakesASlotAgainWhenItsLeaseRanOut(t *testing.T) {
 	const ttl = 300 * time.Millisecond
-	store := &watchedLimits{Limits: toolexec.NewMemoryStore()}
+	store := storetest.NewFaultyStore(toolexec.NewMemoryStore())
 	var log testlog.Buffer
 	rs := replicaCounters(store, 2, 10, 1, ttl, &log)
 	a, b := rs[0], rs[1]
 	release, v := acquire(t, a, "alice")
 	require.Equal(t, streamquota.Admitted, v)
-	store.loseNext.Store(true) // the store loses the lease (restarted, say)
+	store.LoseLeases(1) // the store loses the lease (restarted, say)
 	require.Eventually(t, func() bool {
-		admits, _ := store.counts()
-		return admits == 2 && !store.loseNext.Load()
+		return store.Calls(storetest.OpAdmit) == 2 // taken again: only a lost lease is
 	}, 30*time.Second, 5*time.Millisecond, "the stream took its slot again")
 	_, v = acquire(t, b, "alice")
 	assert.Equal(t, streamquota.CallerFull, v, "the open stream holds alice's slot again")

@@ -22,6 +22,8 @@ import (
 	"github.com/chromedp/chromedp/kb"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/toolexec/toolexec/internal/testserver"
 )
 
 // findChromium returns the browser's path, or "" when there is none.
@@ -43,10 +45,7 @@ func startBrowser(t *testing.T) context.Context {
 	t.Helper()
 	path := findChromium()
 	if path == "" {
-		if os.Getenv("CI") == "" {
-			t.Skip("chromium not found (install the Debian package chromium); set CI=true to make this a failure")
-		}
-		t.Fatal("chromium not found, and CI is set: .ci/run must install it")
+		testserver.Require(t, testserver.NotInstalled("chromium not found", "chromium"))
 	}
 	opts := []chromedp.ExecAllocatorOption{
 		chromedp.ExecPath(path),

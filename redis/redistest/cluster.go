@@ -2,17 +2,17 @@ package redistest
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net"
 	"net/url"
-	"os"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	goredis "github.com/redis/go-redis/v9"
+
+	"github.com/toolexec/toolexec/internal/testserver"
 )
 
 // slots is the number of hash slots of a Redis Cluster.
@@ -67,12 +67,7 @@ func (c *Cluster) URL() string {
 func NewCluster(t testing.TB, config ClusterConfig) *Cluster {
 	t.Helper()
 	c, err := StartCluster(config)
-	if errors.Is(err, ErrNotInstalled) && os.Getenv("CI") == "" {
-		t.Skip(err)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
+	testserver.Require(t, err)
 	t.Cleanup(c.Close)
 	return c
 }

@@ -19,7 +19,6 @@ package redistest
 
 import (
 	"bufio"
-	"errors"
 	"fmt"
 	"net"
 	"os"
@@ -31,10 +30,12 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/toolexec/toolexec/internal/testserver"
 )
 
 // ErrNotInstalled is Start's error when no redis-server binary is found.
-var ErrNotInstalled = errors.New("redistest: redis-server not found (apt-get install redis-server)")
+var ErrNotInstalled = testserver.NotInstalled("redistest: redis-server not found", "redis-server")
 
 // Server is a running redis-server.
 type Server struct {
@@ -45,8 +46,7 @@ type Server struct {
 	args []string // redis-server's arguments besides the common ones
 	bus  string   // a cluster node's cluster bus port
 	mu   sync.Mutex
-	cmd  *exec.Cmd     // nil while stopped
-	done chan struct{} // closed when cmd has exited
+	proc *testserver.Process // nil while stopped
 }
 
 // URL is the server's redis:// URL.
@@ -54,11 +54,8 @@ func (s *Server) URL() string { return "redis://" + s.Addr + "/0" }
 
 // binary finds redis-server.
 func binary() (string, error) {
-	if p, err := exec.LookPath("redis-server"); err == nil {
+	if p := testserver.Find([]string{"redis-server"}, "/usr/bin"); p != "" {
 		return p, nil
-	}
-	if _, err := os.Stat("/usr/bin/redis-server"); err == nil {
-		return "/usr/bin/redis-server", nil
 	}
 	return "", ErrNotInstalled
 }
@@ -69,12 +66,7 @@ func binary() (string, error) {
 func New(t testing.TB) *Server {
 	t.Helper()
 	s, err := Start()
-	if errors.Is(err, ErrNotInstalled) && os.Getenv("CI") == "" {
-		t.Skip(err)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
+	testserver.Require(t, err)
 	t.Cleanup(s.Close)
 	return s
 }
@@ -99,11 +91,11 @@ func start(clusterArgs []string) (*Server, error) {
 	// it; try a few.
 	for range 5 {
 		var port, bus int
-		if port, err = freePort(); err != nil {
+		if port, err = testserver.FreePort(); err != nil {
 			break
 		}
 		if clusterArgs != nil {
-			if bus, err = freePort(); err != nil {
+			if bus, err = testserver.FreePort(); err != nil {
 				break
 			}
 			if bus == port {
@@ -131,7 +123,7 @@ func start(clusterArgs []string) (*Server, error) {
 func (s *Server) Restart() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.cmd != nil {
+	if s.proc != nil {
 		return nil
 	}
 	_, port, _ := net.SplitHostPort(s.Addr)
@@ -142,31 +134,19 @@ func (s *Server) Restart() error {
 		"--logfile", logFile, "--databases", "16")
 	cmd.Args = append(cmd.Args, s.args...)
 	cmd.Dir = s.dir
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	if err := cmd.Start(); err != nil {
+	proc, err := testserver.Start(cmd, s.dir)
+	if err != nil {
 		return fmt.Errorf("redistest: starting redis-server: %w", err)
 	}
-	exited := make(chan struct{})
-	go func() { _ = cmd.Wait(); close(exited) }()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		if ping(s.Addr) == nil {
-			break
-		}
-		select {
-		case <-exited:
+	if gone, err := testserver.Await(proc.Done(), 10*time.Second, 10*time.Millisecond, func() error { return ping(s.Addr) }); err != nil {
+		proc.Kill()
+		if gone {
 			log, _ := os.ReadFile(logFile)
-			return fmt.Errorf("redistest: redis-server exited at start:\n%s", tail(log))
-		default:
+			return fmt.Errorf("redistest: redis-server exited at start:\n%s", testserver.Tail(log, 20))
 		}
-		if time.Now().After(deadline) {
-			_ = cmd.Process.Kill()
-			return fmt.Errorf("redistest: redis-server did not answer on %s within 10s", s.Addr)
-		}
-		time.Sleep(10 * time.Millisecond)
+		return fmt.Errorf("redistest: redis-server did not answer on %s within 10s", s.Addr)
 	}
-	s.cmd, s.done = cmd, exited
-	watchdog(cmd.Process.Pid)
+	s.proc = proc
 	return nil
 }
 
@@ -175,13 +155,12 @@ func (s *Server) Restart() error {
 func (s *Server) Kill() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.cmd == nil {
+	if s.proc == nil {
 		return
 	}
-	_ = s.cmd.Process.Signal(syscall.SIGCONT) // a paused server dies too
-	_ = s.cmd.Process.Kill()
-	<-s.done
-	s.cmd = nil
+	_ = s.proc.Signal(syscall.SIGCONT) // a paused server dies too
+	s.proc.Kill()
+	s.proc = nil
 }
 
 // Pause stops the server without closing its connections (SIGSTOP), as a
@@ -195,8 +174,8 @@ func (s *Server) Resume() { s.signal(syscall.SIGCONT) }
 func (s *Server) signal(sig syscall.Signal) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.cmd != nil {
-		_ = s.cmd.Process.Signal(sig)
+	if s.proc != nil {
+		_ = s.proc.Signal(sig)
 	}
 }
 
@@ -225,33 +204,4 @@ func ping(addr string) error {
 		return fmt.Errorf("redistest: PING answered %q", line)
 	}
 	return nil
-}
-
-// watchdog starts a shell that kills pid once this process is gone, so a
-// test binary that dies (a panic, a timeout) leaves no server running.
-func watchdog(pid int) {
-	script := fmt.Sprintf("while kill -0 %d 2>/dev/null; do sleep 1; done; kill -9 %d 2>/dev/null", os.Getpid(), pid)
-	cmd := exec.Command("sh", "-c", script)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	if cmd.Start() == nil {
-		go func() { _ = cmd.Wait() }()
-	}
-}
-
-func freePort() (int, error) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, err
-	}
-	defer func() { _ = ln.Close() }() // a free-port probe: nothing was sent
-	return ln.Addr().(*net.TCPAddr).Port, nil
-}
-
-// tail is the last lines of a log.
-func tail(b []byte) string {
-	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
-	if len(lines) > 20 {
-		lines = lines[len(lines)-20:]
-	}
-	return strings.Join(lines, "\n")
 }

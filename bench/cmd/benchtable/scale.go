@@ -74,37 +74,6 @@ func storeExecutor(store toolexec.Store) *toolexec.Executor {
 	return toolexec.New(reg, reg, opts...)
 }
 
-// roundTrips counts the round trips a go-redis client makes: one per
-// command sent alone, one per pipeline; what go-redis sends to set up a
-// new connection (HELLO, CLIENT SETINFO) is not counted.
-type roundTrips struct{ n atomic.Int64 }
-
-func (r *roundTrips) DialHook(next goredis.DialHook) goredis.DialHook { return next }
-func (r *roundTrips) ProcessHook(next goredis.ProcessHook) goredis.ProcessHook {
-	return func(ctx context.Context, cmd goredis.Cmder) error {
-		if !handshake(cmd) {
-			r.n.Add(1)
-		}
-		return next(ctx, cmd)
-	}
-}
-func (r *roundTrips) ProcessPipelineHook(next goredis.ProcessPipelineHook) goredis.ProcessPipelineHook {
-	return func(ctx context.Context, cmds []goredis.Cmder) error {
-		if len(cmds) > 0 && !handshake(cmds[0]) {
-			r.n.Add(1)
-		}
-		return next(ctx, cmds)
-	}
-}
-
-func handshake(cmd goredis.Cmder) bool {
-	switch strings.ToLower(cmd.Name()) {
-	case "hello", "client", "auth", "select":
-		return true
-	}
-	return false
-}
-
 // storeCost measures Executor.Call of storeTool, one call at a time, with
 // the Executor's in-process default and with Redis over loopback, each for
 // a cache miss and a cache hit, in alternating rounds of o.benchtime each.
@@ -117,14 +86,14 @@ func storeCost(o options, sr *scaleResults) {
 	defer srv.Close()
 	client := goredis.NewClient(&goredis.Options{Addr: srv.Addr, ContextTimeoutEnabled: true})
 	defer func() { _ = client.Close() }() // the benchmark is done with it
-	var trips roundTrips
+	var trips redistest.RoundTrips
 	client.AddHook(&trips)
 	local, shared := storeExecutor(nil), storeExecutor(redis.New(client, redis.Options{}))
 	cases := []struct {
 		name  string
 		x     *toolexec.Executor
 		hit   bool
-		trips *roundTrips
+		trips *redistest.RoundTrips
 	}{
 		{"in process (the default), a miss", local, false, nil},
 		{"Redis over loopback, a miss", shared, false, &trips},
@@ -154,7 +123,7 @@ func storeCost(o options, sr *scaleResults) {
 		for k := range cases {
 			i := (k + r) % len(cases)
 			c := cases[i]
-			before := trips.n.Load()
+			before := trips.Count()
 			calls := 0
 			start := time.Now()
 			for time.Since(start) < o.benchtime {
@@ -163,7 +132,7 @@ func storeCost(o options, sr *scaleResults) {
 			}
 			samples[i] = append(samples[i], float64(time.Since(start).Nanoseconds())/float64(calls))
 			if c.trips != nil {
-				tripsPerCall[i] = float64(trips.n.Load()-before) / float64(calls)
+				tripsPerCall[i] = float64(trips.Count()-before) / float64(calls)
 			}
 		}
 	}

@@ -43,11 +43,11 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"text/tabwriter"
 	"time"
 
 	"github.com/toolexec/toolexec/internal/balancertest"
+	"github.com/toolexec/toolexec/internal/testserver"
 	"github.com/toolexec/toolexec/redis/redistest"
 )
 
@@ -205,7 +205,7 @@ func run(repo string, keep, verbose bool) error {
 	var backends []string
 	for i := range 3 {
 		r := &replica{d: d, name: fmt.Sprintf("replica%d", i+1)}
-		if r.addr, err = freeAddr(); err != nil {
+		if r.addr, err = testserver.FreeAddr(); err != nil {
 			return err
 		}
 		if err := r.start(); err != nil {
@@ -543,8 +543,7 @@ type replica struct {
 	d          *drill
 	name, addr string
 	mu         sync.Mutex
-	cmd        *exec.Cmd
-	done       chan struct{}
+	proc       *testserver.Process // nil while killed
 }
 
 // start starts the replica on its address, and waits until it answers
@@ -559,52 +558,43 @@ func (r *replica) start() error {
 		"--max-concurrency", "16", "--log-level", "warn", "--reload-interval", "0")
 	cmd.Dir = r.d.work
 	cmd.Stdout, cmd.Stderr = logFile, logFile
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	if err := cmd.Start(); err != nil {
+	proc, err := testserver.Start(cmd, "")
+	if err != nil {
 		return err
 	}
-	done := make(chan struct{})
-	go func() { _ = cmd.Wait(); close(done) }()
 	r.mu.Lock()
-	r.cmd, r.done = cmd, done
+	r.proc = proc
 	r.mu.Unlock()
-	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+	gone, err := testserver.Await(proc.Done(), 30*time.Second, 50*time.Millisecond, func() error {
 		resp, err := http.Get("http://" + r.addr + "/healthz")
-		if err == nil {
-			_ = resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
-				return nil
-			}
+		if err != nil {
+			return err
 		}
-		select {
-		case <-done:
+		_ = resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			return fmt.Errorf("/healthz answered %d", resp.StatusCode)
+		}
+		return nil
+	})
+	if err != nil {
+		r.kill()
+		if gone {
 			return fmt.Errorf("%s exited at start (see %s.log)", r.name, r.name)
-		default:
 		}
+		return fmt.Errorf("%s did not answer /healthz within 30s", r.name)
 	}
-	return fmt.Errorf("%s did not answer /healthz within 30s", r.name)
+	return nil
 }
 
 // kill stops the replica at once (SIGKILL), as a crash would.
 func (r *replica) kill() {
 	r.mu.Lock()
-	cmd, done := r.cmd, r.done
-	r.cmd = nil
+	proc := r.proc
+	r.proc = nil
 	r.mu.Unlock()
-	if cmd == nil {
-		return
+	if proc != nil {
+		proc.Kill()
 	}
-	_ = cmd.Process.Kill()
-	<-done
-}
-
-func freeAddr() (string, error) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return "", err
-	}
-	defer func() { _ = ln.Close() }() // a free-port probe
-	return ln.Addr().String(), nil
 }
 
 // upstream is the HTTP API the tools call.

@@ -13,19 +13,18 @@ import (
 	"bytes"
 	"context"
 	"database/sql"
-	"errors"
 	"fmt"
 	"net"
 	"os"
 	"os/exec"
-	"os/user"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/go-sql-driver/mysql"
+
+	"github.com/toolexec/toolexec/internal/testserver"
 )
 
 // Server is a running MariaDB server with a database (Database) that User,
@@ -40,13 +39,12 @@ type Server struct {
 	// (INTO OUTFILE, LOAD_FILE, LOAD DATA): its secure_file_priv.
 	FileDir string
 	dir     string
-	cmd     *exec.Cmd
-	exited  chan struct{}
+	proc    *testserver.Process
 }
 
 // ErrNotInstalled is returned by Start when no MariaDB server binaries are
 // found.
-var ErrNotInstalled = errors.New("mysqltest: MariaDB server binaries not found (apt-get install mariadb-server)")
+var ErrNotInstalled = testserver.NotInstalled("mysqltest: MariaDB server binaries not found", "mariadb-server")
 
 // startTimeout bounds how long Start waits for the server to accept
 // connections.
@@ -55,30 +53,13 @@ const startTimeout = 60 * time.Second
 // binaries finds mariadbd (or mysqld) and mariadb-install-db (or
 // mysql_install_db).
 func binaries() (server, install string, err error) {
-	find := func(names ...string) string {
-		for _, n := range names {
-			for _, dir := range []string{"/usr/sbin", "/usr/bin", "/usr/local/bin", "/usr/local/sbin"} {
-				if p := filepath.Join(dir, n); isExecutable(p) {
-					return p
-				}
-			}
-			if p, err := exec.LookPath(n); err == nil {
-				return p
-			}
-		}
-		return ""
-	}
-	server = find("mariadbd", "mysqld")
-	install = find("mariadb-install-db", "mysql_install_db")
+	dirs := []string{"/usr/sbin", "/usr/bin", "/usr/local/bin", "/usr/local/sbin"}
+	server = testserver.Find([]string{"mariadbd", "mysqld"}, dirs...)
+	install = testserver.Find([]string{"mariadb-install-db", "mysql_install_db"}, dirs...)
 	if server == "" || install == "" {
 		return "", "", ErrNotInstalled
 	}
 	return server, install, nil
-}
-
-func isExecutable(p string) bool {
-	st, err := os.Stat(p)
-	return err == nil && !st.IsDir() && st.Mode()&0o111 != 0
 }
 
 // Start initialises a data directory in a new temporary directory, starts
@@ -103,21 +84,11 @@ func Start() (*Server, error) {
 		return nil, s.cleanup(err)
 	}
 	runAs := []string{}
-	if os.Geteuid() == 0 {
-		u, err := user.Lookup("mysql")
-		if err != nil {
-			return nil, s.cleanup(fmt.Errorf("mysqltest: running as root needs a mysql user: %w", err))
-		}
-		uid, _ := strconv.Atoi(u.Uid)
-		gid, _ := strconv.Atoi(u.Gid)
-		if err := os.Chmod(dir, 0o755); err != nil {
-			return nil, s.cleanup(err)
-		}
-		for _, d := range []string{data, s.FileDir} {
-			if err := os.Chown(d, uid, gid); err != nil {
-				return nil, s.cleanup(err)
-			}
-		}
+	root, err := testserver.ServiceUser("mysql", dir, data, s.FileDir)
+	if err != nil {
+		return nil, s.cleanup(fmt.Errorf("mysqltest: %w", err))
+	}
+	if root {
 		runAs = []string{"--user=mysql"}
 	}
 	var out bytes.Buffer
@@ -127,24 +98,20 @@ func Start() (*Server, error) {
 	if err := initdb.Run(); err != nil {
 		return nil, s.cleanup(fmt.Errorf("mysqltest: %s: %v\n%s", filepath.Base(install), err, out.String()))
 	}
-	if s.Port, err = freePort(); err != nil {
+	if s.Port, err = testserver.FreePort(); err != nil {
 		return nil, s.cleanup(err)
 	}
 	logFile := filepath.Join(data, "server.log")
-	s.cmd = exec.Command(server, append([]string{"--no-defaults", "--datadir=" + data,
+	cmd := exec.Command(server, append([]string{"--no-defaults", "--datadir=" + data,
 		"--bind-address=127.0.0.1", "--port=" + strconv.Itoa(s.Port),
 		"--socket=" + filepath.Join(data, "mysqld.sock"), "--pid-file=" + filepath.Join(data, "mysqld.pid"),
 		"--log-error=" + logFile, "--skip-name-resolve", "--skip-log-bin",
 		"--innodb-buffer-pool-size=32M", "--innodb-flush-log-at-trx-commit=0", "--innodb-doublewrite=0",
 		"--max-connections=200", "--secure-file-priv=" + s.FileDir}, runAs...)...)
-	s.cmd.Dir = dir
-	s.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	if err := s.cmd.Start(); err != nil {
+	cmd.Dir = dir
+	if s.proc, err = testserver.Start(cmd, dir); err != nil {
 		return nil, s.cleanup(fmt.Errorf("mysqltest: %s: %v", filepath.Base(server), err))
 	}
-	s.exited = make(chan struct{})
-	go func() { _ = s.cmd.Wait(); close(s.exited) }()
-	s.watchdog()
 	if err := s.setUp(); err != nil {
 		log, _ := os.ReadFile(logFile)
 		s.Stop()
@@ -171,23 +138,16 @@ func (s *Server) setUp() error {
 		return err
 	}
 	defer func() { _ = root.Close() }() // a test server's set-up connection
-	deadline := time.Now().Add(startTimeout)
-	for {
+	gone, err := testserver.Await(s.proc.Done(), startTimeout, 100*time.Millisecond, func() error {
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-		err = root.PingContext(ctx)
-		cancel()
-		if err == nil {
-			break
-		}
-		select {
-		case <-s.exited:
-			return fmt.Errorf("mysqltest: the server exited: %v", err)
-		default:
-		}
-		if time.Now().After(deadline) {
-			return fmt.Errorf("mysqltest: the server did not accept connections within %s: %v", startTimeout, err)
-		}
-		time.Sleep(100 * time.Millisecond)
+		defer cancel()
+		return root.PingContext(ctx)
+	})
+	switch {
+	case gone:
+		return fmt.Errorf("mysqltest: the server exited: %v", err)
+	case err != nil:
+		return fmt.Errorf("mysqltest: the server did not accept connections within %s: %v", startTimeout, err)
 	}
 	for _, q := range []string{
 		"CREATE DATABASE " + s.Database,
@@ -202,30 +162,10 @@ func (s *Server) setUp() error {
 	return nil
 }
 
-// watchdog starts a shell that stops the server and removes its directory
-// once this process is gone, so that a test binary that dies (a panic, a
-// timeout) leaves no server running. Stop makes it unnecessary, and it
-// then finds nothing left to do.
-func (s *Server) watchdog() {
-	script := fmt.Sprintf("while kill -0 %d 2>/dev/null; do sleep 1; done; kill -9 %d 2>/dev/null; rm -rf %s",
-		os.Getpid(), s.cmd.Process.Pid, s.dir)
-	cmd := exec.Command("sh", "-c", script)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	if cmd.Start() == nil {
-		go func() { _ = cmd.Wait() }()
-	}
-}
-
 // Stop stops the server and removes its directory.
 func (s *Server) Stop() {
-	if s.cmd != nil && s.cmd.Process != nil {
-		_ = s.cmd.Process.Signal(syscall.SIGTERM)
-		select {
-		case <-s.exited:
-		case <-time.After(30 * time.Second):
-			_ = s.cmd.Process.Kill()
-			<-s.exited
-		}
+	if s.proc != nil {
+		s.proc.Stop(30 * time.Second)
 	}
 	_ = os.RemoveAll(s.dir)
 }
@@ -233,13 +173,4 @@ func (s *Server) Stop() {
 func (s *Server) cleanup(err error) error {
 	_ = os.RemoveAll(s.dir)
 	return err
-}
-
-func freePort() (int, error) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, err
-	}
-	defer func() { _ = ln.Close() }() // a free-port probe: nothing was sent
-	return ln.Addr().(*net.TCPAddr).Port, nil
 }

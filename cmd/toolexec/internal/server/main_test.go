@@ -1,13 +1,13 @@
 package server
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"sync"
 	"testing"
 
 	"github.com/toolexec/toolexec/cmd/toolexec/internal/pgtest"
+	"github.com/toolexec/toolexec/internal/testserver"
 )
 
 var (
@@ -22,12 +22,7 @@ var (
 func postgres(t testing.TB) *pgtest.Server {
 	t.Helper()
 	pgOnce.Do(func() { pgServer, pgErr = pgtest.Start() })
-	if errors.Is(pgErr, pgtest.ErrNotInstalled) && os.Getenv("CI") == "" {
-		t.Skip(pgErr)
-	}
-	if pgErr != nil {
-		t.Fatal(pgErr)
-	}
+	testserver.Require(t, pgErr)
 	return pgServer
 }
 

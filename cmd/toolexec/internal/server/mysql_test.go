@@ -3,7 +3,6 @@ package server
 import (
 	"context"
 	"database/sql"
-	"errors"
 	"fmt"
 	"net"
 	"os"
@@ -21,6 +20,7 @@ import (
 	"github.com/toolexec/toolexec"
 	"github.com/toolexec/toolexec/cmd/toolexec/internal/config"
 	"github.com/toolexec/toolexec/cmd/toolexec/internal/mysqltest"
+	"github.com/toolexec/toolexec/internal/testserver"
 )
 
 var (
@@ -35,12 +35,7 @@ var (
 func mariadb(t testing.TB) *mysqltest.Server {
 	t.Helper()
 	myOnce.Do(func() { myServer, myErr = mysqltest.Start() })
-	if errors.Is(myErr, mysqltest.ErrNotInstalled) && os.Getenv("CI") == "" {
-		t.Skip(myErr)
-	}
-	if myErr != nil {
-		t.Fatal(myErr)
-	}
+	testserver.Require(t, myErr)
 	return myServer
 }
 

@@ -1,10 +1,6 @@
 package oauth_test
 
 import (
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
-	"crypto/rsa"
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
@@ -14,8 +10,7 @@ import (
 	"time"
 
 	"github.com/go-jose/go-jose/v4"
-	"github.com/go-jose/go-jose/v4/jwt"
-	"github.com/stretchr/testify/require"
+	"github.com/toolexec/toolexec/internal/tokentest"
 )
 
 // testIssuer is an authorization server for tests: OpenID metadata, a key
@@ -66,43 +61,18 @@ func newTestIssuer(t *testing.T) *testIssuer {
 	return is
 }
 
-// signer is a private key and its id.
-type signer struct {
-	kid string
-	alg jose.SignatureAlgorithm
-	key any // *rsa.PrivateKey or *ecdsa.PrivateKey
-}
+// signer is a key of the test issuer; sign makes "at+jwt" access tokens.
+type signer struct{ *tokentest.Key }
 
-func newRSASigner(t *testing.T, kid string) *signer {
-	t.Helper()
-	k, err := rsa.GenerateKey(rand.Reader, 2048)
-	require.NoError(t, err)
-	return &signer{kid: kid, alg: jose.RS256, key: k}
-}
+func newRSASigner(t *testing.T, kid string) *signer { return &signer{tokentest.NewRSA(t, kid)} }
 
-func newECSigner(t *testing.T, kid string) *signer {
-	t.Helper()
-	k, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	require.NoError(t, err)
-	return &signer{kid: kid, alg: jose.ES256, key: k}
-}
-
-func (s *signer) public() jose.JSONWebKey {
-	var pub any
-	switch k := s.key.(type) {
-	case *rsa.PrivateKey:
-		pub = &k.PublicKey
-	case *ecdsa.PrivateKey:
-		pub = &k.PublicKey
-	}
-	return jose.JSONWebKey{Key: pub, KeyID: s.kid, Algorithm: string(s.alg), Use: "sig"}
-}
+func newECSigner(t *testing.T, kid string) *signer { return &signer{tokentest.NewEC(t, kid)} }
 
 // publish adds s's public key to the issuer's key set.
 func (is *testIssuer) publish(s *signer) {
 	is.mu.Lock()
 	defer is.mu.Unlock()
-	is.keys = append(is.keys, s.public())
+	is.keys = append(is.keys, s.Public())
 }
 
 // claimsFor are valid claims for resource, from the test issuer.
@@ -114,15 +84,10 @@ func (is *testIssuer) claimsFor(resource string, scope string) map[string]any {
 	}
 }
 
-// sign makes a compact JWT of claims signed by s.
+// sign makes a compact JWT of claims signed by s, of type "at+jwt".
 func (s *signer) sign(t *testing.T, claims map[string]any) string {
 	t.Helper()
-	sig, err := jose.NewSigner(jose.SigningKey{Algorithm: s.alg, Key: jose.JSONWebKey{Key: s.key, KeyID: s.kid}},
-		(&jose.SignerOptions{}).WithType("at+jwt"))
-	require.NoError(t, err)
-	tok, err := jwt.Signed(sig).Claims(claims).Serialize()
-	require.NoError(t, err)
-	return tok
+	return s.Sign(t, "at+jwt", claims)
 }
 
 // newRequest is a request to url whose path, as the handler sees it, is

@@ -10,8 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/go-jose/go-jose/v4"
-	"github.com/go-jose/go-jose/v4/jwt"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -47,15 +45,7 @@ func (s shaped) sign(t *testing.T, is *testIssuer, k *signer) string {
 	c["iss"] = is.srv.URL
 	c["iat"] = now.Unix()
 	c["exp"] = now.Add(time.Hour).Unix()
-	opts := &jose.SignerOptions{}
-	if s.typ != "" {
-		opts = opts.WithType(jose.ContentType(s.typ))
-	}
-	sig, err := jose.NewSigner(jose.SigningKey{Algorithm: k.alg, Key: jose.JSONWebKey{Key: k.key, KeyID: k.kid}}, opts)
-	require.NoError(t, err)
-	tok, err := jwt.Signed(sig).Claims(c).Serialize()
-	require.NoError(t, err)
-	return tok
+	return k.Sign(t, s.typ, c)
 }
 
 // provider is how one identity provider shapes its tokens, and the

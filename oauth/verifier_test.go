@@ -7,17 +7,15 @@ import (
 	"crypto/sha256"
 	"crypto/x509"
 	"encoding/base64"
-	"encoding/json"
 	"encoding/pem"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/go-jose/go-jose/v4"
-	"github.com/go-jose/go-jose/v4/jwt"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/toolexec/toolexec/internal/tokentest"
 	"github.com/toolexec/toolexec/oauth"
 )
 
@@ -32,17 +30,6 @@ func newVerifier(t *testing.T, is *testIssuer, mod ...func(*oauth.Config)) *oaut
 	v, err := oauth.NewVerifier(cfg)
 	require.NoError(t, err)
 	return v
-}
-
-// unsigned builds header.payload.signature from raw parts, for tokens no
-// library would make.
-func unsigned(header, payload map[string]any, sign func(signingInput string) []byte) string {
-	enc := func(v any) string {
-		b, _ := json.Marshal(v)
-		return base64.RawURLEncoding.EncodeToString(b)
-	}
-	in := enc(header) + "." + enc(payload)
-	return in + "." + base64.RawURLEncoding.EncodeToString(sign(in))
 }
 
 func TestVerifyAcceptsAValidToken(t *testing.T) {
@@ -78,7 +65,7 @@ func TestVerifyRefusesBadTokens(t *testing.T) {
 	is.publish(good)
 	other := newRSASigner(t, "k1") // same kid, key the issuer never published
 	stranger := newRSASigner(t, "k-unknown")
-	pubDER, err := x509.MarshalPKIXPublicKey(&good.key.(*rsa.PrivateKey).PublicKey)
+	pubDER, err := x509.MarshalPKIXPublicKey(&good.Private.(*rsa.PrivateKey).PublicKey)
 	require.NoError(t, err)
 	pubPEM := pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: pubDER})
 	now := time.Now()
@@ -102,9 +89,9 @@ func TestVerifyRefusesBadTokens(t *testing.T) {
 		"key not the issuer's":  other.sign(t, with("scope", "tools.call")),
 		"not a JWT":             "opaque-token",
 		"garbage":               "a.b.c",
-		"alg none":              unsigned(map[string]any{"alg": "none", "kid": "k1"}, with("scope", "x"), func(string) []byte { return nil }),
-		"HS256 with public key": unsigned(map[string]any{"alg": "HS256", "kid": "k1", "typ": "JWT"}, with("scope", "x"), func(in string) []byte { m := hmac.New(sha256.New, pubPEM); m.Write([]byte(in)); return m.Sum(nil) }),
-		"HS256 with JWK bytes":  unsigned(map[string]any{"alg": "HS256", "kid": "k1"}, with("scope", "x"), func(in string) []byte { m := hmac.New(sha256.New, pubDER); m.Write([]byte(in)); return m.Sum(nil) }),
+		"alg none":              tokentest.Forge(map[string]any{"alg": "none", "kid": "k1"}, with("scope", "x"), func(string) []byte { return nil }),
+		"HS256 with public key": tokentest.Forge(map[string]any{"alg": "HS256", "kid": "k1", "typ": "JWT"}, with("scope", "x"), func(in string) []byte { m := hmac.New(sha256.New, pubPEM); m.Write([]byte(in)); return m.Sum(nil) }),
+		"HS256 with JWK bytes":  tokentest.Forge(map[string]any{"alg": "HS256", "kid": "k1"}, with("scope", "x"), func(in string) []byte { m := hmac.New(sha256.New, pubDER); m.Write([]byte(in)); return m.Sum(nil) }),
 	}
 	valid := good.sign(t, with("scope", "tools.call"))
 	parts := strings.Split(valid, ".")
@@ -196,7 +183,7 @@ func TestVerifyUsesKeysWithoutAnID(t *testing.T) {
 	v := newVerifier(t, is)
 	_, err := v.Verify(context.Background(), s.sign(t, is.claimsFor(testResource, "")), testResource)
 	require.NoError(t, err)
-	withKid := &signer{kid: "k9", alg: s.alg, key: s.key}
+	withKid := &signer{&tokentest.Key{ID: "k9", Private: s.Private}}
 	_, err = v.Verify(context.Background(), withKid.sign(t, is.claimsFor(testResource, "")), testResource)
 	require.NoError(t, err, "a key without an id may have signed a token naming one")
 }
@@ -208,16 +195,6 @@ func TestVerifyRequiresAccessTokenTypeWhenAsked(t *testing.T) {
 	v := newVerifier(t, is, func(c *oauth.Config) { c.RequireAccessTokenType = true })
 	_, err := v.Verify(context.Background(), s.sign(t, is.claimsFor(testResource, "")), testResource)
 	require.NoError(t, err, "signed with typ at+jwt")
-	_, err = v.Verify(context.Background(), mintTyped(t, s, "JWT", is.claimsFor(testResource, "")), testResource)
+	_, err = v.Verify(context.Background(), s.Sign(t, "JWT", is.claimsFor(testResource, "")), testResource)
 	require.ErrorIs(t, err, oauth.ErrInvalidToken)
-}
-
-func mintTyped(t *testing.T, s *signer, typ string, claims map[string]any) string {
-	t.Helper()
-	sig, err := jose.NewSigner(jose.SigningKey{Algorithm: s.alg, Key: jose.JSONWebKey{Key: s.key, KeyID: s.kid}},
-		(&jose.SignerOptions{}).WithType(jose.ContentType(typ)))
-	require.NoError(t, err)
-	tok, err := jwt.Signed(sig).Claims(claims).Serialize()
-	require.NoError(t, err)
-	return tok
 }

@@ -1,8 +1,6 @@
 package main
 
 import (
-	"crypto/rand"
-	"crypto/rsa"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -12,31 +10,29 @@ import (
 	"time"
 
 	"github.com/go-jose/go-jose/v4"
-	"github.com/go-jose/go-jose/v4/jwt"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/toolexec/toolexec"
+	"github.com/toolexec/toolexec/internal/tokentest"
 )
 
 // issuer is an OpenID Provider for the tests: metadata advertising some
 // scopes, and one signing key.
 type issuer struct {
 	srv *httptest.Server
-	key *rsa.PrivateKey
+	key *tokentest.Key
 }
 
 func newIssuer(t *testing.T, scopes ...string) *issuer {
 	t.Helper()
-	key, err := rsa.GenerateKey(rand.Reader, 2048)
-	require.NoError(t, err)
-	is := &issuer{key: key}
+	is := &issuer{key: tokentest.NewRSA(t, "k1")}
 	mux := http.NewServeMux()
 	mux.HandleFunc("/.well-known/openid-configuration", func(w http.ResponseWriter, _ *http.Request) {
 		_ = json.NewEncoder(w).Encode(map[string]any{"issuer": is.srv.URL, "jwks_uri": is.srv.URL + "/keys", "scopes_supported": scopes})
 	})
 	mux.HandleFunc("/keys", func(w http.ResponseWriter, _ *http.Request) {
-		_ = json.NewEncoder(w).Encode(jose.JSONWebKeySet{Keys: []jose.JSONWebKey{{Key: &key.PublicKey, KeyID: "k1", Algorithm: "RS256", Use: "sig"}}})
+		_ = json.NewEncoder(w).Encode(jose.JSONWebKeySet{Keys: []jose.JSONWebKey{is.key.Public()}})
 	})
 	is.srv = httptest.NewServer(mux)
 	t.Cleanup(is.srv.Close)
@@ -53,12 +49,7 @@ func (is *issuer) token(t *testing.T, aud string, kv ...any) string {
 	for i := 0; i+1 < len(kv); i += 2 {
 		claims[kv[i].(string)] = kv[i+1]
 	}
-	sig, err := jose.NewSigner(jose.SigningKey{Algorithm: jose.RS256, Key: jose.JSONWebKey{Key: is.key, KeyID: "k1"}},
-		(&jose.SignerOptions{}).WithType("JWT"))
-	require.NoError(t, err)
-	tok, err := jwt.Signed(sig).Claims(claims).Serialize()
-	require.NoError(t, err)
-	return tok
+	return is.key.Sign(t, "JWT", claims)
 }
 
 // groupTools adds to oauthTools a tool that members of the group "admins"

@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -23,6 +22,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/toolexec/toolexec/internal/npmtest"
+	"github.com/toolexec/toolexec/internal/testserver"
 )
 
 // mcpRemote installs the pinned mcp-remote (testdata/mcpremote) under
@@ -54,7 +54,21 @@ func headlessBrowser(t *testing.T) string {
 		}
 		t.Skip("chromium not found (install the Debian package chromium); set CI to make this a failure")
 	}
-	dir := t.TempDir()
+	// Chromium's helper processes can outlive the page by a moment and
+	// write to the profile: the cleanup ends them, then removes the
+	// directory (t.TempDir's own cleanup would fail on a late write).
+	dir, err := os.MkdirTemp("", "browser-")
+	require.NoError(t, err)
+	t.Cleanup(func() {
+		_ = exec.Command("pkill", "-KILL", "-f", "--user-data-dir="+dir).Run()
+		for range 50 {
+			if os.RemoveAll(dir) == nil {
+				return
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+		t.Errorf("browser profile %s not removed", dir)
+	})
 	script := filepath.Join(dir, "browser")
 	body := fmt.Sprintf(`#!/bin/sh
 exec %s --headless --no-sandbox --disable-gpu --disable-dev-shm-usage --disable-background-networking \
@@ -63,15 +77,6 @@ exec %s --headless --no-sandbox --disable-gpu --disable-dev-shm-usage --disable-
 `, bin, dir, dir)
 	require.NoError(t, os.WriteFile(script, []byte(body), 0o755))
 	return script
-}
-
-// freePort is a port of 127.0.0.1 that was free a moment ago.
-func freePort(t *testing.T) int {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	defer ln.Close()
-	return ln.Addr().(*net.TCPAddr).Port
 }
 
 // lines collects a process's standard error and hands each line to watch.
@@ -139,7 +144,9 @@ func TestMCPRemoteSignsInEveryWayItOffers(t *testing.T) {
 			t.Parallel()
 			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 			defer cancel()
-			args := append([]string{proxy, r.base + "/mcp", strconv.Itoa(freePort(t)), "--auth-timeout", "90"}, sc.args...)
+			port, err := testserver.FreePort()
+			require.NoError(t, err)
+			args := append([]string{proxy, r.base + "/mcp", strconv.Itoa(port), "--auth-timeout", "90"}, sc.args...)
 			cmd := exec.CommandContext(ctx, node, args...)
 			cmd.Env = append(os.Environ(), "MCP_REMOTE_CONFIG_DIR="+t.TempDir(), "BROWSER="+browser,
 				"DISPLAY=", "WAYLAND_DISPLAY=", "XDG_CURRENT_DESKTOP=", "DESKTOP_SESSION=")

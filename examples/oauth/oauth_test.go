@@ -22,6 +22,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/toolexec/toolexec/internal/tokentest"
 	"github.com/toolexec/toolexec/oauth"
 )
 
@@ -204,22 +205,7 @@ func TestRESTAndOXPWithRealTokens(t *testing.T) {
 // provider never issues.
 func mint(t *testing.T, key *rsa.PrivateKey, kid string, claims map[string]any) string {
 	t.Helper()
-	s, err := jose.NewSigner(jose.SigningKey{Algorithm: jose.RS256, Key: jose.JSONWebKey{Key: key, KeyID: kid}}, nil)
-	require.NoError(t, err)
-	tok, err := jwt.Signed(s).Claims(claims).Serialize()
-	require.NoError(t, err)
-	return tok
-}
-
-// forge builds a token no JOSE library would sign: header and claims as
-// given, signature from sign.
-func forge(header, claims map[string]any, sign func(input string) []byte) string {
-	enc := func(v any) string {
-		b, _ := json.Marshal(v)
-		return base64.RawURLEncoding.EncodeToString(b)
-	}
-	in := enc(header) + "." + enc(claims)
-	return in + "." + base64.RawURLEncoding.EncodeToString(sign(in))
+	return (&tokentest.Key{ID: kid, Private: key}).Sign(t, "", claims)
 }
 
 func TestTokensTheVerifierRefuses(t *testing.T) {
@@ -260,8 +246,8 @@ func TestTokensTheVerifierRefuses(t *testing.T) {
 		"wrong audience (provider)": r.tokenFor(t, "tools.call", r.base+"/api"),
 		"unknown key":               mint(t, stranger, "key-unknown", claims(nil)),
 		"unknown key, known kid":    mint(t, stranger, key.id, claims(nil)),
-		"alg none":                  forge(map[string]any{"alg": "none", "typ": "JWT"}, claims(nil), func(string) []byte { return nil }),
-		"HS256 with the public key": forge(map[string]any{"alg": "HS256", "typ": "JWT", "kid": key.id}, claims(nil), func(in string) []byte {
+		"alg none":                  tokentest.Forge(map[string]any{"alg": "none", "typ": "JWT"}, claims(nil), func(string) []byte { return nil }),
+		"HS256 with the public key": tokentest.Forge(map[string]any{"alg": "HS256", "typ": "JWT", "kid": key.id}, claims(nil), func(in string) []byte {
 			m := hmac.New(sha256.New, pubPEM)
 			m.Write([]byte(in))
 			return m.Sum(nil)

@@ -3,13 +3,13 @@ package openapi
 import (
 	"encoding/json"
 	"io"
-	"net"
 	"net/http"
 	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -17,6 +17,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"github.com/toolexec/toolexec/internal/testserver"
 )
 
 // allowedWarnings are the warnings of Redocly's recommended rules the
@@ -113,23 +114,15 @@ func copyFile(t *testing.T, from, to string) {
 	require.NoError(t, os.WriteFile(to, b, 0o644))
 }
 
-// freePort returns a port nothing listens on now.
-func freePort(t *testing.T) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	defer ln.Close()
-	_, port, _ := net.SplitHostPort(ln.Addr().String())
-	return port
-}
-
 // prism starts Prism as a validating proxy in front of upstream, with doc
 // as its description, and returns its URL. Prism passes every request and
 // answer through unchanged, and lists what breaks the description in the
 // answer's sl-violations header.
 func prism(t *testing.T, tc *toolchain, doc, upstream string) string {
 	t.Helper()
-	port := freePort(t)
+	p, err := testserver.FreePort()
+	require.NoError(t, err)
+	port := strconv.Itoa(p)
 	cmd := exec.Command(tc.bin("prism"), "proxy", doc, upstream, "--host", "127.0.0.1", "--port", port)
 	cmd.Env = tc.env
 	start(t, cmd, `Prism is listening on (http://\S+)`, false)

@@ -26,14 +26,22 @@ const (
 	KindMongoDeleteMany = "mongodb-delete-many"
 )
 
-// mongoToolKinds are the mongodb tool kinds, each with the fields it
-// takes besides those every tool takes.
-var mongoToolKinds = map[string]bool{
-	KindMongoFind: true, KindMongoFindOne: true, KindMongoAggregate: true,
-	KindMongoInsertOne: true, KindMongoInsertMany: true,
-	KindMongoUpdateOne: true, KindMongoUpdateMany: true,
-	KindMongoDeleteOne: true, KindMongoDeleteMany: true,
+// mongoKinds are the mongodb tool kinds, in toolbox's order.
+var mongoKinds = []string{
+	KindMongoFind, KindMongoFindOne, KindMongoAggregate,
+	KindMongoInsertOne, KindMongoInsertMany,
+	KindMongoUpdateOne, KindMongoUpdateMany,
+	KindMongoDeleteOne, KindMongoDeleteMany,
 }
+
+// mongoToolKinds are the mongodb tool kinds, as a set.
+var mongoToolKinds = func() map[string]bool {
+	m := make(map[string]bool, len(mongoKinds))
+	for _, k := range mongoKinds {
+		m[k] = true
+	}
+	return m
+}()
 
 // mongoKindFields are the mongodb fields each mongodb tool kind takes.
 var mongoKindFields = func() map[string][]string {

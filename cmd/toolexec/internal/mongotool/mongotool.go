@@ -115,6 +115,13 @@ func New(t *config.Tool, src *Source, logger *slog.Logger) *Tool {
 	return &Tool{Base: tooldef.NewBase(t, logger), src: src}
 }
 
+// Definition returns the toolexec.Tool clients see (tooldef.Definition):
+// openWorldHint false and a tool that writes destructive unless the file
+// says otherwise.
+func (t *Tool) Definition() toolexec.Tool {
+	return tooldef.Definition(t.Cfg, tooldef.Kind{Destructive: true})
+}
+
 // callError is a problem with a call's arguments or payloads, answered
 // as an isError result.
 type callError struct{ msg string }

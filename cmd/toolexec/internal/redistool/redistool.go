@@ -161,6 +161,13 @@ func New(t *config.Tool, src *Source, logger *slog.Logger) *Tool {
 	return &Tool{Base: tooldef.NewBase(t, logger), src: src}
 }
 
+// Definition returns the toolexec.Tool clients see (tooldef.Definition):
+// openWorldHint false and a tool that writes destructive unless the file
+// says otherwise.
+func (t *Tool) Definition() toolexec.Tool {
+	return tooldef.Definition(t.Cfg, tooldef.Kind{Destructive: true})
+}
+
 // ReplyCap is the reply cap Open needs for tools: twice the largest byte
 // cap among them, plus room for framing.
 func ReplyCap(tools []*config.Tool) int64 {
@@ -315,7 +322,7 @@ func (t *Tool) result(replies []any) *toolexec.CallToolResult {
 	sc := map[string]any{"results": results, "truncated": why != ""}
 	if why != "" {
 		sc["message"] = why
-		content = append(content, toolexec.Text("[truncated: "+why+"]"))
+		content = append(content, tooldef.Truncation(why))
 	}
 	return &toolexec.CallToolResult{Content: content, StructuredContent: sc}
 }

@@ -216,12 +216,22 @@ func (t *Tool) Handle(ctx context.Context, args map[string]any) (*toolexec.CallT
 	return t.result(replies), nil
 }
 
-// words builds command c's words from args: its literal words, and each
+// words builds command c's words from args: its literal words, each
 // parameter's value as one word (an array's items and a map's keys and
-// values, by key, as one word each).
+// values, by key, as one word each), and each word of parts as the one
+// word its parts make (a parameter's value, which must be a single value,
+// as its word).
 func (t *Tool) words(c *config.RedisCommand, args map[string]any) ([]any, error) {
 	out := make([]any, 0, len(c.Args))
 	for _, a := range c.Args {
+		if a.Parts != nil {
+			w, err := joined(a.Parts, args)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, w)
+			continue
+		}
 		if a.Param == nil {
 			out = append(out, a.Text)
 			continue
@@ -254,6 +264,29 @@ func (t *Tool) words(c *config.RedisCommand, args map[string]any) ([]any, error)
 		}
 	}
 	return out, nil
+}
+
+// joined is the one word parts make with args.
+func joined(parts []config.RedisArg, args map[string]any) (string, error) {
+	var b strings.Builder
+	for _, p := range parts {
+		if p.Param == nil {
+			b.WriteString(p.Text)
+			continue
+		}
+		v, err := params.Value(p.Param, args)
+		if err != nil {
+			return "", err
+		}
+		switch v.(type) {
+		case nil:
+			return "", fmt.Errorf("argument %q has no value: give it (the file may give it a default)", p.Param.Name)
+		case []any, map[string]any:
+			return "", fmt.Errorf("argument %q is part of a word: it must be a single value", p.Param.Name)
+		}
+		b.WriteString(word(v))
+	}
+	return b.String(), nil
 }
 
 // word is an argument value as the one word Redis receives: a string as

@@ -8,8 +8,6 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.mongodb.org/mongo-driver/v2/bson"
-	"go.mongodb.org/mongo-driver/v2/mongo"
-	"go.mongodb.org/mongo-driver/v2/mongo/options"
 
 	"github.com/toolexec/toolexec/cmd/toolexec/internal/mongotest"
 	"github.com/toolexec/toolexec/redis/redistest"
@@ -46,11 +44,9 @@ inputs:
 // each placeholder a whole value of its input's type.
 func TestHyperterse_MongoDBAdapter(t *testing.T) {
 	srv := mongotest.New(t)
-	client, err := mongo.Connect(options.Client().ApplyURI(srv.URI))
-	require.NoError(t, err)
-	t.Cleanup(func() { _ = client.Disconnect(context.Background()) })
+	client := mongoClient(t, srv.URI)
 	coll := client.Database("shop").Collection("orders")
-	_, err = coll.InsertMany(context.Background(), []any{
+	_, err := coll.InsertMany(context.Background(), []any{
 		bson.D{{Key: "customer", Value: "Ada"}, {Key: "total", Value: 30}},
 		bson.D{{Key: "customer", Value: "Ada"}, {Key: "total", Value: 5}},
 		bson.D{{Key: "customer", Value: "Bo"}, {Key: "total", Value: 50}},

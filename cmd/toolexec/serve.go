@@ -134,7 +134,7 @@ func (c *serveConfig) load(ctx context.Context, stderr io.Writer) (p *server.Pro
 	load := server.FileLoader(c.file, c.getenv, c.logger)
 	set, err := load(ctx)
 	if err != nil {
-		printProblems(stderr, err, "toolexec: ")
+		_, _ = printProblems(stderr, err, "toolexec: ") // printed: the caller reports the failure
 		return nil, nil
 	}
 	p = server.NewProvider(set)

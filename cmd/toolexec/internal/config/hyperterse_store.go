@@ -76,7 +76,8 @@ func (h *hyperterse) mongodb(what string, conn *yaml.Node, cs string, options ma
 // text and the inputs' values.
 func (h *hyperterse) redisTool(what string, n *yaml.Node, t *Tool, stmt string, inputs []*Param) {
 	p := h.p
-	t.Kind, t.Parameters = KindRedisTool, inputs
+	t.Kind = KindRedisTool
+	t.Parameters, t.Unbound = splitUsed(inputs, stmt)
 	byName := map[string]*Param{}
 	for _, in := range inputs {
 		byName[in.Name] = in
@@ -95,6 +96,24 @@ func (h *hyperterse) redisTool(what string, n *yaml.Node, t *Tool, stmt string, 
 	}
 	t.Commands = []*RedisCommand{c}
 	p.redisTool(what, n, t)
+}
+
+// splitUsed splits inputs into those a placeholder of stmt uses and the
+// others, which are in the tool's schema but bound nowhere, as a SQL
+// statement's are.
+func splitUsed(inputs []*Param, stmt string) (used, unused []*Param) {
+	names := map[string]bool{}
+	for _, m := range hyperInputAny.FindAllStringSubmatch(stmt, -1) {
+		names[m[1]] = true
+	}
+	for _, in := range inputs {
+		if names[in.Name] {
+			used = append(used, in)
+		} else {
+			unused = append(unused, in)
+		}
+	}
+	return used, unused
 }
 
 // redisWords splits a redis statement at its spaces, those inside a
@@ -202,7 +221,7 @@ type hyperMongoStatement struct {
 // as a tools file's are.
 func (h *hyperterse) mongoTool(what string, n *yaml.Node, t *Tool, stmt string, inputs []*Param) {
 	p := h.p
-	t.Parameters = inputs
+	t.Parameters, t.Unbound = splitUsed(inputs, stmt)
 	// Each placeholder becomes a string no statement holds, so that the
 	// statement reads as JSON; the payloads get it back as {{json .NAME}}.
 	const mark = "\x60toolexec-input\x60"

@@ -342,6 +342,7 @@ statement: 'HGET user:{{ inputs.id }} {{ inputs.field }}'
 inputs:
   id: {type: int}
   field: {type: string}
+  trace: {type: string, optional: true}
 `,
 		"app/tools/find-orders/config.terse": `use: docs
 statement: |
@@ -388,6 +389,8 @@ inputs:
 	assert.Equal(t, "user:", args[1].Parts[0].Text)
 	assert.Equal(t, "id", args[1].Parts[1].Param.Name)
 	require.NotNil(t, args[2].Param, "a word that is a placeholder is the value")
+	require.Len(t, get.Unbound, 1, "an input the statement does not use is in the schema, bound nowhere")
+	assert.Equal(t, "trace", get.Unbound[0].Name)
 	assert.Equal(t, "field", args[2].Param.Name)
 
 	find := toolNamed(cfg, "find-orders")

@@ -71,9 +71,9 @@ func (h *hyperterse) mongodb(what string, conn *yaml.Node, cs string, options ma
 }
 
 // redisTool makes t a redis tool of one command, the statement's words
-// (split at spaces): a word that is a placeholder is
-// the input's value, one that holds placeholders is one word made of its
-// text and the inputs' values.
+// (split at spaces): a word that is a placeholder is the input's value,
+// one that holds placeholders is one word made of its text and the
+// inputs' values.
 func (h *hyperterse) redisTool(what string, n *yaml.Node, t *Tool, stmt string, inputs []*Param) {
 	p := h.p
 	t.Kind = KindRedisTool
@@ -175,8 +175,11 @@ func (h *hyperterse) redisWord(what string, n *yaml.Node, w string, byName map[s
 		arg.Parts = append(arg.Parts, RedisArg{Param: prm})
 		i += m[1]
 	}
-	if len(arg.Parts) == 1 && arg.Parts[0].Param != nil {
+	switch {
+	case len(arg.Parts) == 1 && arg.Parts[0].Param != nil:
 		return RedisArg{Param: arg.Parts[0].Param}, ok
+	case arg.param() == nil && ok:
+		return RedisArg{Text: w}, true // braces, no placeholder
 	}
 	return arg, ok
 }

@@ -416,3 +416,8 @@ inputs:
 		assert.NotEqual(t, MongoDataParam, prm.Name, "the statement writes the document: no data argument")
 	}
 }
+
+func TestHyperterse_RedisWords(t *testing.T) {
+	assert.Equal(t, []string{"HGET", "user:{{ inputs.id }}", "{{ inputs.f }}"}, redisWords(" HGET  user:{{ inputs.id }}\t{{ inputs.f }}\n"))
+	assert.Equal(t, []string{"SET", "k", "{}"}, redisWords("SET k {}"))
+}

@@ -184,11 +184,14 @@ func TestValidate_AHyperterseProject(t *testing.T) {
 	dir := t.TempDir()
 	writeFiles(t, dir, map[string]string{
 		"app/adapters/cache.terse":          "connector: redis\nconnection_string: redis://localhost:6379/0\n",
+		"app/adapters/oracle.terse":         "connector: oracle\nconnection_string: x\n",
 		"app/tools/get-cached/config.terse": "description: A cached value.\nuse: cache\nstatement: 'GET {{ inputs.key }}'\ninputs:\n  key: {type: string}\n",
+		"app/tools/set-cached/config.terse": "description: Caches a value.\nuse: cache\nstatement: 'SET k {{ inputs.v }}'\ninputs:\n  v: {type: string}\n",
 	})
 	var out, errOut bytes.Buffer
 	code := run(context.Background(), []string{"validate", "--config", dir}, nil, nil, &out, &errOut)
 	assert.Equal(t, 1, code)
-	assert.Contains(t, errOut.String(), filepath.Join(dir, "app", "adapters", "cache.terse")+`:1:12: adapter "cache": connector redis is not supported by toolexec yet`)
-	assert.Contains(t, errOut.String(), filepath.Join(dir, "app", "tools", "get-cached", "config.terse")+`:2:6: tool "get-cached": adapter "cache"`)
+	assert.Contains(t, errOut.String(), filepath.Join(dir, "app", "adapters", "oracle.terse")+`:1:12: adapter "oracle": connector "oracle" is not one of postgres, mysql, sqlite, redis, mongodb`)
+	assert.Contains(t, errOut.String(), filepath.Join(dir, "app", "tools", "set-cached", "config.terse")+`:3:12: tool "set-cached" statement: SET writes, and the tool is read-only`)
+	assert.NotContains(t, errOut.String(), "get-cached", "a redis adapter's read is served")
 }

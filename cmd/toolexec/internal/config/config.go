@@ -8,6 +8,7 @@ package config
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -85,6 +86,24 @@ const (
 	KindHTTPTool    = "http"
 )
 
+// toolKinds are the tool kinds a tools file may declare, as the message
+// of an unknown kind lists them.
+var toolKinds = slices.Concat(
+	[]string{KindSQLiteSQL, KindPostgresSQL, KindMySQLSQL, KindHTTPTool, KindScript, KindRedisTool},
+	mongoKinds,
+)
+
+// sourceKinds are the source kinds a tools file may declare.
+var sourceKinds = []string{KindSQLite, KindPostgres, KindMySQL, KindMariaDB, KindHTTP, KindRedis, KindMongoDB}
+
+// oneOf lists words as "a, b or c".
+func oneOf(words []string) string {
+	if len(words) < 2 {
+		return strings.Join(words, "")
+	}
+	return strings.Join(words[:len(words)-1], ", ") + " or " + words[len(words)-1]
+}
+
 // Dialect returns the SQL dialect of a database source kind (sqlite,
 // postgres, mysql or mariadb).
 func Dialect(sourceKind string) sqlstmt.Dialect {
@@ -160,7 +179,8 @@ type Source struct {
 type Tool struct {
 	// Name is the tool's name, as clients call it.
 	Name string
-	// Kind is sqlite-sql, postgres-sql, mysql-sql, http or script.
+	// Kind is the tool's kind: sqlite-sql, postgres-sql, mysql-sql, http,
+	// script, redis or a mongodb kind (mongodb-find, ...).
 	Kind string
 	// Source names the source the tool runs on; a script tool's is its
 	// script file.

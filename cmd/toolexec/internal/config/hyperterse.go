@@ -59,11 +59,14 @@ func IsHyperterse(path string) bool {
 
 // LoadHyperterse reads the Hyperterse project at path (its directory, or
 // its .hyperterse file) into a Config: each adapter a source, each tool a
-// tool. Adapters of kind postgres, mysql and sqlite are served; redis and
-// mongodb ones are problems (not yet supported). What Hyperterse's files
-// say that toolexec cannot do is a problem at its line (an auth plugin
-// other than allow_all, a remote libSQL database, a placeholder where a
-// name goes). Tool files may also carry toolexec's own fields (timeout,
+// tool. Adapters of every connector Hyperterse has are served: postgres,
+// mysql and sqlite ones as SQL sources, redis and mongodb ones as the
+// sources of redis and mongodb tools (hyperterse_store.go). What
+// Hyperterse's files say that toolexec cannot do is a problem at its line
+// (an auth plugin other than allow_all, a remote libSQL database, a
+// placeholder where a name goes, a MongoDB operation toolexec does not
+// serve, such as countDocuments). Tool files may also carry toolexec's
+// own fields (timeout,
 // maxConcurrency, rateLimit, taskSupport, annotations, readOnly, scopes,
 // maxRows, maxBytes, allowedHosts, allowPrivateNetworks). getenv resolves
 // {{ env.NAME }} (os.LookupEnv when nil).
@@ -115,8 +118,8 @@ type hyperterse struct {
 	p     *parser
 	shown string // the project's directory as the command line names it
 	proj  hyperProject
-	// adapterNodes are the connector values of the adapters toolexec does
-	// not serve, by adapter name; adapterFile their files.
+	// adapterNodes are the connector values of the adapters of unknown
+	// connectors, by adapter name; adapterFile the adapters' files.
 	adapterNodes map[string]*yaml.Node
 	adapterFile  map[string]string
 	// toolFiles are the files of the tools, by tool.
@@ -143,6 +146,7 @@ func (h *hyperterse) read(path string) *yaml.Node {
 		return nil
 	}
 	p.cfg.watch(path, data)
+	p.data = data // where problems inside a value are placed
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	var doc yaml.Node
 	if err := dec.Decode(&doc); err != nil {
@@ -407,10 +411,10 @@ func (h *hyperterse) adapter(path string) {
 		h.mysql(what, conn, cs, options, s)
 	case "sqlite":
 		h.sqlite(what, conn, optionsNode, cs, options, s)
-	case "redis", "mongodb":
-		p.errorf(connector, "%s: connector %s is not supported by toolexec yet (postgres, mysql and sqlite are)", what, kind)
-		h.adapterNodes[name] = connector
-		return
+	case "redis":
+		h.redis(what, conn, cs, options, s)
+	case "mongodb":
+		h.mongodb(what, conn, cs, options, s)
 	default:
 		p.errorf(connector, "%s: connector %s is not one of postgres, mysql, sqlite, redis, mongodb", what, p.show(kind))
 		h.adapterNodes[name] = connector

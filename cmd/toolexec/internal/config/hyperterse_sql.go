@@ -13,8 +13,8 @@ import (
 // hyperInput is {{ inputs.NAME }} at the start of a string.
 var hyperInput = regexp.MustCompile(`^\{\{\s*inputs\.(\w+)\s*\}\}`)
 
-// hyperInputAny is {{ inputs.NAME }} anywhere.
-var hyperInputAny = regexp.MustCompile(`\{\{\s*inputs\.\w+\s*\}\}`)
+// hyperInputAny is {{ inputs.NAME }} anywhere, NAME its group.
+var hyperInputAny = regexp.MustCompile(`\{\{\s*inputs\.(\w+)\s*\}\}`)
 
 // hyperOther is any other {{ ... }} that reads as a placeholder.
 var hyperOther = regexp.MustCompile(`^\{\{\s*[A-Za-z_][\w.]*\s*\}\}`)

@@ -259,11 +259,12 @@ func TestHyperterse_ProblemsAtTheirLines(t *testing.T) {
 		"app/adapters/local.terse":  "connector: sqlite\nconnection_string: ':memory:'\nport: 1\n",
 		"app/tools/get-cached/config.terse": `description: 'Retrieve a cached value by key'
 use: cache
-statement: 'GET {{ inputs.key }}'
+statement: 'GET {{ inputs.nokey }}'
 inputs:
   key:
     type: string
 `,
+		"app/tools/find-docs/config.terse": "use: docs\nstatement: '{\"database\": \"db\", \"collection\": \"c\", \"operation\": \"countDocuments\"}'\n",
 		"app/tools/keyed/config.terse": `use: local
 statement: SELECT * FROM {{ inputs.table }} WHERE "{{ inputs.col }}" = 1 ORDER BY {{ inputs.col }}
 inputs:
@@ -290,12 +291,11 @@ auth:
 		got[rel+":"+strconv.Itoa(p.Line)] += p.Message + "|"
 	}
 	want := map[string]string{
-		"app/adapters/cache.terse:1":          `connector redis is not supported by toolexec yet`,
-		"app/adapters/docs.terse:1":           `connector mongodb is not supported by toolexec yet`,
 		"app/adapters/turso.terse:2":          `a remote libSQL or Turso database is not supported`,
 		"app/adapters/oracle.terse:1":         `connector "oracle" is not one of postgres, mysql, sqlite, redis, mongodb`,
 		"app/adapters/local.terse:3":          `adapter: unknown field "port"`,
-		"app/tools/get-cached/config.terse:2": `adapter "cache" (` + filepath.Join(dir, "app", "adapters", "cache.terse") + `) is connector redis, which toolexec does not serve`,
+		"app/tools/get-cached/config.terse:3": `{{ inputs.nokey }}, which inputs does not declare`,
+		"app/tools/find-docs/config.terse:2":  `operation "countDocuments" is not one toolexec serves`,
 		"app/tools/keyed/config.terse:2":      `after FROM, where a name goes,`,
 		"app/tools/keyed/config.terse:7":      `plugin "api_key" is not supported by toolexec`,
 		"app/tools/undeclared/config.terse:2": `the statement uses {{ inputs.nope }}, which inputs does not declare`,
@@ -331,4 +331,93 @@ func TestHyperterse_RootDirectories(t *testing.T) {
 	require.Len(t, cfg.Tools, 1)
 	assert.Equal(t, "get-user", cfg.Tools[0].Name)
 	assert.Equal(t, dir, cfg.File, "the root file names its directory")
+}
+
+func TestHyperterse_RedisAndMongoDBAdapters(t *testing.T) {
+	dir := project(t, map[string]string{
+		"app/adapters/cache.terse": "connector: redis\nconnection_string: \"rediss://app:secret@cache.internal:6380/2\"\noptions:\n  max_connections: 7\n",
+		"app/adapters/docs.terse":  "connector: mongodb\nconnection_string: mongodb://docs.internal/db\noptions:\n  appName: demo\n",
+		"app/tools/get-user/config.terse": `use: cache
+statement: 'HGET user:{{ inputs.id }} {{ inputs.field }}'
+inputs:
+  id: {type: int}
+  field: {type: string}
+  trace: {type: string, optional: true}
+`,
+		"app/tools/find-orders/config.terse": `use: docs
+statement: |
+  {"database": "shop", "collection": "orders", "operation": "find",
+   "filter": {"customer": "{{ inputs.customer }}", "total": {"$gte": {{ inputs.min }}}},
+   "options": {"limit": 5, "sort": {"total": -1}}}
+inputs:
+  customer: {type: string}
+  min: {type: float}
+`,
+		"app/tools/add-order/config.terse": `use: docs
+statement: '{"database": "shop", "collection": "orders", "operation": "insertOne", "document": {"customer": "{{ inputs.customer }}"}}'
+inputs:
+  customer: {type: string}
+`,
+	})
+	cfg, ps := loadProject(t, dir, nil)
+	require.Nil(t, ps, ps.Error())
+
+	cache := cfg.Sources["cache"]
+	require.NotNil(t, cache)
+	assert.Equal(t, KindRedis, cache.Kind)
+	assert.Equal(t, []string{"cache.internal:6380"}, cache.Address)
+	assert.Equal(t, "app", cache.Username)
+	assert.Equal(t, "secret", cache.Password)
+	assert.Equal(t, 2, cache.DB)
+	assert.True(t, cache.TLS, "rediss:// is TLS")
+	assert.Equal(t, 7, cache.MaxOpenConns)
+
+	docs := cfg.Sources["docs"]
+	require.NotNil(t, docs)
+	assert.Equal(t, KindMongoDB, docs.Kind)
+	assert.Equal(t, "mongodb://docs.internal/db?appName=demo", docs.URI, "options join the URI's query")
+
+	get := toolNamed(cfg, "get-user")
+	require.NotNil(t, get)
+	assert.Equal(t, KindRedisTool, get.Kind)
+	assert.True(t, get.ReadOnly)
+	require.Len(t, get.Commands, 1)
+	args := get.Commands[0].Args
+	require.Len(t, args, 3)
+	assert.Equal(t, "HGET", args[0].Text)
+	require.Len(t, args[1].Parts, 2, "user:{{ inputs.id }} is one word of text and a value")
+	assert.Equal(t, "user:", args[1].Parts[0].Text)
+	assert.Equal(t, "id", args[1].Parts[1].Param.Name)
+	require.NotNil(t, args[2].Param, "a word that is a placeholder is the value")
+	require.Len(t, get.Unbound, 1, "an input the statement does not use is in the schema, bound nowhere")
+	assert.Equal(t, "trace", get.Unbound[0].Name)
+	assert.Equal(t, "field", args[2].Param.Name)
+
+	find := toolNamed(cfg, "find-orders")
+	require.NotNil(t, find)
+	assert.Equal(t, KindMongoFind, find.Kind)
+	assert.Equal(t, "shop", find.Database)
+	assert.Equal(t, "orders", find.Collection)
+	assert.Equal(t, int64(5), find.Limit)
+	assert.True(t, find.ReadOnly)
+	require.NotNil(t, find.Filter)
+	assert.Equal(t, `{"customer": {{json .customer}}, "total": {"$gte": {{json .min}}}}`, find.Filter.Text)
+	require.NotNil(t, find.Filter.Template)
+	require.NotNil(t, find.Sort)
+	assert.Equal(t, `{"total": -1}`, find.Sort.Text)
+
+	add := toolNamed(cfg, "add-order")
+	require.NotNil(t, add)
+	assert.Equal(t, KindMongoInsertOne, add.Kind)
+	assert.False(t, add.ReadOnly)
+	require.NotNil(t, add.Documents)
+	assert.Equal(t, `{"customer": {{json .customer}}}`, add.Documents.Text)
+	for _, prm := range add.Parameters {
+		assert.NotEqual(t, MongoDataParam, prm.Name, "the statement writes the document: no data argument")
+	}
+}
+
+func TestHyperterse_RedisWords(t *testing.T) {
+	assert.Equal(t, []string{"HGET", "user:{{ inputs.id }}", "{{ inputs.f }}"}, redisWords(" HGET  user:{{ inputs.id }}\t{{ inputs.f }}\n"))
+	assert.Equal(t, []string{"SET", "k", "{}"}, redisWords("SET k {}"))
 }

@@ -322,8 +322,8 @@ func (h *hyperterse) cache(n *yaml.Node, t *Tool) {
 	})
 }
 
-// dbTool makes t a SQL tool on the adapter use names, its statement's
-// placeholders bound.
+// dbTool makes t a tool of the adapter use names, its statement's
+// placeholders bound: a SQL tool, or a redis or mongodb tool.
 func (h *hyperterse) dbTool(what string, ht *hyperTool, t *Tool, inputs []*Param) {
 	p := h.p
 	if ht.use.Kind != yaml.ScalarNode {
@@ -340,8 +340,16 @@ func (h *hyperterse) dbTool(what string, ht *hyperTool, t *Tool, inputs []*Param
 	if !ok {
 		return // checkUse says why
 	}
-	t.Kind = map[string]string{KindSQLite: KindSQLiteSQL, KindPostgres: KindPostgresSQL, KindMySQL: KindMySQLSQL}[src.Kind]
 	stmt := h.hstr(what+" statement", ht.statement)
+	switch src.Kind {
+	case KindRedis:
+		h.redisTool(what, ht.statement, t, stmt, inputs)
+		return
+	case KindMongoDB:
+		h.mongoTool(what, ht.statement, t, stmt, inputs)
+		return
+	}
+	t.Kind = map[string]string{KindSQLite: KindSQLiteSQL, KindPostgres: KindPostgresSQL, KindMySQL: KindMySQLSQL}[src.Kind]
 	if p.stmtLine == nil {
 		p.stmtLine = map[*Tool]int{}
 	}

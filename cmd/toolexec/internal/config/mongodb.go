@@ -26,14 +26,22 @@ const (
 	KindMongoDeleteMany = "mongodb-delete-many"
 )
 
-// mongoToolKinds are the mongodb tool kinds, each with the fields it
-// takes besides those every tool takes.
-var mongoToolKinds = map[string]bool{
-	KindMongoFind: true, KindMongoFindOne: true, KindMongoAggregate: true,
-	KindMongoInsertOne: true, KindMongoInsertMany: true,
-	KindMongoUpdateOne: true, KindMongoUpdateMany: true,
-	KindMongoDeleteOne: true, KindMongoDeleteMany: true,
+// mongoKinds are the mongodb tool kinds, in toolbox's order.
+var mongoKinds = []string{
+	KindMongoFind, KindMongoFindOne, KindMongoAggregate,
+	KindMongoInsertOne, KindMongoInsertMany,
+	KindMongoUpdateOne, KindMongoUpdateMany,
+	KindMongoDeleteOne, KindMongoDeleteMany,
 }
+
+// mongoToolKinds are the mongodb tool kinds, as a set.
+var mongoToolKinds = func() map[string]bool {
+	m := make(map[string]bool, len(mongoKinds))
+	for _, k := range mongoKinds {
+		m[k] = true
+	}
+	return m
+}()
 
 // mongoKindFields are the mongodb fields each mongodb tool kind takes.
 var mongoKindFields = func() map[string][]string {
@@ -110,6 +118,12 @@ type MongoTool struct {
 	Canonical bool
 	// Upsert (upsert) inserts a document when an update matches none.
 	Upsert bool
+	// Documents is what an insert tool inserts when its declaration
+	// writes it (a Hyperterse statement's documents, with placeholders):
+	// the document of an insert-one, the array of documents of an
+	// insert-many. A tools file has no such field: nil, and the tool
+	// takes the data argument, as toolbox's do.
+	Documents *Payload
 
 	// mongoParams are the parameter lists by field, in file order.
 	mongoParams map[string][]*Param
@@ -123,6 +137,10 @@ type Payload struct {
 	// Template is the parsed payload; nil when it did not parse.
 	Template *bsontmpl.Template
 	node     *yaml.Node
+	// label, when set, names the payload in problems: a payload cut
+	// from a Hyperterse statement, whose problems are placed at the
+	// statement (node).
+	label string
 }
 
 // The parameters toolbox adds to mongodb tools.
@@ -245,11 +263,12 @@ func (p *parser) mongoTool(what string, nameNode, body *yaml.Node, t *Tool) {
 	for _, f := range []string{"filterParams", "projectParams", "sortParams", "pipelineParams", "updateParams"} {
 		t.Parameters = append(t.Parameters, t.mongoParams[f]...)
 	}
-	switch t.Kind {
-	case KindMongoInsertOne:
+	switch {
+	case t.Documents != nil: // the declaration writes the documents
+	case t.Kind == KindMongoInsertOne:
 		t.Parameters = append(t.Parameters, &Param{Name: MongoDataParam, Type: TypeString, Required: true, Line: t.Line,
 			Description: "The document to insert, as a JSON object (MongoDB Extended JSON)."})
-	case KindMongoInsertMany:
+	case t.Kind == KindMongoInsertMany:
 		t.Parameters = append(t.Parameters, &Param{Name: MongoDataParam, Type: TypeString, Required: true, Line: t.Line,
 			Description: "The documents to insert, as a JSON array of objects (MongoDB Extended JSON)."})
 	}
@@ -267,19 +286,27 @@ func (p *parser) mongoTool(what string, nameNode, body *yaml.Node, t *Tool) {
 	}
 	used := map[string]bool{MongoDataParam: true, MongoCollectionParam: true}
 	writes := false
+	documents := "document"
+	if t.Kind == KindMongoInsertMany {
+		documents = "documents"
+	}
 	for _, pl := range []struct {
 		field string
 		pl    *Payload
-		want  string // "document", "pipeline" or "update"
+		want  string // "document", "documents", "pipeline" or "update"
 	}{
 		{"filterPayload", t.Filter, "document"},
 		{"projectPayload", t.Project, "document"},
 		{"sortPayload", t.Sort, "document"},
 		{"pipelinePayload", t.Pipeline, "pipeline"},
 		{"updatePayload", t.Update, "update"},
+		{"documents", t.Documents, documents},
 	} {
 		if pl.pl == nil || strings.TrimSpace(pl.pl.Text) == "" {
 			continue
+		}
+		if pl.pl.label != "" {
+			pl.field = pl.pl.label
 		}
 		tmpl, err := bsontmpl.Compile(pl.pl.Text, t.Canonical)
 		if err != nil {
@@ -297,6 +324,8 @@ func (p *parser) mongoTool(what string, nameNode, body *yaml.Node, t *Tool) {
 			p.payloadProblem(pl.pl, -1, "%s %s: must be an array of stages, [{...}, ...]", what, pl.field)
 		case pl.want == "update" && !tmpl.IsDocument() && !tmpl.IsArray():
 			p.payloadProblem(pl.pl, -1, "%s %s: must be an update document, {...}, or an update pipeline, [...]", what, pl.field)
+		case pl.want == "documents" && !tmpl.IsArray():
+			p.payloadProblem(pl.pl, -1, "%s %s: must be an array of documents, [{...}, ...]", what, pl.field)
 		}
 		for _, ph := range tmpl.Placeholders() {
 			used[ph.Param] = true
@@ -304,7 +333,7 @@ func (p *parser) mongoTool(what string, nameNode, body *yaml.Node, t *Tool) {
 				p.payloadProblem(pl.pl, ph.Offset, "%s %s: {{json .%s}}: %s is not a declared parameter", what, pl.field, ph.Param, p.show(ph.Param))
 			}
 		}
-		if pl.field != "pipelinePayload" {
+		if pl.pl != t.Pipeline {
 			continue
 		}
 		for _, k := range tmpl.Keys() {
@@ -313,7 +342,7 @@ func (p *parser) mongoTool(what string, nameNode, body *yaml.Node, t *Tool) {
 			}
 			writes = true
 			if t.declaredReadOnly != nil && *t.declaredReadOnly {
-				p.payloadProblem(pl.pl, k.Offset, "%s pipelinePayload: %s writes, and the tool is declared read-only (readOnly: true refuses $out and $merge, at any depth)", what, k.Name)
+				p.payloadProblem(pl.pl, k.Offset, "%s %s: %s writes, and the tool is declared read-only (readOnly: true refuses $out and $merge, at any depth)", what, pl.field, k.Name)
 			}
 		}
 	}
@@ -340,6 +369,9 @@ func (p *parser) mongoTool(what string, nameNode, body *yaml.Node, t *Tool) {
 // writes that byte when that can be told: in a literal block (|), and in
 // a one-line plain or quoted scalar; elsewhere at the payload.
 func (p *parser) payloadProblem(pl *Payload, off int, format string, args ...any) {
+	if pl.label != "" {
+		off = -1 // Text is not the statement's text
+	}
 	line, col := p.scalarPosition(pl.node, pl.Text, off)
 	p.problems = append(p.problems, Problem{File: p.file, Line: line, Column: col, Message: fmt.Sprintf(format, args...)})
 }

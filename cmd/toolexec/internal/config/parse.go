@@ -465,7 +465,7 @@ func (p *parser) source(nameNode, body *yaml.Node, kindKey string) {
 	case "":
 		p.errorf(nameNode, "%s needs %s", what, kindKey)
 	default:
-		p.errorf(nameNode, "%s: %s %s is not supported (want sqlite, postgres, mysql, mariadb, http, redis or mongodb)", what, kindKey, p.show(s.Kind))
+		p.errorf(nameNode, "%s: %s %s is not supported (want %s)", what, kindKey, p.show(s.Kind), oneOf(sourceKinds))
 	}
 	p.storeSourceDone(what, nameNode, body, s)
 	if s.QueryTimeout != 0 && s.Kind != KindMySQL {
@@ -602,7 +602,7 @@ func (p *parser) tool(nameNode, body *yaml.Node, kindKey string) {
 	case "":
 		p.errorf(nameNode, "%s needs %s", what, kindKey)
 	default:
-		p.errorf(nameNode, "%s: %s %s is not supported (want sqlite-sql, postgres-sql, mysql-sql, http, redis or a mongodb kind such as mongodb-find)", what, kindKey, p.show(t.Kind))
+		p.errorf(nameNode, "%s: %s %s is not supported (want %s)", what, kindKey, p.show(t.Kind), oneOf(toolKinds))
 	}
 	p.storeToolDone(what, nameNode, body, t)
 	if t.Source == "" {

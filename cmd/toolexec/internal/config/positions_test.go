@@ -133,3 +133,28 @@ toolsets:
 	_, ps := parse(t, "kind: sources\nname: db\ntype: sqlite\ndatabase: x.db\n---\nkind: tools\nname: t\ntype: sqlite-sql\nsource: db\ndescription: d\nstatement: SELECT 1\n---\nkind: toolsets\nname: sse\ntools: [t]\n", nil)
 	assert.Contains(t, ps.Error(), "taken by the server's route /mcp/sse")
 }
+
+// TestParse_UnknownKindListsEveryKindServed: the problem of a tool or
+// source of an unknown kind lists every kind the command serves, and
+// every kind it lists is one a file may declare.
+func TestParse_UnknownKindListsEveryKindServed(t *testing.T) {
+	_, ps := parse(t, `
+sources:
+  db: {kind: oracle}
+tools:
+  t: {kind: oracle-sql, source: db, description: d}
+`, nil)
+	msgs := ps.Error()
+	assert.Contains(t, msgs, `kind "oracle-sql" is not supported (want sqlite-sql, postgres-sql, mysql-sql, http, script, redis, `+
+		`mongodb-find, mongodb-find-one, mongodb-aggregate, mongodb-insert-one, mongodb-insert-many, mongodb-update-one, mongodb-update-many, mongodb-delete-one or mongodb-delete-many)`)
+	assert.Contains(t, msgs, `kind "oracle" is not supported (want sqlite, postgres, mysql, mariadb, http, redis or mongodb)`)
+
+	for _, k := range toolKinds {
+		_, ps := parse(t, "tools:\n  t: {kind: "+k+", source: s, description: d}\n", nil)
+		assert.NotContains(t, ps.Error(), "is not supported", "tool kind %s", k)
+	}
+	for _, k := range sourceKinds {
+		_, ps := parse(t, "sources:\n  s: {kind: "+k+"}\n", nil)
+		assert.NotContains(t, ps.Error(), "is not supported", "source kind %s", k)
+	}
+}

@@ -55,14 +55,40 @@ type RedisCommand struct {
 	Line, Column int
 	// nodes are the YAML nodes of Args, for problems.
 	nodes []*yaml.Node
+	// bound says the reader bound the parameters already (a Hyperterse
+	// statement): a word's Text is literal, never a $name; label names
+	// the command in problems when set.
+	bound bool
+	label string
 }
 
 // RedisArg is one word of a command: Text, or when Param is set, the
 // value of that parameter ("$name" in the file), sent as one argument (an
-// array's items and a map's keys and values as one argument each).
+// array's items and a map's keys and values as one argument each), or
+// when Parts is set, one argument made of its parts in order, each a Text
+// or a Param whose value is a single value (a Hyperterse placeholder
+// inside a word, such as user:{{ inputs.id }}).
 type RedisArg struct {
 	Text  string
 	Param *Param
+	Parts []RedisArg
+}
+
+// literal reports whether the word is written in the file, whole.
+func (a RedisArg) literal() bool { return a.Param == nil && a.Parts == nil }
+
+// param is the first parameter the word takes a value from, nil for a
+// literal word.
+func (a RedisArg) param() *Param {
+	if a.Param != nil {
+		return a.Param
+	}
+	for _, p := range a.Parts {
+		if p.Param != nil {
+			return p.Param
+		}
+	}
+	return nil
 }
 
 // redisParamRef is a whole argument that names a parameter: $name.
@@ -274,6 +300,9 @@ func (p *parser) redisTool(what string, nameNode *yaml.Node, t *Tool) {
 	used := map[string]bool{}
 	for i, c := range t.Commands {
 		label := fmt.Sprintf("%s commands[%d]", what, i)
+		if c.label != "" {
+			label = c.label
+		}
 		if len(c.Args) == 0 {
 			p.problems = append(p.problems, Problem{File: p.file, Line: c.Line, Column: c.Column, Message: label + ": a command needs at least its name"})
 			continue
@@ -282,6 +311,17 @@ func (p *parser) redisTool(what string, nameNode *yaml.Node, t *Tool) {
 		for j := range c.Args {
 			a := &c.Args[j]
 			known[j] = a.Text
+			if c.bound {
+				if !a.literal() {
+					known[j] = rediscmd.Unknown
+				}
+				for _, part := range append([]RedisArg{*a}, a.Parts...) {
+					if part.Param != nil {
+						used[part.Param.Name] = true
+					}
+				}
+				continue
+			}
 			if m := redisParamRef.FindStringSubmatch(a.Text); m != nil {
 				prm, ok := byName[m[1]]
 				if !ok {
@@ -300,11 +340,11 @@ func (p *parser) redisTool(what string, nameNode *yaml.Node, t *Tool) {
 				}
 			}
 		}
-		if c.Args[0].Param != nil {
-			p.errorf(c.nodes[0], "%s: the command's name must be written in the file, not taken from parameter %s", label, p.show(c.Args[0].Param.Name))
+		if prm := c.Args[0].param(); prm != nil {
+			p.errorf(c.nodes[0], "%s: the command's name must be written in the file, not taken from parameter %s", label, p.show(prm.Name))
 			continue
 		}
-		sub, hasSub := "", len(c.Args) > 1 && c.Args[1].Param == nil
+		sub, hasSub := "", len(c.Args) > 1 && c.Args[1].literal()
 		if hasSub {
 			sub = c.Args[1].Text
 		}

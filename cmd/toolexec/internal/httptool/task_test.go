@@ -10,7 +10,6 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/toolexec/toolexec"
 	"github.com/toolexec/toolexec/cmd/toolexec/internal/config"
 )
 
@@ -31,23 +30,6 @@ func bindWait(t *testing.T, baseURL, tasks string) *Tool {
 	tl, err := New(cfg.Tools[0], src, nil)
 	require.NoError(t, err)
 	return tl
-}
-
-func TestDefinition_TaskSupport(t *testing.T) {
-	for value, want := range map[string]toolexec.TaskSupport{
-		"":          "",
-		"forbidden": toolexec.TaskForbidden,
-		"optional":  toolexec.TaskOptional,
-		"required":  toolexec.TaskRequired,
-	} {
-		tl := bindWait(t, "http://127.0.0.1:1", value)
-		assert.Equal(t, want, tl.Definition().Options.TaskSupport, "taskSupport: %q", value)
-		if want == toolexec.TaskOptional || want == toolexec.TaskRequired {
-			assert.Equal(t, DefaultTaskMaxBytes, tl.maxBytes, "a task tool's default cap keeps its result within what a task keeps")
-		} else {
-			assert.Equal(t, DefaultMaxBytes, tl.maxBytes)
-		}
-	}
 }
 
 // A call whose context ends (a cancelled task, a timeout) cancels its

@@ -24,19 +24,9 @@ import (
 	"github.com/toolexec/toolexec/cmd/toolexec/internal/tooldef"
 )
 
-// Defaults, used when a source or tool does not set its own.
+// Defaults, used when a source or tool does not set its own (the result
+// caps are tooldef's).
 const (
-	// DefaultMaxBytes caps the response body a call reads.
-	DefaultMaxBytes = 1 << 20
-	// DefaultTaskMaxBytes caps the response body a call of a tool whose
-	// calls may run as tasks reads (taskSupport optional or required): a
-	// task keeps its result encoded, at most
-	// toolexec.DefaultMaxTaskResultBytes (512 KiB), and a JSON body takes
-	// about 3 times its size there (the text, escaped as a JSON string,
-	// and the structuredContent), so that a long call ends with its
-	// answer (cut, and saying so, past the cap) rather than failing for
-	// its size.
-	DefaultTaskMaxBytes = 128 << 10
 	// DefaultTimeout is an http source's timeout (mcp-toolbox's default).
 	DefaultTimeout = 30 * time.Second
 	// maxErrorMessage bounds the upstream message of a failed call.
@@ -96,11 +86,9 @@ func (s *Source) Close() error {
 
 // Tool is one http tool bound to its source; Handle is its handler.
 type Tool struct {
-	cfg      *config.Tool
-	src      *Source
-	logger   *slog.Logger
-	body     *template.Template
-	maxBytes int
+	tooldef.Base
+	src  *Source
+	body *template.Template
 	// secrets replaces the secrets among the configured header and query
 	// values (see secretPairs) in whatever the upstream sends back, in
 	// case it echoes the request.
@@ -112,16 +100,7 @@ var pathParamRef = regexp.MustCompile(`\{\{\s*\.(\w+)\s*\}\}`)
 // New binds t to src. requestBody, when set, is a Go text/template whose
 // values are the arguments with strings JSON-escaped (see Handle).
 func New(t *config.Tool, src *Source, logger *slog.Logger) (*Tool, error) {
-	if logger == nil {
-		logger = slog.New(slog.DiscardHandler)
-	}
-	tl := &Tool{cfg: t, src: src, logger: logger, maxBytes: t.MaxBytes}
-	if tl.maxBytes == 0 {
-		tl.maxBytes = DefaultMaxBytes
-		if t.TaskSupport.AllowsTasks() {
-			tl.maxBytes = DefaultTaskMaxBytes
-		}
-	}
+	tl := &Tool{Base: tooldef.NewBase(t, logger), src: src}
 	if t.RequestBody != "" {
 		tmpl, err := template.New(t.Name).Option("missingkey=zero").Funcs(template.FuncMap{"json": jsonFunc}).Parse(t.RequestBody)
 		if err != nil {
@@ -144,31 +123,17 @@ func New(t *config.Tool, src *Source, logger *slog.Logger) (*Tool, error) {
 	return tl, nil
 }
 
-// Definition returns the toolexec.Tool clients see. Headers, and so any
-// secret in them, are not part of it.
+// Definition returns the toolexec.Tool clients see (tooldef.Definition):
+// openWorldHint true unless the file says otherwise; the source's timeout,
+// else DefaultTimeout, for a tool that sets none. Headers, and so any
+// secret in them, are not part of it. A cancelled task's context cancels
+// its request.
 func (t *Tool) Definition() toolexec.Tool {
-	ann := &toolexec.ToolAnnotations{ReadOnlyHint: toolexec.Bool(t.cfg.ReadOnly), OpenWorldHint: toolexec.Bool(true)}
-	if !t.cfg.ReadOnly {
-		if t.cfg.Destructive != nil {
-			ann.DestructiveHint = toolexec.Bool(*t.cfg.Destructive)
-		}
-		ann.IdempotentHint = t.cfg.Idempotent
-	}
-	timeout := t.cfg.Timeout
-	if timeout == 0 {
-		timeout = t.src.cfg.Timeout
-	}
+	timeout := t.src.cfg.Timeout
 	if timeout == 0 {
 		timeout = DefaultTimeout
 	}
-	return toolexec.Tool{
-		Name:        t.cfg.Name,
-		Description: t.cfg.Description,
-		InputSchema: params.Schema(t.cfg.AllParams()),
-		Annotations: ann,
-		// A cancelled task's context cancels its request.
-		Options: tooldef.Options(t.cfg, timeout),
-	}
+	return tooldef.Definition(t.Cfg, tooldef.Kind{OpenWorld: true, Timeout: timeout})
 }
 
 // Handle builds the request from args, sends it and maps the response: a
@@ -186,13 +151,13 @@ func (t *Tool) Handle(ctx context.Context, args map[string]any) (*toolexec.CallT
 		return nil, t.fail(ctx, err)
 	}
 	defer func() { _ = resp.Body.Close() }() // read up to its cap; closing only frees the connection
-	body, err := io.ReadAll(io.LimitReader(resp.Body, int64(t.maxBytes)+1))
+	body, err := io.ReadAll(io.LimitReader(resp.Body, int64(t.MaxBytes)+1))
 	if err != nil {
 		return nil, t.fail(ctx, err)
 	}
-	truncated := len(body) > t.maxBytes
+	truncated := len(body) > t.MaxBytes
 	if truncated {
-		body = body[:t.maxBytes]
+		body = body[:t.MaxBytes]
 	}
 	if t.secrets != nil {
 		body = []byte(t.secrets.Replace(string(body)))
@@ -205,7 +170,7 @@ func (t *Tool) Handle(ctx context.Context, args map[string]any) (*toolexec.CallT
 	if truncated {
 		res.Content = []toolexec.Content{
 			toolexec.Text(string(bytes.ToValidUTF8(body, nil))),
-			toolexec.Text(fmt.Sprintf("[truncated: the response exceeds %d bytes]", t.maxBytes)),
+			toolexec.Text(fmt.Sprintf("[truncated: the response exceeds %d bytes]", t.MaxBytes)),
 		}
 		return res, nil
 	}
@@ -256,9 +221,9 @@ func (t *Tool) request(ctx context.Context, args map[string]any) (*http.Request,
 	// Path parameters are substituted escaped, so a value cannot add a
 	// path segment, a query or change the host.
 	var perr error
-	path := pathParamRef.ReplaceAllStringFunc(t.cfg.Path, func(m string) string {
+	path := pathParamRef.ReplaceAllStringFunc(t.Cfg.Path, func(m string) string {
 		name := pathParamRef.FindStringSubmatch(m)[1]
-		for _, p := range t.cfg.PathParams {
+		for _, p := range t.Cfg.PathParams {
 			if p.Name != name {
 				continue
 			}
@@ -310,7 +275,7 @@ func (t *Tool) request(ctx context.Context, args map[string]any) (*http.Request,
 		configured[k] = []string{v}
 	}
 	q := url.Values{}
-	for _, p := range t.cfg.QueryParams {
+	for _, p := range t.Cfg.QueryParams {
 		v, err := params.Value(p, args)
 		if err != nil {
 			return nil, err
@@ -335,14 +300,14 @@ func (t *Tool) request(ctx context.Context, args map[string]any) (*http.Request,
 
 	var body io.Reader
 	hasBody := false
-	if t.body != nil || len(t.cfg.BodyParams) > 0 {
+	if t.body != nil || len(t.Cfg.BodyParams) > 0 {
 		b, err := t.buildBody(args)
 		if err != nil {
 			return nil, err
 		}
 		body, hasBody = bytes.NewReader(b), true
 	}
-	req, err := http.NewRequestWithContext(ctx, t.cfg.Method, u.String(), body)
+	req, err := http.NewRequestWithContext(ctx, t.Cfg.Method, u.String(), body)
 	if err != nil {
 		return nil, errors.New("the tool's method or URL is invalid")
 	}
@@ -353,7 +318,7 @@ func (t *Tool) request(ctx context.Context, args map[string]any) (*http.Request,
 	req.Header.Set("User-Agent", "toolexec")
 	// As for the query: the arguments, then the configured headers, which
 	// replace an argument of the same name.
-	for _, p := range t.cfg.HeaderParams {
+	for _, p := range t.Cfg.HeaderParams {
 		v, err := params.Value(p, args)
 		if err != nil {
 			return nil, err
@@ -369,7 +334,7 @@ func (t *Tool) request(ctx context.Context, args map[string]any) (*http.Request,
 	for k, v := range t.src.cfg.Headers {
 		req.Header.Set(k, v)
 	}
-	for k, v := range t.cfg.Headers {
+	for k, v := range t.Cfg.Headers {
 		req.Header.Set(k, v)
 	}
 	return req, nil
@@ -389,8 +354,8 @@ func hasFold(vals url.Values, name string) bool {
 // buildBody is the JSON request body: the body parameters as one object,
 // or the requestBody template rendered with them.
 func (t *Tool) buildBody(args map[string]any) ([]byte, error) {
-	vals := make(map[string]any, len(t.cfg.BodyParams))
-	for _, p := range t.cfg.BodyParams {
+	vals := make(map[string]any, len(t.Cfg.BodyParams))
+	for _, p := range t.Cfg.BodyParams {
 		v, err := params.Value(p, args)
 		if err != nil {
 			return nil, err
@@ -464,7 +429,7 @@ func (t *Tool) fail(ctx context.Context, err error) error {
 		return ctx.Err()
 	}
 	f := Classify(err)
-	t.logger.Warn("http tool: "+f.Log, "tool", t.cfg.Name, "source", t.src.cfg.Name, "error", f.Cause.Error())
+	t.Logger.Warn("http tool: "+f.Log, "tool", t.Cfg.Name, "source", t.src.cfg.Name, "error", f.Cause.Error())
 	return &toolexec.ToolError{Message: f.Message, CanRetry: f.CanRetry}
 }
 

@@ -115,6 +115,13 @@ func New(t *config.Tool, src *Source, logger *slog.Logger) *Tool {
 	return &Tool{Base: tooldef.NewBase(t, logger), src: src}
 }
 
+// Definition returns the toolexec.Tool clients see (tooldef.Definition):
+// openWorldHint false and a tool that writes destructive unless the file
+// says otherwise.
+func (t *Tool) Definition() toolexec.Tool {
+	return tooldef.Definition(t.Cfg, tooldef.Kind{Destructive: true})
+}
+
 // callError is a problem with a call's arguments or payloads, answered
 // as an isError result.
 type callError struct{ msg string }
@@ -168,7 +175,18 @@ func (t *Tool) handle(ctx context.Context, args map[string]any) (*toolexec.CallT
 	case config.KindMongoAggregate:
 		return t.aggregate(ctx, coll, fill)
 	case config.KindMongoInsertOne, config.KindMongoInsertMany:
-		return t.insert(ctx, coll, args)
+		if t.Cfg.Documents != nil {
+			docs, err := fill(t.Cfg.Documents)
+			if err != nil {
+				return nil, err
+			}
+			return t.insert(ctx, coll, docs, "the documents")
+		}
+		docs, err := t.data(args)
+		if err != nil {
+			return nil, err
+		}
+		return t.insert(ctx, coll, docs, fmt.Sprintf("argument %q", config.MongoDataParam))
 	case config.KindMongoUpdateOne, config.KindMongoUpdateMany:
 		update, err := fill(t.Cfg.Update)
 		if err != nil {
@@ -382,10 +400,9 @@ func decodeJSON(b []byte) (any, error) {
 	return v, err
 }
 
-// insert runs a mongodb-insert-one or mongodb-insert-many: the data
-// argument is the document (or the array of documents, at most maxRows),
-// as Extended JSON.
-func (t *Tool) insert(ctx context.Context, coll *mongo.Collection, args map[string]any) (*toolexec.CallToolResult, error) {
+// data is the data argument of an insert tool: the document (or the
+// array of documents), as Extended JSON.
+func (t *Tool) data(args map[string]any) (any, error) {
 	data, _ := args[config.MongoDataParam].(string)
 	if bsontmpl.Depth(data) > bsontmpl.MaxDepth {
 		// The driver's parser would recurse once per level: refused
@@ -404,10 +421,17 @@ func (t *Tool) insert(ctx context.Context, coll *mongo.Collection, args map[stri
 		}
 		return nil, &callError{msg: msg}
 	}
+	return wrapped[0].Value, nil
+}
+
+// insert runs a mongodb-insert-one or mongodb-insert-many: v is the
+// document (or the array of documents, at most maxRows), from the data
+// argument or the tool's own documents, as what names it.
+func (t *Tool) insert(ctx context.Context, coll *mongo.Collection, v any, what string) (*toolexec.CallToolResult, error) {
 	if t.Cfg.Kind == config.KindMongoInsertOne {
-		doc, ok := wrapped[0].Value.(bson.D)
+		doc, ok := v.(bson.D)
 		if !ok {
-			return nil, callErrorf("argument %q must be a JSON object (MongoDB Extended JSON)", config.MongoDataParam)
+			return nil, callErrorf("%s must be a JSON object (MongoDB Extended JSON)", what)
 		}
 		res, err := coll.InsertOne(ctx, doc)
 		if err != nil {
@@ -419,16 +443,16 @@ func (t *Tool) insert(ctx context.Context, coll *mongo.Collection, args map[stri
 		}
 		return written(id, map[string]any{"insertedId": id}), nil
 	}
-	docs, ok := wrapped[0].Value.(bson.A)
+	docs, ok := v.(bson.A)
 	if !ok || len(docs) == 0 {
-		return nil, callErrorf("argument %q must be a non-empty JSON array of objects (MongoDB Extended JSON)", config.MongoDataParam)
+		return nil, callErrorf("%s must be a non-empty JSON array of objects (MongoDB Extended JSON)", what)
 	}
 	if len(docs) > t.MaxRows {
-		return nil, callErrorf("argument %q holds %d documents; a call inserts at most %d", config.MongoDataParam, len(docs), t.MaxRows)
+		return nil, callErrorf("%s holds %d documents; a call inserts at most %d", what, len(docs), t.MaxRows)
 	}
 	for i, d := range docs {
 		if _, ok := d.(bson.D); !ok {
-			return nil, callErrorf("argument %q: element %d is not a JSON object", config.MongoDataParam, i)
+			return nil, callErrorf("%s: element %d is not a JSON object", what, i)
 		}
 	}
 	res, err := coll.InsertMany(ctx, docs)

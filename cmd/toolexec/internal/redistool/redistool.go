@@ -161,6 +161,13 @@ func New(t *config.Tool, src *Source, logger *slog.Logger) *Tool {
 	return &Tool{Base: tooldef.NewBase(t, logger), src: src}
 }
 
+// Definition returns the toolexec.Tool clients see (tooldef.Definition):
+// openWorldHint false and a tool that writes destructive unless the file
+// says otherwise.
+func (t *Tool) Definition() toolexec.Tool {
+	return tooldef.Definition(t.Cfg, tooldef.Kind{Destructive: true})
+}
+
 // ReplyCap is the reply cap Open needs for tools: twice the largest byte
 // cap among them, plus room for framing.
 func ReplyCap(tools []*config.Tool) int64 {
@@ -209,12 +216,22 @@ func (t *Tool) Handle(ctx context.Context, args map[string]any) (*toolexec.CallT
 	return t.result(replies), nil
 }
 
-// words builds command c's words from args: its literal words, and each
+// words builds command c's words from args: its literal words, each
 // parameter's value as one word (an array's items and a map's keys and
-// values, by key, as one word each).
+// values, by key, as one word each), and each word of parts as the one
+// word its parts make (a parameter's value, which must be a single value,
+// as its word).
 func (t *Tool) words(c *config.RedisCommand, args map[string]any) ([]any, error) {
 	out := make([]any, 0, len(c.Args))
 	for _, a := range c.Args {
+		if a.Parts != nil {
+			w, err := joined(a.Parts, args)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, w)
+			continue
+		}
 		if a.Param == nil {
 			out = append(out, a.Text)
 			continue
@@ -247,6 +264,29 @@ func (t *Tool) words(c *config.RedisCommand, args map[string]any) ([]any, error)
 		}
 	}
 	return out, nil
+}
+
+// joined is the one word parts make with args.
+func joined(parts []config.RedisArg, args map[string]any) (string, error) {
+	var b strings.Builder
+	for _, p := range parts {
+		if p.Param == nil {
+			b.WriteString(p.Text)
+			continue
+		}
+		v, err := params.Value(p.Param, args)
+		if err != nil {
+			return "", err
+		}
+		switch v.(type) {
+		case nil:
+			return "", fmt.Errorf("argument %q has no value: give it (the file may give it a default)", p.Param.Name)
+		case []any, map[string]any:
+			return "", fmt.Errorf("argument %q is part of a word: it must be a single value", p.Param.Name)
+		}
+		b.WriteString(word(v))
+	}
+	return b.String(), nil
 }
 
 // word is an argument value as the one word Redis receives: a string as
@@ -315,7 +355,7 @@ func (t *Tool) result(replies []any) *toolexec.CallToolResult {
 	sc := map[string]any{"results": results, "truncated": why != ""}
 	if why != "" {
 		sc["message"] = why
-		content = append(content, toolexec.Text("[truncated: "+why+"]"))
+		content = append(content, tooldef.Truncation(why))
 	}
 	return &toolexec.CallToolResult{Content: content, StructuredContent: sc}
 }

@@ -177,6 +177,21 @@ func TestHTTP_RequestFromArguments(t *testing.T) {
 	assert.Contains(t, errorText(t, res, err), "line breaks", "a header parameter cannot add a header")
 }
 
+// TestHTTP_IntegerBeyond64BitsIsInvalid: an http tool refuses an integer
+// argument no 64-bit integer holds as invalid arguments, before any
+// request, as every kind does (it used to reach the handler and answer
+// an isError result).
+func TestHTTP_IntegerBeyond64BitsIsInvalid(t *testing.T) {
+	x, up, _ := httpExecutor(t)
+	_, err := call(t, x, "echo", json.RawMessage(`{"name": "a", "n": 9223372036854775808, "tags": []}`))
+	require.Error(t, err)
+	e, ok := toolexec.AsError(err)
+	require.True(t, ok, err)
+	assert.Equal(t, toolexec.StageValidate, e.Stage)
+	assert.Equal(t, toolexec.CodeInvalidArguments, e.Code)
+	assert.Nil(t, up.lastBody.Load(), "no request was sent")
+}
+
 func TestHTTP_SecretsNeverListed(t *testing.T) {
 	x, _, _ := httpExecutor(t)
 	b, err := json.Marshal(x.SurfaceKit().AllTools())

@@ -169,16 +169,24 @@ toolsets:
 `, uri)
 }
 
+// mongoClient is a client of the server at uri, disconnected when the
+// test ends.
+func mongoClient(t *testing.T, uri string) *mongo.Client {
+	t.Helper()
+	client, err := mongo.Connect(options.Client().ApplyURI(uri))
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = client.Disconnect(context.Background()) })
+	return client
+}
+
 // mongoServer starts a FerretDB with customers in crm.customers and
 // builds the mongodb tools on it.
 func mongoServer(t *testing.T) (*Set, *mongo.Collection) {
 	t.Helper()
 	srv := mongotest.New(t)
-	client, err := mongo.Connect(options.Client().ApplyURI(srv.URI))
-	require.NoError(t, err)
-	t.Cleanup(func() { _ = client.Disconnect(context.Background()) })
+	client := mongoClient(t, srv.URI)
 	coll := client.Database("crm").Collection("customers")
-	_, err = coll.InsertMany(context.Background(), []any{
+	_, err := coll.InsertMany(context.Background(), []any{
 		bson.D{{Key: "name", Value: "Ada"}, {Key: "city", Value: "Oslo"}, {Key: "age", Value: 36}, {Key: "tags", Value: bson.A{"vip"}}, {Key: "attrs", Value: bson.D{{Key: "tier", Value: "gold"}}}},
 		bson.D{{Key: "name", Value: "Bo"}, {Key: "city", Value: "Oslo"}, {Key: "age", Value: 19}, {Key: "tags", Value: bson.A{"new"}}},
 		bson.D{{Key: "name", Value: "Cy"}, {Key: "city", Value: "Rome"}, {Key: "age", Value: 52}, {Key: "tags", Value: bson.A{"vip", "old"}}},
@@ -418,9 +426,7 @@ func TestMongo_UnreachableSourceNamesNoPassword(t *testing.T) {
 // the next call.
 func TestMongo_TimeoutEndsTheCall(t *testing.T) {
 	srv := mongotest.New(t)
-	client, err := mongo.Connect(options.Client().ApplyURI(srv.URI))
-	require.NoError(t, err)
-	t.Cleanup(func() { _ = client.Disconnect(context.Background()) })
+	client := mongoClient(t, srv.URI)
 	ctx := context.Background()
 	coll := client.Database("crm").Collection("big")
 	docs := make([]any, 0, 5000)
@@ -455,7 +461,7 @@ tools:
 `, srv.URI), nil, nil)
 	x := executor(set, Options{})
 	start := time.Now()
-	_, err = call(t, x, "scan", map[string]any{"re": "9.*j$"})
+	_, err := call(t, x, "scan", map[string]any{"re": "9.*j$"})
 	took := time.Since(start)
 	e, ok := toolexec.AsError(err)
 	require.True(t, ok, "%v", err)

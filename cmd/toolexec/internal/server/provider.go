@@ -149,11 +149,21 @@ func (p *Provider) run(ctx context.Context, set *Set, i int, args map[string]any
 	defer cancel(nil)
 	unhook := context.AfterFunc(p.state.stopped, func() { cancel(errStopped) })
 	defer unhook()
+	if p.state.stopped.Err() != nil {
+		// Stopped already: AfterFunc cancels ctx on a goroutine of its
+		// own, which a quick call could outrun. The call does not start.
+		return nil, stoppedError(errStopped)
+	}
 	res, err := handler(ctx, args)
 	if err != nil && errors.Is(context.Cause(ctx), errStopped) {
-		return nil, &toolexec.ToolError{Message: "The server stopped while the call ran.", CanRetry: true, Err: err}
+		return nil, stoppedError(err)
 	}
 	return res, err
+}
+
+// stoppedError is the tool error of a call StopCalls ended, for err.
+func stoppedError(err error) error {
+	return &toolexec.ToolError{Message: "The server stopped while the call ran.", CanRetry: true, Err: err}
 }
 
 // HandleCall implements toolexec.ToolCallHandler for completeness; the

@@ -15,17 +15,9 @@ import (
 	"github.com/toolexec/toolexec"
 	"github.com/toolexec/toolexec/cmd/toolexec/internal/config"
 	"github.com/toolexec/toolexec/cmd/toolexec/internal/httptool"
-	"github.com/toolexec/toolexec/cmd/toolexec/internal/params"
 	"github.com/toolexec/toolexec/cmd/toolexec/internal/script"
 	"github.com/toolexec/toolexec/cmd/toolexec/internal/tooldef"
 	"github.com/toolexec/toolexec/internal/rawjson"
-)
-
-// Result caps of script tools and transforms, as those of SQL and HTTP
-// tools: a tool's maxBytes, else these.
-const (
-	scriptMaxBytes     = 1 << 20
-	scriptTaskMaxBytes = 128 << 10
 )
 
 // scripts builds the scripts of one Set: each file (and export) compiled
@@ -106,20 +98,6 @@ func (sc *scripts) deps() []config.Watched {
 	return out
 }
 
-// maxBytes is the cap of t's results: its maxBytes, else 1 MiB, or 128
-// KiB for a tool whose calls may run as tasks (a task keeps at most 512
-// KiB of result, and a script's result is there twice: its text, escaped,
-// and its structuredContent).
-func maxBytes(t *config.Tool) int {
-	switch {
-	case t.MaxBytes > 0:
-		return t.MaxBytes
-	case t.TaskSupport.AllowsTasks():
-		return scriptTaskMaxBytes
-	}
-	return scriptMaxBytes
-}
-
 // runner returns the runner of script s for tool t. The first runner of
 // each program runs its top-level code once, so that code that fails is
 // a problem of the load, not of the first call.
@@ -128,7 +106,10 @@ func (sc *scripts) runner(t *config.Tool, s *config.Script) (*script.Runner, err
 	if p == nil {
 		return nil, fmt.Errorf("tool %q: script %s is not compiled", t.Name, s.Path)
 	}
-	o := script.Options{Tool: t.Name, Logger: sc.logger, MaxResultBytes: maxBytes(t), FetchFailure: fetchFailure}
+	// The byte cap of every kind (tooldef.Caps): a script's result is
+	// its text and its structuredContent, as an http tool's JSON is.
+	_, maxBytes := tooldef.Caps(t)
+	o := script.Options{Tool: t.Name, Logger: sc.logger, MaxResultBytes: maxBytes, FetchFailure: fetchFailure}
 	if len(t.FetchHosts) > 0 {
 		f, err := httptool.NewFetcher(t.FetchHosts, t.FetchPrivate, sc.httpOpts...)
 		if err != nil {
@@ -163,21 +144,8 @@ func (sc *scripts) tool(t *config.Tool) (toolexec.Tool, handlerFunc, error) {
 	if err != nil {
 		return toolexec.Tool{}, nil, err
 	}
-	ann := &toolexec.ToolAnnotations{ReadOnlyHint: toolexec.Bool(t.ReadOnly), OpenWorldHint: toolexec.Bool(len(t.FetchHosts) > 0)}
-	opts := tooldef.Options(t, t.Timeout)
-	if b := params.Bounds(t.Parameters); b != nil {
-		opts.Interceptors = append(opts.Interceptors, b)
-	}
-	def := toolexec.Tool{
-		Name:        t.Name,
-		Description: t.Description,
-		InputSchema: params.Schema(t.Parameters),
-		Annotations: ann,
-		Options:     opts,
-	}
-	if t.OpenInputs {
-		def.InputSchema = json.RawMessage(`{"type":"object"}`)
-	}
+	// A script that fetches reaches outside: openWorldHint true.
+	def := tooldef.Definition(t, tooldef.Kind{OpenWorld: len(t.FetchHosts) > 0})
 	ps := t.Parameters
 	h := func(ctx context.Context, args map[string]any) (*toolexec.CallToolResult, error) {
 		out, err := r.CallInputs(ctx, withDefaults(ps, args))

@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -34,6 +35,18 @@ tools:
     parameters: [{name: n, type: integer, description: How far.}]
     statement: `+countTo+`
 `, map[string]string{"init.sql": "CREATE TABLE t (x INTEGER);"}, nil)
+	// The task tool's handler says when a call is in it: StopCalls then
+	// ends a call that runs (its query counts for days), whatever the
+	// load of the machine.
+	i := set.byName["task"]
+	handler, entered := set.handlers[i], make(chan struct{})
+	var calls atomic.Int32
+	set.handlers[i] = func(ctx context.Context, args map[string]any) (*toolexec.CallToolResult, error) {
+		if calls.Add(1) == 1 {
+			close(entered)
+		}
+		return handler(ctx, args)
+	}
 	p := NewProvider(set)
 	view := p.View("")
 
@@ -42,7 +55,7 @@ tools:
 		_, err := view.HandleCallResult(context.Background(), "task", map[string]any{"n": 1e15})
 		done <- err
 	}()
-	time.Sleep(100 * time.Millisecond) // let the query start (it runs for days)
+	<-entered
 	p.StopCalls()
 	var err error
 	select {
@@ -55,8 +68,14 @@ tools:
 	assert.Equal(t, "The server stopped while the call ran.", te.Message)
 	assert.True(t, te.CanRetry)
 
-	_, err = p.HandleCallResult(context.Background(), "task", map[string]any{"n": 3})
-	require.ErrorAs(t, err, &te, "a call that starts later is stopped at once")
+	// A call that starts later is stopped at once, before it runs: even
+	// one that would end in a moment.
+	for range 50 {
+		res, err := p.HandleCallResult(context.Background(), "task", map[string]any{"n": 1})
+		require.ErrorAs(t, err, &te, "a call that starts later is stopped at once (it answered %v)", res)
+		assert.Equal(t, "The server stopped while the call ran.", te.Message)
+	}
+	assert.Equal(t, int32(1), calls.Load(), "no later call reached the handler")
 	p.StopCalls() // again: nothing more happens
 
 	res, err := p.HandleCallResult(context.Background(), "plain", map[string]any{"n": 3})

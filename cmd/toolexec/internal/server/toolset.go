@@ -134,7 +134,6 @@ func buildSet(ctx context.Context, cfg *config.Config, logger *slog.Logger, http
 		default:
 			return fail(fmt.Errorf("tool %q: source kind %q", t.Name, src.Kind))
 		}
-		annotate(&def, t)
 		if err := sc.transforms(t, &def); err != nil {
 			return fail(err)
 		}
@@ -160,7 +159,6 @@ func (s *Set) addScriptTool(sc *scripts, t *config.Tool) error {
 	if err != nil {
 		return err
 	}
-	annotate(&def, t)
 	if err := sc.transforms(t, &def); err != nil {
 		return err
 	}

@@ -23,12 +23,12 @@ import (
 // validation has refused any other: nothing else is ever spliced in.
 func (t *Tool) render(args map[string]any) (string, error) {
 	var b strings.Builder
-	for _, part := range t.cfg.Template.Parts {
+	for _, part := range t.Cfg.Template.Parts {
 		if part.Param < 0 {
 			b.WriteString(part.Text)
 			continue
 		}
-		p := t.cfg.TemplateParameters[part.Param]
+		p := t.Cfg.TemplateParameters[part.Param]
 		v, err := params.Value(p, args)
 		if err != nil {
 			return "", err

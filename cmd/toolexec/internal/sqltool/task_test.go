@@ -42,23 +42,6 @@ func openCount(t *testing.T, tasks string) *Tool {
 	return tl
 }
 
-func TestDefinition_TaskSupport(t *testing.T) {
-	for value, want := range map[string]toolexec.TaskSupport{
-		"":          "",
-		"forbidden": toolexec.TaskForbidden,
-		"optional":  toolexec.TaskOptional,
-		"required":  toolexec.TaskRequired,
-	} {
-		tl := openCount(t, value)
-		assert.Equal(t, want, tl.Definition().Options.TaskSupport, "taskSupport: %q", value)
-		if want == toolexec.TaskOptional || want == toolexec.TaskRequired {
-			assert.Equal(t, DefaultTaskMaxBytes, tl.maxBytes, "a task tool's default cap keeps its result within what a task keeps")
-		} else {
-			assert.Equal(t, DefaultMaxBytes, tl.maxBytes)
-		}
-	}
-}
-
 // A call whose context ends (a cancelled task, a timeout) stops its query:
 // SQLite is interrupted, and the call returns the context's error rather
 // than running on. The query here would count for days.

@@ -25,21 +25,7 @@ import (
 	"github.com/toolexec/toolexec/cmd/toolexec/internal/config"
 	"github.com/toolexec/toolexec/cmd/toolexec/internal/params"
 	"github.com/toolexec/toolexec/cmd/toolexec/internal/sqlstmt"
-)
-
-// Result caps, used when a tool does not set its own.
-const (
-	DefaultMaxRows  = 1000
-	DefaultMaxBytes = 1 << 20
-	// DefaultTaskMaxBytes is the byte cap of a tool whose calls may run
-	// as tasks (taskSupport optional or required): a task keeps its
-	// result encoded, at most toolexec.DefaultMaxTaskResultBytes (512
-	// KiB), and the rows take up to 3 times their cap there (each row is
-	// a text block, escaped as a JSON string, and again a member of
-	// structuredContent), plus about 40 bytes a row: 128 KiB and 1000
-	// rows stay below it, so a long call ends with its rows (cut, and
-	// saying so, past the cap) rather than failing for their size.
-	DefaultTaskMaxBytes = 128 << 10
+	"github.com/toolexec/toolexec/cmd/toolexec/internal/tooldef"
 )
 
 // OutputSchema is the JSON Schema of a SQL tool's structuredContent. Rows
@@ -60,12 +46,9 @@ type Tool struct {
 	// stmt is the statement prepared on the read-only pool, for tools
 	// that run outside a transaction (sqlite file databases); nil until
 	// first used, or when preparing failed (then each call prepares).
-	stmt     atomic.Pointer[sql.Stmt]
-	cfg      *config.Tool
-	src      *Source
-	logger   *slog.Logger
-	maxRows  int
-	maxBytes int
+	stmt atomic.Pointer[sql.Stmt]
+	tooldef.Base
+	src *Source
 	// single (mysql) is a statement that is one statement in every
 	// reading: a MariaDB read runs it as one read-only statement (see
 	// readOnlyPrefix), with no transaction of its own.
@@ -87,104 +70,40 @@ func New(t *config.Tool, src *Source, logger *slog.Logger) (*Tool, error) {
 			return nil, fmt.Errorf("tool %q: the statement is refused: %w", t.Name, err)
 		}
 	}
-	if logger == nil {
-		logger = slog.New(slog.DiscardHandler)
-	}
-	tl := &Tool{cfg: t, src: src, logger: logger, maxRows: t.MaxRows, maxBytes: t.MaxBytes}
+	tl := &Tool{Base: tooldef.NewBase(t, logger), src: src}
 	if src.Kind == config.KindMySQL {
 		tl.single = sqlstmt.Statements(sqlstmt.MySQL, t.Statement) == 1
-	}
-	if tl.maxRows == 0 {
-		tl.maxRows = DefaultMaxRows
-	}
-	if tl.maxBytes == 0 {
-		tl.maxBytes = DefaultMaxBytes
-		if t.TaskSupport.AllowsTasks() {
-			tl.maxBytes = DefaultTaskMaxBytes
-		}
 	}
 	return tl, nil
 }
 
-// Definition returns the toolexec.Tool clients see: the input schema made
-// from the parameters (template parameters included), and annotations
-// that say whether the tool writes (readOnlyHint, destructiveHint for a
-// tool that writes, idempotentHint when the file gives it, openWorldHint
-// false unless the file says otherwise).
+// Definition returns the toolexec.Tool clients see (tooldef.Definition):
+// openWorldHint false and a tool that writes destructive unless the file
+// says otherwise; the source's query timeout for a tool that sets none.
+// A cancelled task's context cancels its query (see run).
 func (t *Tool) Definition() toolexec.Tool {
-	ann := &toolexec.ToolAnnotations{ReadOnlyHint: toolexec.Bool(t.cfg.ReadOnly), OpenWorldHint: toolexec.Bool(false)}
-	if t.cfg.OpenWorld != nil {
-		ann.OpenWorldHint = toolexec.Bool(*t.cfg.OpenWorld)
-	}
-	if !t.cfg.ReadOnly {
-		d := true
-		if t.cfg.Destructive != nil {
-			d = *t.cfg.Destructive
-		}
-		ann.DestructiveHint = toolexec.Bool(d)
-	}
-	ann.IdempotentHint = t.cfg.Idempotent
-	timeout := t.cfg.Timeout
-	if timeout == 0 {
-		timeout = t.src.queryTimeout
-	}
-	return toolexec.Tool{
-		Name:        t.cfg.Name,
-		Description: t.cfg.Description,
-		InputSchema: params.Schema(t.cfg.AllParams()),
-		Annotations: ann,
-		Options: toolexec.ToolOptions{
-			Timeout: timeout,
-			Cache:   t.cfg.Cache && t.cfg.ReadOnly,
-			// The tool's answer depends on its arguments only: the
-			// statement or request never sees who called.
-			CacheShared: true,
-			CacheTTL:    t.cfg.CacheTTL,
-			Scopes:      t.cfg.Scopes,
-
-			ConcurrencyLimit: concurrency(t.cfg.MaxConcurrency),
-			RateLimit:        rate(t.cfg.RateLimit),
-			Interceptors:     interceptors(params.Bounds(t.cfg.AllParams())),
-
-			// config's values are MCP's, as the library's are. A call
-			// that became a task runs on when its request ends; its
-			// context ends when the task is cancelled, which cancels
-			// the query (see run).
-			TaskSupport: toolexec.TaskSupport(t.cfg.TaskSupport),
-		},
-	}
-}
-
-// interceptors is the list of the non-nil interceptors.
-func interceptors(ics ...toolexec.Interceptor) []toolexec.Interceptor {
-	var out []toolexec.Interceptor
-	for _, ic := range ics {
-		if ic != nil {
-			out = append(out, ic)
-		}
-	}
-	return out
+	return tooldef.Definition(t.Cfg, tooldef.Kind{Destructive: true, Timeout: t.src.queryTimeout})
 }
 
 // Handle runs the statement with the call's arguments bound in parameter
 // order (and its template parameters' values spliced in, see render), and
 // returns the rows.
 func (t *Tool) Handle(ctx context.Context, args map[string]any) (*toolexec.CallToolResult, error) {
-	bound := make([]any, len(t.cfg.Parameters))
-	for i, p := range t.cfg.Parameters {
+	bound := make([]any, len(t.Cfg.Parameters))
+	for i, p := range t.Cfg.Parameters {
 		v, err := params.Value(p, args)
 		if err != nil {
 			return toolexec.ErrorResult(err.Error()), nil
 		}
 		bound[i] = t.bindable(p, v)
 	}
-	statement := t.cfg.Statement
-	if t.cfg.Template != nil {
+	statement := t.Cfg.Statement
+	if t.Cfg.Template != nil {
 		var err error
 		if statement, err = t.render(args); err != nil {
 			return toolexec.ErrorResult(err.Error()), nil
 		}
-		if t.cfg.ReadOnly {
+		if t.Cfg.ReadOnly {
 			// An allowed value may name a function (SELECT {{.fn}}(…)).
 			if err := sqlstmt.CheckReadOnly(config.Dialect(t.src.Kind), statement); err != nil {
 				return toolexec.ErrorResult("the statement is refused: " + err.Error()), nil
@@ -249,7 +168,7 @@ func typedSlice(typ string, v []any) any {
 }
 
 func (t *Tool) run(ctx context.Context, statement string, args []any) (*toolexec.CallToolResult, error) {
-	ro := t.cfg.ReadOnly
+	ro := t.Cfg.ReadOnly
 	db := t.src.ro
 	if !ro {
 		db = t.src.rw
@@ -336,7 +255,7 @@ func (t *Tool) run(ctx context.Context, statement string, args []any) (*toolexec
 			}()
 		}
 	}
-	if !t.cfg.Class.Rows {
+	if !t.Cfg.Class.Rows {
 		// INSERT, UPDATE, DELETE, MERGE or REPLACE without RETURNING:
 		// its result is the number of rows it affected.
 		var res sql.Result
@@ -368,7 +287,7 @@ func (t *Tool) run(ctx context.Context, statement string, args []any) (*toolexec
 		rows, err = tx.QueryContext(qctx, statement, args...)
 	case bare != nil:
 		rows, err = bare.QueryContext(qctx, statement, args...)
-	case t.cfg.Template != nil:
+	case t.Cfg.Template != nil:
 		rows, err = db.QueryContext(qctx, statement, args...)
 	default:
 		// A read-only pool whose sessions are read-only themselves (sqlite:
@@ -463,8 +382,8 @@ func (t *Tool) collect(rows *sql.Rows, cut func()) (*toolexec.CallToolResult, er
 	truncated, why := false, ""
 	var rowText []byte
 	for rows.Next() {
-		if n == t.maxRows {
-			truncated, why = true, fmt.Sprintf("more than %d rows; only the first %d are returned", t.maxRows, t.maxRows)
+		if n == t.MaxRows {
+			truncated, why = true, tooldef.TooManyRows(t.MaxRows)
 			break
 		}
 		if err := rows.Scan(ptrs...); err != nil {
@@ -487,8 +406,8 @@ func (t *Tool) collect(rows *sql.Rows, cut func()) (*toolexec.CallToolResult, er
 			rowText = appendJSON(rowText, v)
 		}
 		rowText = append(rowText, '}')
-		if size+len(rowText)+1 > t.maxBytes {
-			truncated, why = true, fmt.Sprintf("the rows exceed %d bytes; only the first %d rows are returned", t.maxBytes, n)
+		if size+len(rowText)+1 > t.MaxBytes {
+			truncated, why = true, tooldef.TooManyBytes(t.MaxBytes, n)
 			break
 		}
 		size += len(rowText) + 1
@@ -520,7 +439,7 @@ func (t *Tool) collect(rows *sql.Rows, cut func()) (*toolexec.CallToolResult, er
 		sc = append(sc, `"message":`...)
 		sc = appendString(sc, why)
 		sc = append(sc, ',')
-		content = append(content, toolexec.Text("[truncated: "+why+"]"))
+		content = append(content, tooldef.Truncation(why))
 	}
 	sc = append(sc, `"rowCount":`...)
 	sc = strconv.AppendInt(sc, int64(n), 10)
@@ -571,10 +490,7 @@ func appendMembers(b []byte, cols []string, order []int, row []any) []byte {
 func jsonValue(v any) any {
 	switch v := v.(type) {
 	case int64:
-		if v >= -(1<<53) && v <= 1<<53 {
-			return float64(v)
-		}
-		return json.Number(strconv.FormatInt(v, 10))
+		return tooldef.Number(v)
 	case float64:
 		if math.IsNaN(v) || math.IsInf(v, 0) {
 			return nil
@@ -671,7 +587,7 @@ func (t *Tool) fail(ctx context.Context, err error) error {
 		}
 		return &toolexec.ToolError{Message: msg + ")", Err: err}
 	}
-	t.logger.Warn("sql tool failed", "tool", t.cfg.Name, "error", redact(err))
+	t.Logger.Warn("sql tool failed", "tool", t.Cfg.Name, "error", redact(err))
 	return &toolexec.ToolError{Message: "query failed: the database is unavailable or returned an error", CanRetry: true, Err: err}
 }
 
@@ -688,21 +604,4 @@ func appendString(b []byte, s string) []byte {
 	b = append(b, '"')
 	b = append(b, s...)
 	return append(b, '"')
-}
-
-// concurrency is a tool's own concurrency limit, or nil for the server's.
-func concurrency(n int) *toolexec.ConcurrencyLimit {
-	if n <= 0 {
-		return nil
-	}
-	return &toolexec.ConcurrencyLimit{Max: n}
-}
-
-// rate is a tool's own rate limit, or nil for the server's; a zero l
-// (rateLimit: none) is no limit, the server's included.
-func rate(l *config.RateLimit) *toolexec.RateLimit {
-	if l == nil {
-		return nil
-	}
-	return &toolexec.RateLimit{Rate: l.Rate, Per: l.Per, Burst: l.Burst}
 }

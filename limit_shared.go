@@ -323,7 +323,11 @@ type leaseKeeper struct {
 // keepLease starts renewing lease.
 func (x *Executor) keepLease(key, lease string) *leaseKeeper {
 	k := &leaseKeeper{x: x, key: key, lease: lease}
+	// The lock keeps a renewal that fires at once (a short TTL) from
+	// reading the timer before it is set.
+	k.mu.Lock()
 	k.timer = time.AfterFunc(x.leaseTTL/3, k.renew)
+	k.mu.Unlock()
 	return k
 }
 

@@ -93,7 +93,9 @@ func ExampleAddTool_ownSchema() {
 func ExampleMustAddTool() {
 	reg := toolexec.NewRegistry()
 	toolexec.MustAddTool(reg, toolexec.Tool{Name: "echo"},
-		func(ctx context.Context, in struct{ Text string `json:"text"` }) ([]toolexec.Content, error) {
+		func(ctx context.Context, in struct {
+			Text string `json:"text"`
+		}) ([]toolexec.Content, error) {
 			return []toolexec.Content{toolexec.Text(in.Text)}, nil
 		})
 	x := toolexec.New(reg, reg, toolexec.WithAllowExecute(true))

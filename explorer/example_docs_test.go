@@ -35,7 +35,7 @@ func ExampleWithProjectLink() {
 		explorer.WithMCP("/mcp"), // optional: calls over MCP
 	)
 	mux.Handle("/api/", http.StripPrefix("/api", api)) // or chi: r.Mount("/api", api)
-	mux.Handle("/mcp", mcp.NewHandler(x))             // the endpoint WithMCP names
+	mux.Handle("/mcp", mcp.NewHandler(x))              // the endpoint WithMCP names
 
 	rec := httptest.NewRecorder()
 	mux.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/api/", nil))

@@ -55,6 +55,10 @@ func ExampleNewVerifier() {
 	// {"resource":"https://tools.example.com/api","authorization_servers":["https://auth.example.com/realms/tools"],"scopes_supported":["tools.call"],"bearer_methods_supported":["header"]}
 }
 
+// The provider examples below write each oauth.Config on lines of its own,
+// as docs/auth.md prints them: the guide's blocks are quoted from here, and
+// its test reads them as Go literals.
+
 // metadata returns the protected-resource metadata v serves at url.
 func metadata(v *oauth.Verifier, url string) string {
 	w := httptest.NewRecorder()
@@ -64,15 +68,16 @@ func metadata(v *oauth.Verifier, url string) string {
 
 // The Config for Introspection; the metadata tells clients where to get a token.
 func ExampleConfig_introspection() {
-	cfg := oauth.Config{
-		Issuer:          "http://127.0.0.1:3000",
-		Resources:       []string{"http://127.0.0.1:8080/mcp"},
-		ScopesSupported: []string{"tools.call"},
-		Introspection: &oauth.Introspection{ // opaque tokens; JWTs are checked locally
-			ClientID:     "toolexec",
-			ClientSecret: "toolexec-secret",
-		},
-	}
+	cfg :=
+		oauth.Config{
+			Issuer:          "http://127.0.0.1:3000",
+			Resources:       []string{"http://127.0.0.1:8080/mcp"},
+			ScopesSupported: []string{"tools.call"},
+			Introspection: &oauth.Introspection{ // opaque tokens; JWTs are checked locally
+				ClientID:     "toolexec",
+				ClientSecret: "toolexec-secret",
+			},
+		}
 	v, err := oauth.NewVerifier(cfg)
 	if err != nil {
 		log.Fatal(err)
@@ -84,12 +89,13 @@ func ExampleConfig_introspection() {
 
 // The Config for Dex; the metadata tells clients where to get a token.
 func ExampleConfig_dex() {
-	cfg := oauth.Config{
-		Issuer:          "http://127.0.0.1:5556/dex",
-		Resources:       []string{"http://127.0.0.1:8080/mcp"},
-		ScopeClaims:     []string{"groups"},
-		ScopesSupported: []string{"openid", "groups", "audience:server:client_id:{resource}"},
-	}
+	cfg :=
+		oauth.Config{
+			Issuer:          "http://127.0.0.1:5556/dex",
+			Resources:       []string{"http://127.0.0.1:8080/mcp"},
+			ScopeClaims:     []string{"groups"},
+			ScopesSupported: []string{"openid", "groups", "audience:server:client_id:{resource}"},
+		}
 	v, err := oauth.NewVerifier(cfg)
 	if err != nil {
 		log.Fatal(err)
@@ -101,12 +107,13 @@ func ExampleConfig_dex() {
 
 // The Config for Keycloak; the metadata tells clients where to get a token.
 func ExampleConfig_keycloak() {
-	cfg := oauth.Config{
-		Issuer:          "https://keycloak.example.com/realms/tools",
-		Resources:       []string{"https://tools.example.com/mcp"},
-		ScopeClaims:     []string{"scope", "realm_access.roles", "resource_access.tools-api.roles"},
-		ScopesSupported: []string{"openid", "tools.call", "tools.write"},
-	}
+	cfg :=
+		oauth.Config{
+			Issuer:          "https://keycloak.example.com/realms/tools",
+			Resources:       []string{"https://tools.example.com/mcp"},
+			ScopeClaims:     []string{"scope", "realm_access.roles", "resource_access.tools-api.roles"},
+			ScopesSupported: []string{"openid", "tools.call", "tools.write"},
+		}
 	v, err := oauth.NewVerifier(cfg)
 	if err != nil {
 		log.Fatal(err)
@@ -118,15 +125,16 @@ func ExampleConfig_keycloak() {
 
 // The Config for EntraID; the metadata tells clients where to get a token.
 func ExampleConfig_entraID() {
-	cfg := oauth.Config{
-		Issuer:            "https://login.microsoftonline.com/TENANT_ID/v2.0",
-		Resources:         []string{"https://tools.example.com/mcp"},
-		Audiences:         []string{"6e1a4c52-0f3b-4a0e-9d1e-3c4f5a6b7c8d"},                                         // the API app's client id
-		AuthorizedParties: []string{"0b3d2f71-7a55-4c8e-b1a2-9e8d7c6b5a40", "a7c0e6f3-1d2b-4c5a-8e9f-0a1b2c3d4e5f"}, // the MCP client app, a daemon app
-		ScopeClaims:       []string{"scp", "roles"},
-		ScopePrefix:       "https://tools.example.com/mcp/", // challenges ask for https://tools.example.com/mcp/tools.call
-		ScopesSupported:   []string{"https://tools.example.com/mcp/tools.call", "https://tools.example.com/mcp/tools.write"},
-	}
+	cfg :=
+		oauth.Config{
+			Issuer:            "https://login.microsoftonline.com/TENANT_ID/v2.0",
+			Resources:         []string{"https://tools.example.com/mcp"},
+			Audiences:         []string{"6e1a4c52-0f3b-4a0e-9d1e-3c4f5a6b7c8d"},                                         // the API app's client id
+			AuthorizedParties: []string{"0b3d2f71-7a55-4c8e-b1a2-9e8d7c6b5a40", "a7c0e6f3-1d2b-4c5a-8e9f-0a1b2c3d4e5f"}, // the MCP client app, a daemon app
+			ScopeClaims:       []string{"scp", "roles"},
+			ScopePrefix:       "https://tools.example.com/mcp/", // challenges ask for https://tools.example.com/mcp/tools.call
+			ScopesSupported:   []string{"https://tools.example.com/mcp/tools.call", "https://tools.example.com/mcp/tools.write"},
+		}
 	v, err := oauth.NewVerifier(cfg)
 	if err != nil {
 		log.Fatal(err)
@@ -138,11 +146,12 @@ func ExampleConfig_entraID() {
 
 // The Config for Auth0; the metadata tells clients where to get a token.
 func ExampleConfig_auth0() {
-	cfg := oauth.Config{
-		Issuer:          "https://tenant.us.auth0.com/",
-		Resources:       []string{"https://tools.example.com/mcp"},
-		ScopesSupported: []string{"openid", "tools.call"},
-	}
+	cfg :=
+		oauth.Config{
+			Issuer:          "https://tenant.us.auth0.com/",
+			Resources:       []string{"https://tools.example.com/mcp"},
+			ScopesSupported: []string{"openid", "tools.call"},
+		}
 	v, err := oauth.NewVerifier(cfg)
 	if err != nil {
 		log.Fatal(err)
@@ -154,11 +163,12 @@ func ExampleConfig_auth0() {
 
 // The Config for Okta; the metadata tells clients where to get a token.
 func ExampleConfig_okta() {
-	cfg := oauth.Config{
-		Issuer:          "https://example.okta.com/oauth2/default",
-		Resources:       []string{"https://tools.example.com/mcp"},
-		ScopesSupported: []string{"openid", "tools.call"},
-	}
+	cfg :=
+		oauth.Config{
+			Issuer:          "https://example.okta.com/oauth2/default",
+			Resources:       []string{"https://tools.example.com/mcp"},
+			ScopesSupported: []string{"openid", "tools.call"},
+		}
 	v, err := oauth.NewVerifier(cfg)
 	if err != nil {
 		log.Fatal(err)

@@ -106,13 +106,11 @@ func ExampleWithConcurrencyLimit_server() {
 	log.Fatal(srv.ListenAndServe())
 }
 
-// User IDs by bearer token, as a host's token store knows them.
-var tokens = map[string]User{"Bearer t0k3n": {ID: "u-1", Name: "Ada"}}
-
-// verify finds the user of an Authorization header.
+// verify finds the user of an Authorization header, as a host's token
+// store would.
 func verify(authorization string) (User, bool) {
-	user, ok := tokens[authorization]
-	return user, ok
+	user, err := lookUpToken(authorization)
+	return user, err == nil
 }
 
 func auth(next http.Handler) http.Handler {

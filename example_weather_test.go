@@ -20,9 +20,19 @@ type WeatherOut struct {
 	TempsC []float64 `json:"tempsC"`
 }
 
-// todayC is the temperature forecast, in degrees Celsius, in the cities
+// todayC is today's temperature forecast, in degrees Celsius, in a city
 // the weather tool knows.
-var todayC = map[string]float64{"Oslo": 4, "Lisbon": 17, "Rome": 15}
+func todayC(city string) (float64, bool) {
+	switch city {
+	case "Oslo":
+		return 4, true
+	case "Lisbon":
+		return 17, true
+	case "Rome":
+		return 15, true
+	}
+	return 0, false
+}
 
 // forecast forecasts days days of a city's temperatures.
 func forecast(ctx context.Context, city string, days int) (WeatherOut, error) {
@@ -30,8 +40,9 @@ func forecast(ctx context.Context, city string, days int) (WeatherOut, error) {
 		return WeatherOut{}, err
 	}
 	out := WeatherOut{City: city}
+	t, _ := todayC(city)
 	for d := range days {
-		out.TempsC = append(out.TempsC, todayC[city]+float64(d))
+		out.TempsC = append(out.TempsC, t+float64(d))
 	}
 	return out, nil
 }
@@ -39,7 +50,7 @@ func forecast(ctx context.Context, city string, days int) (WeatherOut, error) {
 // weather is a typed handler that says more than a message when it cannot
 // help.
 func weather(ctx context.Context, in WeatherIn) (WeatherOut, error) {
-	if _, ok := todayC[in.City]; !ok {
+	if _, ok := todayC(in.City); !ok {
 		return WeatherOut{}, &toolexec.ToolError{
 			Message:                 "Unknown city: " + in.City,
 			DeveloperMessage:        "geocoder returned no match",

@@ -3,7 +3,7 @@ GO      ?= go
 # Every Go module in the repository (the library, bench/, interop/, ...).
 MODULES := $(shell find . -name go.mod -not -path './.git/*' -not -path './.cache/*' -exec dirname {} \; | sort)
 
-.PHONY: run test deps vet lint bench fuzz soak tidy conformance
+.PHONY: run test deps vet lint doccheck bench fuzz soak tidy conformance
 
 FUZZTIME ?= 20s
 
@@ -40,8 +40,10 @@ ERRCHECK    := github.com/kisielk/errcheck@v1.30.0
 
 # gofmt, go vet, staticcheck and errcheck over every module (errcheck on
 # non-test code; .errcheck-excludes says what it does not ask for, and
-# why), and one Go version everywhere. make test runs it first.
-lint: vet
+# why), one Go version everywhere, and the documents' check
+# (internal/cmd/doccheck): every ```go block quoted from a compiled Go
+# file, every relative link resolving. make test runs it first.
+lint: vet doccheck
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	@bad=$$(grep -H '^go ' $$(git ls-files '*go.mod') | grep -v 'go $(GOVERSION)\.0$$' || true); \
 		if [ -n "$$bad" ]; then echo "every go.mod must state go $(GOVERSION).0:"; echo "$$bad"; exit 1; fi
@@ -50,6 +52,9 @@ lint: vet
 		echo "== staticcheck, errcheck $$m"; \
 		(cd $$m && $(GO) run $(STATICCHECK) ./... && $(GO) run $(ERRCHECK) -ignoretests -exclude $(CURDIR)/.errcheck-excludes ./...); \
 	done
+
+doccheck:
+	@$(GO) run ./internal/cmd/doccheck
 
 tidy:
 	@set -e; for m in $(MODULES); do (cd $$m && $(GO) mod tidy); done

@@ -75,7 +75,7 @@ func TestUnmarshalContentRejectsBadBlocks(t *testing.T) {
 }
 
 func TestCallToolResultJSON(t *testing.T) {
-	t.Run("success with trace id matches seed F3", func(t *testing.T) {
+	t.Run("success with trace id matches the execution API's example", func(t *testing.T) {
 		res := NewResult([]Content{Text("result here")}, false, "abc-123")
 		got, err := json.Marshal(res)
 		require.NoError(t, err)

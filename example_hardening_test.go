@@ -54,20 +54,23 @@ func ExampleValidateResult_omitted() {
 
 // A server that listens on a loopback address turns the DNS-rebinding and
 // cross-site request defense on for every surface: a request whose Host is
-// not a loopback name, or whose Origin is another site, is refused before
-// anything else.
+// not a loopback name (or, when AllowedHosts lists names, not one of them:
+// here a local proxy's public name), or whose Origin is another site, is
+// refused before anything else.
 func ExampleWithRebindingProtection() {
 	reg := toolexec.NewRegistry()
 	x := toolexec.New(reg, reg,
 		toolexec.WithAllowExecute(true),
 		toolexec.WithRebindingProtection(toolexec.RebindingProtection{
-			AllowedOrigins: []string{"http://localhost:3000"}, // a browser UI on another port
-		}))
+			AllowedHosts:   []string{"tools.example.com"},     // optional: a local proxy's public name
+			AllowedOrigins: []string{"http://localhost:3000"}, // optional: a browser UI elsewhere
+		}),
+	)
 	h := toolexec.NewHandler(x)
 
 	srv := httptest.NewServer(h) // listens on 127.0.0.1
 	defer srv.Close()
-	for _, host := range []string{"localhost", "evil.example"} {
+	for _, host := range []string{"tools.example.com", "evil.example"} {
 		req, _ := http.NewRequest(http.MethodGet, srv.URL+"/tools", nil)
 		req.Host = host
 		res, err := http.DefaultClient.Do(req)
@@ -79,6 +82,6 @@ func ExampleWithRebindingProtection() {
 		fmt.Println(host, res.StatusCode)
 	}
 	// Output:
-	// localhost 200
+	// tools.example.com 200
 	// evil.example 403
 }

@@ -13,15 +13,15 @@ import (
 	"github.com/toolexec/toolexec"
 )
 
-// ReportIn and ReportOut are the Go types of a slow typed tool.
-type ReportIn struct {
-	Region string `json:"region" jsonschema:"the sales region"`
-	Months int    `json:"months" jsonschema:"how many months back"`
-}
-
-type ReportOut struct {
-	Region string `json:"region"`
-	Rows   int    `json:"rows"`
+// buildMonth builds one month of a region's report and says how many rows
+// it has; it stops when ctx ends.
+func buildMonth(ctx context.Context, _ string, _ int) (int, error) {
+	select {
+	case <-time.After(20 * time.Millisecond): // a month of work
+		return 40, nil
+	case <-ctx.Done(): // the task was cancelled
+		return 0, ctx.Err()
+	}
 }
 
 // A slow tool becomes a task with one option: ToolOptions.TaskSupport. The
@@ -32,19 +32,30 @@ type ReportOut struct {
 // (wait=0), polls its Location, and reads the result.
 func ExampleToolOptions_taskSupport() {
 	reg := toolexec.NewRegistry()
+	type ReportIn struct {
+		Region string `json:"region" jsonschema:"the sales region"`
+		Months int    `json:"months" jsonschema:"how many months back"`
+	}
+
+	type ReportOut struct {
+		Region string `json:"region"`
+		Rows   int    `json:"rows"`
+	}
+
 	err := toolexec.AddTool(reg, toolexec.Tool{Name: "sales/report", Description: "Builds a sales report (slow).",
 		Options: toolexec.ToolOptions{TaskSupport: toolexec.TaskOptional}},
 		func(ctx context.Context, in ReportIn) (ReportOut, error) {
+			rows := 0
 			for month := 1; month <= in.Months; month++ {
 				_ = toolexec.ReportProgress(ctx, toolexec.Progress{Progress: float64(month), Total: float64(in.Months),
 					Message: fmt.Sprintf("month %d of %d", month, in.Months)})
-				select {
-				case <-time.After(20 * time.Millisecond): // a month of work
-				case <-ctx.Done(): // the task was cancelled
-					return ReportOut{}, ctx.Err()
+				n, err := buildMonth(ctx, in.Region, month) // honours ctx: a cancelled task stops
+				if err != nil {
+					return ReportOut{}, err
 				}
+				rows += n
 			}
-			return ReportOut{Region: in.Region, Rows: 40 * in.Months}, nil
+			return ReportOut{Region: in.Region, Rows: rows}, nil
 		})
 	if err != nil {
 		panic(err)

@@ -2,6 +2,7 @@ package toolexec_test
 
 import (
 	"context"
+	"crypto/subtle"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -185,7 +186,7 @@ func ExampleWithAuthHook() {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			user, ok := apiKeys[r.Header.Get("X-API-Key")]
 			if !ok {
-				http.Error(w, "unknown API key", http.StatusUnauthorized)
+				http.Error(w, "unknown API key", http.StatusUnauthorized) // logged, never sent
 				return
 			}
 			next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), userKey{}, user)))
@@ -209,6 +210,46 @@ func ExampleWithAuthHook() {
 	// Output:
 	// 200 {"content":[{"type":"text","text":"you are ada"}],"isError":false}
 	// 401 {"error":"Unauthorized"}
+}
+
+// requireBearerToken is an auth hook that lets a call through only with the
+// service's bearer token.
+func requireBearerToken(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if subtle.ConstantTimeCompare([]byte(r.Header.Get("Authorization")), []byte("Bearer s3cret")) != 1 {
+			w.WriteHeader(http.StatusUnauthorized)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// Calls are guarded by the auth hook; the tool list stays public.
+func ExampleWithAuthHook_bearerToken() {
+	reg := toolexec.NewRegistry()
+	reg.MustAdd(toolexec.Tool{Name: "ping", Description: "Answers pong."}, func(string, map[string]any) ([]toolexec.Content, bool, string, error) {
+		return []toolexec.Content{toolexec.Text("pong")}, false, "", nil
+	})
+	x := toolexec.New(reg, reg,
+		toolexec.WithAllowExecute(true),
+		toolexec.WithAuthHook(requireBearerToken), // func(next http.Handler) http.Handler
+	)
+	h := toolexec.NewHandler(x)
+
+	for _, auth := range []string{"Bearer s3cret", "Bearer guess"} {
+		req := httptest.NewRequest(http.MethodPost, "/tools/ping/call", nil)
+		req.Header.Set("Authorization", auth)
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+		fmt.Print(rec.Code, " ", rec.Body.String())
+	}
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/tools", nil))
+	fmt.Print(rec.Code, " ", rec.Body.String())
+	// Output:
+	// 200 {"content":[{"type":"text","text":"pong"}],"isError":false}
+	// 401 {"error":"Unauthorized"}
+	// 200 [{"name":"ping","description":"Answers pong."}]
 }
 
 // Executor.Call runs a tool in-process through the same pipeline as every
@@ -246,6 +287,24 @@ func ExampleExecutor_Call() {
 	// isError=true: not today
 	// failed at execute (tool_error): backend unreachable
 	// failed at resolve (not_found): Tool not found: nope
+}
+
+// At the root of a server, the REST handler can be the server's handler
+// itself.
+func ExampleNewHandler_root() {
+	reg := toolexec.NewRegistry()
+	reg.MustAdd(toolexec.Tool{Name: "ping", Description: "Answers pong."}, func(string, map[string]any) ([]toolexec.Content, bool, string, error) {
+		return []toolexec.Content{toolexec.Text("pong")}, false, "", nil
+	})
+	x := toolexec.New(reg, reg, toolexec.WithAllowExecute(true))
+
+	srv := &http.Server{Addr: "localhost:8080", Handler: toolexec.NewHandler(x), ReadHeaderTimeout: 5 * time.Second}
+
+	rec := httptest.NewRecorder()
+	srv.Handler.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/tools", nil))
+	fmt.Print(rec.Code, " ", rec.Body.String())
+	// Output:
+	// 200 [{"name":"ping","description":"Answers pong."}]
 }
 
 // The REST handler mounts under any prefix of a chi router, beside the

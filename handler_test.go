@@ -638,7 +638,7 @@ func TestGateAndLookupAnswerBeforeTheBodyIsRead(t *testing.T) {
 	f := newFixture(t)
 	big := `{"msg":"` + strings.Repeat("x", 100) + `"}`
 	disabled := f.handler(WithMaxBodyBytes(16), WithAllowExecute(false))
-	assert.Equal(t, http.StatusForbidden, do(t, disabled, http.MethodPost, "/tools/echo/call", big).status, "seed F3: 403 first")
+	assert.Equal(t, http.StatusForbidden, do(t, disabled, http.MethodPost, "/tools/echo/call", big).status, "the gate answers first: 403")
 	enabled := f.handler(WithMaxBodyBytes(16))
 	assert.Equal(t, http.StatusNotFound, do(t, enabled, http.MethodPost, "/tools/nope/call", big).status, "then 404")
 	assert.Equal(t, http.StatusRequestEntityTooLarge, do(t, enabled, http.MethodPost, "/tools/echo/call", big).status)

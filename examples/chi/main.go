@@ -65,6 +65,9 @@ func greet(ctx context.Context, _ string, args map[string]any) ([]toolexec.Conte
 	return []toolexec.Content{toolexec.Text("Hello, " + name + "!")}, false, middleware.GetReqID(ctx), nil
 }
 
+// health answers the service's health check.
+func health(w http.ResponseWriter, _ *http.Request) { fmt.Fprintln(w, "ok") }
+
 // newRouter is the service's router: its own routes, chi middleware, and
 // the tools mounted under /api. Mount strips the prefix, so the REST
 // handler sees /tools/... whatever the prefix is.
@@ -72,10 +75,7 @@ func newRouter(x *toolexec.Executor) http.Handler {
 	r := chi.NewRouter()
 	r.Use(middleware.RequestID)
 	r.Use(middleware.Recoverer)
-
-	r.Get("/healthz", func(w http.ResponseWriter, _ *http.Request) {
-		fmt.Fprintln(w, "ok")
-	})
+	r.Get("/healthz", health)
 	r.Mount("/api", toolexec.NewHandler(x))
 	return r
 }

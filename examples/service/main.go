@@ -75,16 +75,18 @@ type ConfirmOut struct {
 
 // newExecutor serves count and confirm. Every call needs the API key;
 // the auth hook names the caller with WithIdentity.
-func newExecutor(apiKey string) *toolexec.Executor {
+func newExecutor(key string) *toolexec.Executor {
 	reg := toolexec.NewRegistry()
 	toolexec.MustAddTool(reg, toolexec.Tool{Name: "count", Description: "Counts to a number, reporting progress."}, count)
 	toolexec.MustAddTool(reg, toolexec.Tool{Name: "confirm", Description: "Asks the user to confirm an action, then does it."}, confirm)
-	return toolexec.New(reg, reg,
-		toolexec.WithAllowExecute(true),
-		toolexec.WithAuthHook(apiKeyAuth(apiKey)),
-		toolexec.WithTimeout(time.Minute),
-		toolexec.WithRebindingProtection(toolexec.RebindingProtection{}),
+
+	x := toolexec.New(reg, reg,
+		toolexec.WithAllowExecute(true),                                  // execution is off until you say so
+		toolexec.WithAuthHook(apiKeyAuth(key)),                           // one hook for every surface
+		toolexec.WithTimeout(time.Minute),                                // every call ends
+		toolexec.WithRebindingProtection(toolexec.RebindingProtection{}), // REST, OXP, explorer: Host/Origin checks
 	)
+	return x
 }
 
 func count(ctx context.Context, in CountIn) (CountOut, error) {
@@ -128,17 +130,19 @@ func apiKeyAuth(key string) toolexec.AuthHook {
 	}
 }
 
+// health answers the service's health check.
+func health(w http.ResponseWriter, _ *http.Request) { fmt.Fprintln(w, "ok") }
+
 // newRouter mounts every surface of x on one chi router, beside the
 // service's own routes. chi's Mount strips the prefix.
 func newRouter(x *toolexec.Executor) http.Handler {
 	r := chi.NewRouter()
 	r.Use(middleware.RequestID)
-	r.Get("/healthz", func(w http.ResponseWriter, _ *http.Request) { fmt.Fprintln(w, "ok") })
-
+	r.Get("/healthz", health) // the service's own routes, beside the tools
 	r.Mount("/api", explorer.Wrap(x, toolexec.NewHandler(x), explorer.WithExecute(true), explorer.WithMCP("/mcp")))
 	m := mcp.NewHandler(x)
-	r.Handle("/mcp", m)
-	r.Mount("/mcp/", m) // the HandsAI routes
+	r.Handle("/mcp", m) // MCP
+	r.Mount("/mcp/", m) // the HandsAI routes, /mcp/tools/list and /mcp/tools/call
 	r.Mount("/oxp", oxp.NewHandler(x))
 	return r
 }

@@ -1,7 +1,7 @@
-// Package docblocks reads, for tests, the fenced code blocks of a Markdown
-// document that a marker comment names, so that the configurations a
-// guide prints can be checked against the files and settings the tests
-// run:
+// Package docblocks reads the fenced code blocks of a Markdown document:
+// all of them (All), for make lint's check of the docs' Go code, or those
+// a marker comment names (Read), so that tests can check the
+// configurations a guide prints against the files and settings they run:
 //
 //	<!-- file: internal/oidcprovider/config.mjs -->
 //	```js
@@ -38,39 +38,68 @@ var marker = regexp.MustCompile(`^<!-- ([a-z]+): (\S+) -->$`)
 // Read returns the marked blocks of the Markdown file at path. It fails
 // when a fence is left open, or a marker is not followed by a fence.
 func Read(path string) ([]Block, error) {
+	all, err := All(path)
+	if err != nil {
+		return nil, err
+	}
+	var out []Block
+	for _, b := range all {
+		if b.Kind != "" {
+			out = append(out, b)
+		}
+	}
+	return out, nil
+}
+
+// All returns every fenced block of the Markdown file at path, marked or
+// not (Kind and Name are empty then), in order. A fence may be indented,
+// as in a list item: the block's lines lose that indentation, and its
+// closing fence is a line of at least as many backticks. All fails when
+// a fence is left open, or a marker is not followed by a fence.
+func All(path string) ([]Block, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
 	lines := strings.SplitAfter(string(data), "\n")
 	var out []Block
+	var kind, name string // of a marker on the line before
 	for i := 0; i < len(lines); i++ {
 		line := strings.TrimRight(lines[i], "\n")
 		if m := marker.FindStringSubmatch(line); m != nil {
 			if i+1 >= len(lines) || !strings.HasPrefix(lines[i+1], "```") {
 				return nil, fmt.Errorf("%s:%d: the marker %q is not followed by a fenced block", path, i+1, line)
 			}
-			out = append(out, Block{Kind: m[1], Name: m[2]})
+			kind, name = m[1], m[2]
 			continue
 		}
-		if !strings.HasPrefix(line, "```") {
+		body := strings.TrimLeft(line, " ")
+		indent := len(line) - len(body)
+		if !strings.HasPrefix(body, "```") {
+			kind, name = "", ""
 			continue
 		}
+		fence := body[:len(body)-len(strings.TrimLeft(body, "`"))]
 		start := i
 		var text strings.Builder
-		for i++; i < len(lines) && strings.TrimRight(lines[i], "\n") != "```"; i++ {
-			text.WriteString(lines[i])
+		for i++; i < len(lines) && !closes(lines[i], fence); i++ {
+			l := lines[i]
+			text.WriteString(l[min(indent, len(l)-len(strings.TrimLeft(l, " "))):])
 		}
 		if i >= len(lines) {
 			return nil, fmt.Errorf("%s:%d: a fenced block is never closed", path, start+1)
 		}
-		if n := len(out); n > 0 && out[n-1].Line == 0 && start > 0 && marker.MatchString(strings.TrimRight(lines[start-1], "\n")) {
-			out[n-1].Lang = strings.TrimSpace(strings.TrimPrefix(line, "```"))
-			out[n-1].Text = text.String()
-			out[n-1].Line = start + 1
-		}
+		out = append(out, Block{Kind: kind, Name: name, Lang: strings.TrimSpace(body[len(fence):]), Text: text.String(), Line: start + 1})
+		kind, name = "", ""
 	}
 	return out, nil
+}
+
+// closes reports whether line closes a block opened by fence: backticks
+// alone, at least as many.
+func closes(line, fence string) bool {
+	t := strings.TrimSpace(line)
+	return strings.HasPrefix(t, fence) && strings.Trim(t, "`") == ""
 }
 
 // Find returns the blocks of kind, by name.

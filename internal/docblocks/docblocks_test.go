@@ -30,6 +30,22 @@ func TestReadFindsMarkedBlocksAndRefusesAnOpenFence(t *testing.T) {
 	assert.ErrorContains(t, err, "not followed by a fenced block")
 }
 
+func TestAllReadsEveryBlockIndentedOrNot(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "doc.md")
+	require.NoError(t, os.WriteFile(path, []byte("# t\n\n```go\nx := 1\n```\n\n- item:\n\n  ```go\n  f(x)\n  \tg()\n\n  ```\n<!-- file: a.sh -->\n```sh\necho\n```\n````md\n```go\nnot a block\n```\n````\n"), 0o600))
+	blocks, err := All(path)
+	require.NoError(t, err)
+	require.Len(t, blocks, 4)
+	assert.Equal(t, Block{Lang: "go", Text: "x := 1\n", Line: 3}, blocks[0])
+	assert.Equal(t, Block{Lang: "go", Text: "f(x)\n\tg()\n\n", Line: 9}, blocks[1], "the list item's indentation is removed")
+	assert.Equal(t, Block{Kind: "file", Name: "a.sh", Lang: "sh", Text: "echo\n", Line: 15}, blocks[2])
+	assert.Equal(t, Block{Lang: "md", Text: "```go\nnot a block\n```\n", Line: 18}, blocks[3], "a longer fence holds shorter ones")
+
+	marked, err := Read(path)
+	require.NoError(t, err)
+	assert.Equal(t, blocks[2:3], marked)
+}
+
 type inner struct{ Name string }
 
 type target struct {

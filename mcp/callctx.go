@@ -23,19 +23,18 @@ type callCtx struct {
 	// parent is the request's context: its values, and, unless detached,
 	// its cancellation and deadline.
 	parent context.Context
-	// detached: the parent's end does not reach the call by itself;
-	// stream.clientGone, run once it ends after the context went live,
-	// decides (resume.go). Until the context is live the parent's end
-	// cancels the call, as clientGone does before the stream started.
-	detached bool
-	stream   *callStream
+	// stream, when set, makes the context detached: the parent's end does
+	// not reach the call by itself; stream.clientGone, run once it ends
+	// after the context went live, decides (resume.go). Until the context
+	// is live the parent's end cancels the call, as clientGone does before
+	// the stream started.
+	stream *callStream
 
-	live     atomic.Bool // ctx and cancelLive are set, and never change again
+	ctx      context.Context    // once live
+	cancelFn context.CancelFunc // once live
+	stop     func() bool        // ends the watch on parent (detached)
 	mu       sync.Mutex
-	ctx      context.Context
-	values   valuesOnly // the detached live context's parent
-	cancelFn context.CancelFunc
-	stop     func() bool // ends the watch on parent (detached)
+	live     atomic.Bool // ctx and cancelFn are set, and never change again
 	canceled bool        // cancel ran before the context went live
 }
 
@@ -43,12 +42,16 @@ type callCtx struct {
 // stream, when set, is the resumable stream that decides when the call
 // ends once its client goes away (detached).
 func (c *callCtx) init(parent context.Context, stream *callStream) {
-	c.parent, c.detached, c.stream = parent, stream != nil, stream
+	c.parent, c.stream = parent, stream
 }
+
+// detached reports whether the parent's end reaches the call only through
+// its stream (resume.go).
+func (c *callCtx) detached() bool { return c.stream != nil }
 
 // Deadline is the request's, or none when detached.
 func (c *callCtx) Deadline() (time.Time, bool) {
-	if c.detached {
+	if c.detached() {
 		return time.Time{}, false
 	}
 	return c.parent.Deadline()
@@ -76,7 +79,7 @@ func (c *callCtx) Err() error {
 		return context.Canceled
 	}
 	err := c.parent.Err()
-	if err != nil && c.detached {
+	if err != nil && c.detached() {
 		return context.Canceled
 	}
 	return err
@@ -105,9 +108,8 @@ func (c *callCtx) makeLive() (ctx context.Context, parentEnded bool) {
 	if c.live.Load() {
 		return c.ctx, false
 	}
-	if c.detached {
-		c.values.parent = c.parent
-		c.ctx, c.cancelFn = context.WithCancel(&c.values)
+	if c.detached() {
+		c.ctx, c.cancelFn = context.WithCancel((*valuesOnly)(c))
 		switch {
 		case c.canceled:
 			c.cancelFn()

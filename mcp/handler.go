@@ -226,8 +226,11 @@ const (
 // same pass.
 func negotiateFormat(r *http.Request) (format responseFormat, sse bool) {
 	values := r.Header["Accept"]
-	if len(values) == 0 {
+	switch {
+	case len(values) == 0:
 		return formatJSON, false
+	case len(values) == 1 && values[0] == "application/json, text/event-stream": // what clients send (the specification's words)
+		return formatJSON, true
 	}
 	takesJSON := false
 	for _, v := range values {

@@ -98,15 +98,16 @@ func (h *handler) openResumable(ctx context.Context, s *callStream, requestID js
 	return &s.ctx
 }
 
-// valuesOnly is a context with its parent's values and none of its
-// cancellation, as context.WithoutCancel makes one, held inside the
-// callCtx so that it costs the call no allocation of its own.
-type valuesOnly struct{ parent context.Context }
+// valuesOnly is a callCtx seen as a context with its parent's values and
+// none of its cancellation, as context.WithoutCancel makes one, so that it
+// costs the call no allocation of its own: the parent of a detached
+// callCtx's live context.
+type valuesOnly callCtx
 
-func (valuesOnly) Deadline() (time.Time, bool) { return time.Time{}, false }
-func (valuesOnly) Done() <-chan struct{}       { return nil }
-func (valuesOnly) Err() error                  { return nil }
-func (v *valuesOnly) Value(key any) any        { return v.parent.Value(key) }
+func (*valuesOnly) Deadline() (time.Time, bool) { return time.Time{}, false }
+func (*valuesOnly) Done() <-chan struct{}       { return nil }
+func (*valuesOnly) Err() error                  { return nil }
+func (v *valuesOnly) Value(key any) any         { return v.parent.Value(key) }
 
 // bind records the caller of a stream from the call's context (after the
 // auth hook), before its first event.

@@ -15,6 +15,7 @@ import (
 	"runtime"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -189,12 +190,9 @@ func Drive(base string, r Request, opts LoadOptions) (LoadResult, error) {
 		latencies = make([]time.Duration, 0, min(opts.MaxCalls, 1<<20))
 		errs      int
 		firstErr  error
-		budget    = make(chan struct{}, opts.MaxCalls)
+		budget    atomic.Int64 // requests left to send
 	)
-	for range opts.MaxCalls {
-		budget <- struct{}{}
-	}
-	close(budget)
+	budget.Store(int64(opts.MaxCalls))
 	var res LoadResult
 	measured := func() {
 		deadline := time.Now().Add(opts.Duration)
@@ -205,7 +203,7 @@ func Drive(base string, r Request, opts LoadOptions) (LoadResult, error) {
 				local := make([]time.Duration, 0, 1024)
 				bad := 0
 				var first error
-				for range budget {
+				for budget.Add(-1) >= 0 {
 					if time.Now().After(deadline) {
 						break
 					}

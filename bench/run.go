@@ -314,7 +314,13 @@ func liveBytes() int64 {
 // answer is a success carrying {"sum": want}. Benchmarks run it before
 // measuring, so a contender that answers wrongly is never timed.
 func CheckCall(w Wire, h http.Handler, tool string, args []byte, want int) error {
-	c := NewCaller(h, w.CallRequest(tool, args))
+	return CheckRequest(w, h, w.CallRequest(tool, args), want)
+}
+
+// CheckRequest is CheckCall for a call request of w made otherwise (one
+// whose _meta asks for progress, say).
+func CheckRequest(w Wire, h http.Handler, r Request, want int) error {
+	c := NewCaller(h, r)
 	before := c.Header().Clone()
 	c.Call()
 	rec := c.Response()

@@ -27,9 +27,10 @@ type Feature struct {
 const FeatureNone = "toolexec MCP"
 
 // Features are the MCP surface with each call feature on in turn, the
-// first with none: a timeout, a concurrency limit, a rate limit, a cache
-// that answers every call but the first, an auth hook that admits every
-// call, an Observer, an interceptor, a tool that may run as a task (not
+// first with none: a timeout of a minute, a concurrency limit of 1,024, a
+// rate limit per caller, a cache that answers every call but the first,
+// an auth hook that admits every call, an Observer that does nothing, an
+// interceptor that passes the call on, a tool that may run as a task (not
 // asked to), and a call that streams a progress notification before its
 // answer (an SSE response, resumable: the default). Each has every other
 // option at its default, as toolexec MCP does.
@@ -45,15 +46,15 @@ func Features() []Feature {
 	progress.Body = []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"add","arguments":{"a":2,"b":40},"_meta":{"progressToken":1}}}`)
 	return []Feature{
 		with(FeatureNone, toolexec.ToolOptions{}),
-		with("+ timeout (1 minute)", toolexec.ToolOptions{}, toolexec.WithTimeout(time.Minute)),
-		with("+ concurrency limit (1,024)", toolexec.ToolOptions{}, toolexec.WithConcurrencyLimit(toolexec.ConcurrencyLimit{Max: 1024})),
-		with("+ rate limit per caller", toolexec.ToolOptions{}, toolexec.WithRateLimit(toolexec.RateLimit{Rate: 1 << 30})),
-		with("+ cache, a hit", toolexec.ToolOptions{Cache: true, CacheShared: true}),
-		with("+ auth hook (admits)", toolexec.ToolOptions{}, toolexec.WithAuthHook(func(next http.Handler) http.Handler { return next })),
-		with("+ observer (does nothing)", toolexec.ToolOptions{}, toolexec.WithObserver(nopObserver{})),
-		with("+ interceptor (passes on)", toolexec.ToolOptions{}, toolexec.WithInterceptors(pass)),
-		with("+ tool that may run as a task", toolexec.ToolOptions{TaskSupport: toolexec.TaskOptional}),
-		{Name: "+ progress, streamed (SSE, resumable)", Request: progress, New: func() http.Handler {
+		with("+ timeout", toolexec.ToolOptions{}, toolexec.WithTimeout(time.Minute)),
+		with("+ concurrency limit", toolexec.ToolOptions{}, toolexec.WithConcurrencyLimit(toolexec.ConcurrencyLimit{Max: 1024})),
+		with("+ rate limit", toolexec.ToolOptions{}, toolexec.WithRateLimit(toolexec.RateLimit{Rate: 1 << 30})),
+		with("+ cache hit", toolexec.ToolOptions{Cache: true, CacheShared: true}),
+		with("+ auth hook", toolexec.ToolOptions{}, toolexec.WithAuthHook(func(next http.Handler) http.Handler { return next })),
+		with("+ observer", toolexec.ToolOptions{}, toolexec.WithObserver(nopObserver{})),
+		with("+ interceptor", toolexec.ToolOptions{}, toolexec.WithInterceptors(pass)),
+		with("+ task support", toolexec.ToolOptions{TaskSupport: toolexec.TaskOptional}),
+		{Name: "+ progress (SSE)", Request: progress, New: func() http.Handler {
 			return mcp.NewHandler(addExecutor(toolexec.ToolOptions{}, true))
 		}},
 	}

@@ -22,7 +22,7 @@ func TestEveryFeatureAnswersItsCall(t *testing.T) {
 				assert.Equal(t, 42, out.Sum)
 				assert.False(t, out.IsError)
 				streamed := rec.Header().Get("Content-Type") == "text/event-stream"
-				assert.Equal(t, f.Name == "+ progress, streamed (SSE, resumable)", streamed, "%s", rec.Body())
+				assert.Equal(t, f.Name == "+ progress (SSE)", streamed, "%s", rec.Body())
 			}
 		})
 	}

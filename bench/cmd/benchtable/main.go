@@ -83,7 +83,7 @@ const nullName = "null (harness)"
 // scenarioFeatures measures what each of a call's features costs when it
 // is used: toolexec MCP with one on at a time (bench.Features), beside
 // the JSON-RPC floor and toolexec MCP with none.
-const scenarioFeatures = "MCP call, one feature on"
+const scenarioFeatures = "call, one feature on"
 
 var addArgs = []byte(`{"a":2,"b":40}`)
 

@@ -4,10 +4,11 @@ import "sync"
 
 // ToolsChangedNotifier is implemented by a ToolProvider whose tool set can
 // change while it serves. Surfaces that tell clients about changes (MCP's
-// notifications/tools/list_changed) subscribe through it, and the REST and
-// OXP handlers keep their encoded tool lists from one reported change to
-// the next: a change that is not reported (a tool's schema bytes modified
-// in place, say) is not seen by those lists until the next reported one.
+// notifications/tools/list_changed) subscribe through it, and the REST, MCP
+// and OXP handlers keep their encoded tool lists from one reported change
+// to the next: a change that is not reported (a tool's schema bytes or
+// _meta map modified in place, say) is not seen by those lists until the
+// next reported one.
 //
 // OnToolsChanged registers f to be called after every change, from the
 // goroutine that made the change, and returns a function that unregisters

@@ -139,9 +139,12 @@ type CallOutcome struct {
 
 // ParseCall reads a call's response. It fails on anything that is not a
 // well-formed answer of the wire: a wrong status, content type, envelope,
-// or a JSON-RPC error.
+// or a JSON-RPC error. A JSON-RPC answer may be an event stream (a call
+// that streamed notifications first): its last event is the response.
 func (w Wire) ParseCall(status int, header http.Header, body []byte) (CallOutcome, error) {
-	if err := checkJSONContentType(header); err != nil {
+	if mt, _, _ := mime.ParseMediaType(header.Get("Content-Type")); w == WireJSONRPC && mt == "text/event-stream" {
+		body = lastEventData(body)
+	} else if err := checkJSONContentType(header); err != nil {
 		return CallOutcome{}, err
 	}
 	switch w {
@@ -302,6 +305,18 @@ func (w Wire) ParseList(status int, header http.Header, body []byte) ([]string, 
 		names[i] = t.Name
 	}
 	return names, nil
+}
+
+// lastEventData is the data of the last event of an SSE stream whose
+// events each hold one line of data.
+func lastEventData(stream []byte) []byte {
+	var last []byte
+	for line := range bytes.Lines(stream) {
+		if data, ok := bytes.CutPrefix(bytes.TrimRight(line, "\r\n"), []byte("data:")); ok {
+			last = bytes.TrimPrefix(data, []byte(" "))
+		}
+	}
+	return last
 }
 
 func checkJSONContentType(h http.Header) error {

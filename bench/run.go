@@ -16,6 +16,7 @@ import (
 	"runtime"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -190,12 +191,9 @@ func Drive(base string, r Request, opts LoadOptions) (LoadResult, error) {
 		latencies = make([]time.Duration, 0, min(opts.MaxCalls, 1<<20))
 		errs      int
 		firstErr  error
-		budget    = make(chan struct{}, opts.MaxCalls)
+		budget    atomic.Int64 // requests left to send
 	)
-	for range opts.MaxCalls {
-		budget <- struct{}{}
-	}
-	close(budget)
+	budget.Store(int64(opts.MaxCalls))
 	var res LoadResult
 	measured := func() {
 		deadline := time.Now().Add(opts.Duration)
@@ -206,7 +204,7 @@ func Drive(base string, r Request, opts LoadOptions) (LoadResult, error) {
 				local := make([]time.Duration, 0, 1024)
 				bad := 0
 				var first error
-				for range budget {
+				for budget.Add(-1) >= 0 {
 					if time.Now().After(deadline) {
 						break
 					}
@@ -317,7 +315,13 @@ func liveBytes() int64 {
 // answer is a success carrying {"sum": want}. Benchmarks run it before
 // measuring, so a contender that answers wrongly is never timed.
 func CheckCall(w Wire, h http.Handler, tool string, args []byte, want int) error {
-	c := NewCaller(h, w.CallRequest(tool, args))
+	return CheckRequest(w, h, w.CallRequest(tool, args), want)
+}
+
+// CheckRequest is CheckCall for a call request of w made otherwise (one
+// whose _meta asks for progress, say).
+func CheckRequest(w Wire, h http.Handler, r Request, want int) error {
+	c := NewCaller(h, r)
 	before := c.Header().Clone()
 	c.Call()
 	rec := c.Response()

@@ -75,28 +75,43 @@ func TestCachedListsMatchMarshal(t *testing.T) {
 	h := NewHandler(x, WithPageSize(2), WithCacheHints(time.Minute, CachePublic)).(*handler)
 	r := httptest.NewRequest("POST", "/", nil)
 	for range 2 { // the second time from the cache
-		res, werr := h.listTools(r, nil, nil)
-		require.Nil(t, werr)
-		want, err := json.Marshal(listToolsResult{Tools: oldEncodeTools(x.LatestTools()[:2]), NextCursor: encodeCursor(2)})
-		require.NoError(t, err)
-		assert.Equal(t, string(want), string(res))
+		want := marshalResponse(t, listToolsResult{Tools: oldEncodeTools(x.LatestTools()[:2]), NextCursor: encodeCursor(2)})
+		assert.Equal(t, want, answerText(h.listTools(r, &message{id: json.RawMessage(`1`)}, viewListed)))
 
-		res, werr = h.listToolsModern(r, nil, nil)
-		require.Nil(t, werr)
 		sorted := []toolexec.Tool{x.LatestTools()[1], x.LatestTools()[0]} // a, b<tool>
-		want, err = json.Marshal(modernListToolsResult{ResultType: resultComplete,
+		want = marshalResponse(t, modernListToolsResult{ResultType: resultComplete,
 			listToolsResult: listToolsResult{Tools: oldEncodeTools(sorted), NextCursor: encodeCursor(2)},
 			TTLMs:           time.Minute.Milliseconds(), CacheScope: CachePublic, Meta: h.serverMeta()})
-		require.NoError(t, err)
-		assert.Equal(t, string(want), string(res))
+		assert.Equal(t, want, answerText(h.listToolsModern(r, &message{id: json.RawMessage(`1`)})))
+		next := json.RawMessage(`{"cursor":"` + encodeCursor(2) + `"}`)
+		want = marshalResponse(t, modernListToolsResult{ResultType: resultComplete,
+			listToolsResult: listToolsResult{Tools: oldEncodeTools(x.LatestTools()[2:])},
+			TTLMs:           time.Minute.Milliseconds(), CacheScope: CachePublic, Meta: h.serverMeta()})
+		assert.Equal(t, want, answerText(h.listToolsModern(r, &message{id: json.RawMessage(`1`), params: next})))
 
 		w := httptest.NewRecorder()
 		h.handsAIList(w, httptest.NewRequest("GET", "/tools/list", nil))
-		want, err = json.Marshal(&handsAIResponse{JSONRPC: jsonrpcVersion, Result: listToolsResult{Tools: oldEncodeTools(x.LatestTools())}})
+		hw, err := json.Marshal(&handsAIResponse{JSONRPC: jsonrpcVersion, Result: listToolsResult{Tools: oldEncodeTools(x.LatestTools())}})
 		require.NoError(t, err)
-		assert.Equal(t, string(want)+"\n", w.Body.String())
+		assert.Equal(t, string(hw)+"\n", w.Body.String())
 	}
 	assert.Equal(t, 2, h.tools.Len(), "the tool with _meta is encoded on every use, the others once")
+}
+
+// answerText is an answer as writeAnswer would write it, without the
+// newline.
+func answerText(out outcome) string {
+	out.flatten()
+	return string(out.data)
+}
+
+// marshalResponse is json.Marshal's encoding of the response to id 1
+// carrying result.
+func marshalResponse(t *testing.T, result any) string {
+	t.Helper()
+	data, err := json.Marshal(&response{JSONRPC: jsonrpcVersion, ID: json.RawMessage(`1`), Result: result})
+	require.NoError(t, err)
+	return string(data)
 }
 
 // A changed tool is listed as it is now, whether the provider reports the
@@ -122,9 +137,8 @@ func TestCachedListFollowsChangesAndFilters(t *testing.T) {
 		if hide {
 			r.Header.Set("X-Hide", "1")
 		}
-		res, werr := h.listTools(r, nil, nil)
-		require.Nil(t, werr)
-		return string(res)
+		return strings.TrimSuffix(strings.TrimPrefix(answerText(h.listTools(r, &message{id: json.RawMessage(`1`)}, viewListed)),
+			`{"jsonrpc":"2.0","id":1,"result":`), "}")
 	}
 	assert.Equal(t, `{"tools":[{"name":"a","description":"one","inputSchema":{"type":"object"}},{"name":"b","description":"two","inputSchema":{"type":"object"}}]}`, list(false))
 	assert.Equal(t, `{"tools":[{"name":"a","description":"one","inputSchema":{"type":"object"}}]}`, list(true))
@@ -177,7 +191,7 @@ func BenchmarkListTools1000(b *testing.B) {
 	b.Run("cached", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
-			_, _ = h.listTools(r, nil, nil)
+			_ = h.listTools(r, &message{id: json.RawMessage(`1`)}, viewListed)
 		}
 	})
 	b.Run("marshal", func(b *testing.B) { // as tools/list encoded before

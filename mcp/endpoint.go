@@ -18,6 +18,7 @@ type exchange struct {
 	raw     []byte // the body exactly as sent, for the auth hook
 	version string // from MCP-Protocol-Version; 2025-03-26 when absent, as the spec says to assume
 	batch   bool
+	sse     bool // Accept admits text/event-stream (acceptsEventStream)
 }
 
 // outcome is what answering one message produced.
@@ -43,6 +44,21 @@ type outcome struct {
 	// inputUnsupported: the call failed because its tool asked for input
 	// the client cannot give (toolexec.ErrInputUnsupported).
 	inputUnsupported bool
+	// shared and tail: when tail is set, the answer is data, then shared,
+	// then tail. shared is bytes kept between requests (a page of
+	// tools/list, see toollist.go), written as they are and never
+	// modified; flatten joins the three where one buffer is needed.
+	shared, tail []byte
+}
+
+// flatten makes the answer one buffer, data, when it is in three parts.
+func (o *outcome) flatten() {
+	if o.tail == nil {
+		return
+	}
+	data := make([]byte, 0, len(o.data)+len(o.shared)+len(o.tail)+1) // room for the newline writeAnswer adds
+	o.data = append(append(append(data, o.data...), o.shared...), o.tail...)
+	o.shared, o.tail = nil, nil
 }
 
 // serveMCP answers a request to the MCP endpoint: the transport checks, then
@@ -101,7 +117,7 @@ func (h *handler) admit(ex *exchange) (body []byte, format responseFormat, ok bo
 		h.reject(w, false, http.StatusUnsupportedMediaType, "Unsupported Media Type: the body must be application/json")
 		return nil, 0, false
 	}
-	format = negotiateFormat(r)
+	format, ex.sse = negotiateFormat(r)
 	if format == formatNone {
 		h.reject(w, false, http.StatusNotAcceptable, "Not Acceptable: the client must accept application/json or text/event-stream")
 		return nil, 0, false
@@ -165,9 +181,14 @@ func (h *handler) writeOutcome(w http.ResponseWriter, format responseFormat, out
 		writeRefusal(w, out)
 	case out.data == nil:
 		w.WriteHeader(http.StatusAccepted)
-	case out.status != 0:
-		writeStatus(w, out.status, out.data)
+	case out.tail != nil && out.status == 0 && format == formatJSON:
+		h.writeParts(w, out)
 	default:
+		out.flatten()
+		if out.status != 0 {
+			writeStatus(w, out.status, out.data)
+			return
+		}
 		h.writeAnswer(w, format, out.data)
 	}
 }
@@ -223,6 +244,7 @@ func (h *handler) serveBatch(ex *exchange, body []byte, format responseFormat) {
 		}
 		var out outcome
 		h.answer(ex, &m, &out)
+		out.flatten()
 		if out.refused && !refused {
 			refusal = out
 		}
@@ -285,15 +307,16 @@ func (h *handler) answer(ex *exchange, m *message, out *outcome) {
 		h.dispatch(ex, m, out)
 		return
 	}
-	name, args, meta, werr := callParams(m.params)
+	p, werr := readCallParams(m.params)
 	if werr == nil {
-		werr = checkMetaProgressToken(meta)
+		werr = checkMetaProgressToken(p.meta)
 	}
 	if werr != nil {
 		out.data = encodeError(m.id, werr)
 		return
 	}
-	h.runCall(ex, m, name, args, nil, out)
+	m.call = p
+	h.runCall(ex, m, p.name, p.args, nil, out)
 }
 
 // receive handles a message that is not a request: an answer to an input
@@ -338,16 +361,11 @@ func (h *handler) dispatch(ex *exchange, m *message, out *outcome) {
 	case "ping":
 		result = struct{}{}
 	case "tools/list":
-		cache := h.tools
+		v := viewListed
 		if ex.version == NewestInitializeVersion {
-			cache = h.execTools // with each tool's execution.taskSupport (tasks_legacy.go)
+			v = viewExec // with each tool's execution.taskSupport (tasks_legacy.go)
 		}
-		data, err := h.listToolsWith(ex.r, m.params, responseStart(m.id), cache)
-		if err != nil {
-			out.data = encodeError(m.id, err)
-			return
-		}
-		out.data = append(data, '}')
+		*out = h.listTools(ex.r, m, v)
 		return
 	case "logging/setLevel":
 		result, err = h.setLogLevel(m)

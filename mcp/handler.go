@@ -4,6 +4,7 @@ import (
 	"mime"
 	"net/http"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/toolexec/toolexec"
@@ -51,6 +52,10 @@ func NewHandler(x *toolexec.Executor, opts ...Option) http.Handler {
 		h.version = moduleVersion()
 	}
 	h.serverInfoMember = serverInfoMember(h.name, h.version)
+	h.modernListTail = modernListTail(h.ttl, h.cacheScope, h.serverInfoMember)
+	if x.NotifiesToolsChanged() {
+		h.lists = toolenc.NewLists(toolenc.Watch(x.OnToolsChanged), func(t *toolexec.Tool) string { return t.Name })
+	}
 	h.initStreaming()
 	h.initShared()
 	return h
@@ -84,6 +89,13 @@ type handler struct {
 	// execTools, with its execution.taskSupport, for tools/list at
 	// 2025-11-25 (tasks_legacy.go).
 	tools, execTools *toolenc.Cache[toolexec.Tool]
+	// lists keeps the tools between the changes the provider reports, nil
+	// when it reports none; gen, what is encoded of the current generation
+	// (toollist.go).
+	lists *toolenc.Lists[toolexec.Tool, string]
+	gen   atomic.Pointer[listGen]
+	// modernListTail ends a 2026-07-28 tools/list answer (modernListTail).
+	modernListTail []byte
 }
 
 // route is what ServeHTTP serves a request as.
@@ -209,29 +221,37 @@ const (
 
 // negotiateFormat reads Accept. JSON is the answer whenever the client takes
 // it (or sends no Accept); a client that accepts only text/event-stream gets
-// the same response as a single server-sent event.
-func negotiateFormat(r *http.Request) responseFormat {
+// the same response as a single server-sent event. sse reports whether
+// Accept admits text/event-stream (see acceptsEventStream), read in the
+// same pass.
+func negotiateFormat(r *http.Request) (format responseFormat, sse bool) {
 	values := r.Header["Accept"]
-	if len(values) == 0 {
-		return formatJSON
+	switch {
+	case len(values) == 0:
+		return formatJSON, false
+	case len(values) == 1 && values[0] == "application/json, text/event-stream": // what clients send (the specification's words)
+		return formatJSON, true
 	}
-	sse := false
+	takesJSON := false
 	for _, v := range values {
 		for v != "" {
 			var part string
 			part, v, _ = strings.Cut(v, ",")
 			switch acceptedFormat(part) {
 			case formatJSON:
-				return formatJSON
+				takesJSON = true
 			case formatSSE:
 				sse = true
 			}
 		}
 	}
-	if sse {
-		return formatSSE
+	switch {
+	case takesJSON:
+		return formatJSON, sse
+	case sse:
+		return formatSSE, true
 	}
-	return formatNone
+	return formatNone, false
 }
 
 // acceptedFormat reads one media range of Accept: formatJSON for a range
@@ -279,3 +299,18 @@ func (h *handler) writeAnswer(w http.ResponseWriter, format responseFormat, data
 	w.WriteHeader(http.StatusOK)
 	_, _ = w.Write(append(data, '\n'))
 }
+
+// writeParts writes an answer in three parts (see outcome.shared) as
+// writeAnswer writes JSON, without joining them: the shared part is
+// written as it is kept (valid UTF-8 already: see newToolCache).
+func (h *handler) writeParts(w http.ResponseWriter, out *outcome) {
+	h.headers.SetJSON(w.Header()) // nosniff is set by ServeHTTP
+	w.WriteHeader(http.StatusOK)
+	_, _ = w.Write(httpjson.ValidUTF8(out.data))
+	_, _ = w.Write(out.shared)
+	_, _ = w.Write(httpjson.ValidUTF8(out.tail))
+	_, _ = w.Write(newline)
+}
+
+// newline ends every JSON answer. It is never modified.
+var newline = []byte{'\n'}

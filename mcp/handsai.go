@@ -40,14 +40,19 @@ func (h *handler) handsAIList(w http.ResponseWriter, r *http.Request) {
 		h.methodNotAllowed(w, true, http.MethodGet)
 		return
 	}
-	tools := h.x.VisibleTools(r, h.latestTools())
-	out := append(make([]byte, 0, 64), `{"jsonrpc":"2.0","result":{"tools":`...)
-	out = h.appendTools(out, r, tools, 3)
-	out = append(httpjson.ValidUTF8(append(out, "}}"...)), '\n')
+	j := h.listed(r, viewListed)
 	httpjson.SetHeaders(w.Header())
 	w.WriteHeader(http.StatusOK)
-	_, _ = w.Write(out)
+	_, _ = w.Write(handsAIListHead)
+	_, _ = w.Write(j.Slice(0, j.Len())) // valid UTF-8 (see newToolCache)
+	_, _ = w.Write(handsAIListTail)
 }
+
+// The HandsAI list's envelope around its tools. Never modified.
+var (
+	handsAIListHead = []byte(`{"jsonrpc":"2.0","result":{"tools":[`)
+	handsAIListTail = []byte("]}}\n")
+)
 
 // handsAICall is POST .../tools/call, answered as HandsAI answers it: every
 // outcome is HTTP 200 with a JSON-RPC envelope, except an auth hook refusal

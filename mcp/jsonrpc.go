@@ -97,6 +97,9 @@ type message struct {
 	id     json.RawMessage // as sent; nil when absent or unusable
 	method string
 	params json.RawMessage // nil when absent or null
+	// call holds a 2025 tools/call's params as answer read them, for
+	// openStream and taskCall, which read them again otherwise.
+	call toolCallParams
 	// result and errObj: a client's response, its members as sent
 	result, errObj json.RawMessage
 }
@@ -280,8 +283,26 @@ func optionalString(raw []byte, name string) (string, *wireError) {
 // absent), for the pipeline to decode, and its _meta as sent (nil when
 // absent).
 func callParams(params []byte) (name string, args, meta json.RawMessage, _ *wireError) {
+	p, werr := readCallParams(params)
+	return p.name, p.args, p.meta, werr
+}
+
+// toolCallParams are the members of tools/call's params the handler reads,
+// each as sent (nil when absent; a member sent twice counts as its last
+// value, as encoding/json reads it).
+type toolCallParams struct {
+	name       string
+	args, meta json.RawMessage
+	// task: params.task is an object (2025-11-25: the call asks to run as
+	// a task).
+	task bool
+}
+
+// readCallParams reads tools/call's params in one pass (see callParams).
+func readCallParams(params []byte) (toolCallParams, *wireError) {
+	var p toolCallParams
 	if werr := checkParamsObject(params); werr != nil {
-		return "", nil, nil, werr
+		return p, werr
 	}
 	var rawName []byte
 	for it := jsonwalk.Members(params); it.Next(); {
@@ -289,17 +310,20 @@ func callParams(params []byte) (name string, args, meta json.RawMessage, _ *wire
 		case it.Is("name"):
 			rawName = it.Val
 		case it.Is("arguments"):
-			args = it.Val
+			p.args = it.Val
 		case it.Is("_meta"):
-			meta = it.Val
+			p.meta = it.Val
+		case it.Is("task"):
+			p.task = isObject(it.Val)
 		}
 	}
 	name, werr := optionalString(rawName, "name")
 	if werr != nil {
-		return "", nil, nil, werr
+		return toolCallParams{}, werr
 	}
 	if name == "" {
-		return "", nil, nil, newError(CodeInvalidParams, "Invalid params: name is required")
+		return toolCallParams{}, newError(CodeInvalidParams, "Invalid params: name is required")
 	}
-	return name, args, meta, nil
+	p.name = name
+	return p, nil
 }

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"net/http"
 	"os"
-	"slices"
 	"time"
 
 	"github.com/toolexec/toolexec"
@@ -220,11 +219,14 @@ func (h *handler) serveListener(ex *exchange, m *message, caller *http.Request, 
 // order, each encoded as tools/list encodes it. Two digests differ when
 // the caller's list changed.
 func (h *handler) visibleDigest(r *http.Request) [sha256.Size]byte {
-	tools := h.x.VisibleTools(r, h.latestTools())
-	if !slices.IsSortedFunc(tools, compareTools) {
-		tools = slices.SortedStableFunc(slices.Values(tools), compareTools)
-	}
-	return sha256.Sum256(h.appendTools(nil, r, tools, 0))
+	j := h.listed(r, viewSorted)
+	d := sha256.New()
+	d.Write([]byte{'['})
+	d.Write(j.Slice(0, j.Len()))
+	d.Write([]byte{']'})
+	var sum [sha256.Size]byte
+	d.Sum(sum[:0])
+	return sum
 }
 
 // streamDropped logs a stream of the request r that ended because a write

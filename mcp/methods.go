@@ -6,7 +6,6 @@ import (
 	"net/http"
 
 	"github.com/toolexec/toolexec"
-	"github.com/toolexec/toolexec/internal/toolenc"
 )
 
 // initializeResult is the answer to initialize.
@@ -64,33 +63,29 @@ type listToolsResult struct {
 	NextCursor string            `json:"nextCursor,omitempty"`
 }
 
-// listTools answers one page of the tool list (see WithPageSize), assembled
-// from each tool's cached encoding (see newToolCache): {"tools":[...]}, with
-// nextCursor when a page follows, appended to dst (the response's start, so
-// the list is written once).
-func (h *handler) listTools(r *http.Request, params json.RawMessage, dst []byte) ([]byte, *wireError) {
-	return h.listToolsWith(r, params, dst, h.tools)
+// listTools is the answer to tools/list at a 2025 version: one page of
+// view v (see WithPageSize), {"tools":[...]} with nextCursor when a page
+// follows, written around the page's kept encoding (see outcome.shared).
+func (h *handler) listTools(r *http.Request, m *message, v listView) outcome {
+	page, end, total, werr := h.listPage(r, m.params, v)
+	if werr != nil {
+		return outcome{data: encodeError(m.id, werr)}
+	}
+	out := outcome{data: listHead(m.id, `{"tools":[`), shared: page, tail: listTail}
+	if end < total {
+		out.tail = append(appendNextCursor(append(make([]byte, 0, 64), ']'), end, total), "}}"...)
+	}
+	return out
 }
 
-// listToolsWith is listTools with the encodings of cache.
-func (h *handler) listToolsWith(r *http.Request, params json.RawMessage, dst []byte, cache *toolenc.Cache[toolexec.Tool]) ([]byte, *wireError) {
-	cursor, err := paramString(params, "cursor")
-	if err != nil {
-		return nil, err
-	}
-	offset, ok := decodeCursor(cursor)
-	if !ok {
-		return nil, newError(CodeInvalidParams, "Invalid params: invalid cursor")
-	}
-	tools := h.x.VisibleTools(r, h.latestTools())
-	start, end := min(offset, len(tools)), len(tools)
-	if h.pageSize > 0 && end-start > h.pageSize {
-		end = start + h.pageSize
-	}
-	out := append(dst, `{"tools":`...)
-	out = h.appendToolsWith(cache, out, r, tools[start:end], 64)
-	out = appendNextCursor(out, end, len(tools))
-	return append(out, '}'), nil
+// listTail ends a 2025 tools/list answer without a next page. It is never
+// modified.
+var listTail = []byte("]}}")
+
+// listHead is the start of the response to id up to its tools array's
+// first element: start is the result's members up to that point.
+func listHead(id json.RawMessage, start string) []byte {
+	return append(appendResponseStart(make([]byte, 0, 40+len(id)+len(start)), id), start...)
 }
 
 // runCall runs a tools/call, whose params were read, through the pipeline

@@ -4,9 +4,9 @@ import (
 	"encoding/json"
 	"github.com/toolexec/toolexec/internal/jsonwalk"
 	"net/http"
-	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/toolexec/toolexec"
 	"github.com/toolexec/toolexec/internal/httpjson"
@@ -243,11 +243,7 @@ func (h *handler) dispatchModern(ex *exchange, m *message, meta *requestMeta) ou
 	case "server/discover":
 		return outcome{data: h.encodeResult(ex.r, m.id, h.discover())}
 	case "tools/list":
-		data, werr := h.listToolsModern(ex.r, m.params, responseStart(m.id))
-		if werr != nil {
-			return outcome{data: encodeError(m.id, werr)}
-		}
-		return outcome{data: append(data, '}')}
+		return h.listToolsModern(ex.r, m)
 	default: // "subscriptions/listen"
 		return h.listen(ex, m, meta)
 	}
@@ -350,39 +346,36 @@ type modernListToolsResult struct {
 	Meta       map[string]any `json:"_meta"`
 }
 
-// listToolsModern answers one page of the tool list, sorted by name (then
-// version) so that the same tools always list in the same order, whatever
-// order the provider gives them in.
-func (h *handler) listToolsModern(r *http.Request, params json.RawMessage, dst []byte) ([]byte, *wireError) {
-	cursor, err := paramString(params, "cursor")
-	if err != nil {
-		return nil, err
+// listToolsModern is the answer to tools/list at 2026-07-28: one page of
+// the tool list, sorted by name (then version) so that the same tools
+// always list in the same order, whatever order the provider gives them
+// in; the members in modernListToolsResult's order, written around the
+// page's kept encoding (see outcome.shared).
+func (h *handler) listToolsModern(r *http.Request, m *message) outcome {
+	page, end, total, werr := h.listPage(r, m.params, viewSorted)
+	if werr != nil {
+		return outcome{data: encodeError(m.id, werr)}
 	}
-	offset, ok := decodeCursor(cursor)
-	if !ok {
-		return nil, newError(CodeInvalidParams, "Invalid params: invalid cursor")
+	out := outcome{data: listHead(m.id, `{"resultType":"complete","tools":[`), shared: page, tail: h.modernListTail}
+	if end < total {
+		out.tail = appendNextCursor(append(make([]byte, 0, len(h.modernListTail)+64), ']'), end, total)
+		out.tail = append(out.tail, h.modernListTail[1:]...)
 	}
-	tools := h.x.VisibleTools(r, h.latestTools())
-	if !slices.IsSortedFunc(tools, compareTools) {
-		tools = slices.SortedStableFunc(slices.Values(tools), compareTools)
-	}
-	start, end := min(offset, len(tools)), len(tools)
-	if h.pageSize > 0 && end-start > h.pageSize {
-		end = start + h.pageSize
-	}
-	// The members in modernListToolsResult's order, the page assembled from
-	// each tool's cached encoding.
-	out := append(dst, `{"resultType":"complete","tools":`...)
-	out = h.appendTools(out, r, tools[start:end], 160+len(h.serverInfoMember))
-	out = appendNextCursor(out, end, len(tools))
-	out = append(out, `,"ttlMs":`...)
-	out = strconv.AppendInt(out, h.ttl.Milliseconds(), 10)
+	return out
+}
+
+// modernListTail is what follows the tools array of a 2026-07-28
+// tools/list answer without a next page: the caching hints, the server's
+// identity, and the ends of the result and the response.
+func modernListTail(ttl time.Duration, scope CacheScope, serverInfoMember []byte) []byte {
+	out := append([]byte(nil), `],"ttlMs":`...)
+	out = strconv.AppendInt(out, ttl.Milliseconds(), 10)
 	out = append(out, `,"cacheScope":`...)
-	scope, _ := json.Marshal(h.cacheScope) // a string: always encodes
-	out = append(out, scope...)
+	sc, _ := json.Marshal(scope) // a string: always encodes
+	out = append(out, sc...)
 	out = append(out, `,"_meta":{`...)
-	out = append(out, h.serverInfoMember...)
-	return append(out, "}}"...), nil
+	out = append(out, serverInfoMember...)
+	return append(out, "}}}"...)
 }
 
 func compareTools(a, b toolexec.Tool) int {

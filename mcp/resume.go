@@ -79,11 +79,9 @@ type streamHeader struct {
 
 // resumable is the resumable side of one 2025 call's stream.
 type resumable struct {
-	values    valuesOnly // the parent of the call's context
 	h         *handler
 	requestID json.RawMessage
-	cancel    context.CancelFunc // the call's context
-	stopWatch func() bool        // ends the watch on the request's context
+	call      *callCtx // the call's context (callStream.ctx)
 
 	mu        sync.Mutex
 	id        string // set when the stream starts
@@ -101,25 +99,27 @@ type resumable struct {
 }
 
 // openResumable makes s's stream resumable, and returns the context the
-// call runs in: the request's, except that the client going away does not
-// end it once the stream has started (see clientGone).
-func (h *handler) openResumable(ctx context.Context, r *http.Request, s *callStream, requestID json.RawMessage) context.Context {
+// call runs in (s.ctx): the request's, ctx, except that the client going
+// away does not end it once the stream has started (see clientGone). It
+// costs nothing more until the call asks for its context's Done channel
+// or the stream starts (see callCtx).
+func (h *handler) openResumable(ctx context.Context, s *callStream, requestID json.RawMessage) context.Context {
 	s.res = &s.resState
-	s.res.h, s.res.requestID, s.res.values.parent = h, requestID, ctx
-	ctx, s.res.cancel = context.WithCancel(&s.res.values)
-	s.res.stopWatch = context.AfterFunc(r.Context(), s.clientGone)
-	return ctx
+	s.res.h, s.res.requestID, s.res.call = h, requestID, &s.ctx
+	s.ctx.init(ctx, s)
+	return &s.ctx
 }
 
-// valuesOnly is a context with its parent's values and none of its
-// cancellation, as context.WithoutCancel makes one, held inside the
-// resumable so that it costs the call no allocation of its own.
-type valuesOnly struct{ parent context.Context }
+// valuesOnly is a callCtx seen as a context with its parent's values and
+// none of its cancellation, as context.WithoutCancel makes one, so that it
+// costs the call no allocation of its own: the parent of a detached
+// callCtx's live context.
+type valuesOnly callCtx
 
-func (valuesOnly) Deadline() (time.Time, bool) { return time.Time{}, false }
-func (valuesOnly) Done() <-chan struct{}       { return nil }
-func (valuesOnly) Err() error                  { return nil }
-func (v *valuesOnly) Value(key any) any        { return v.parent.Value(key) }
+func (*valuesOnly) Deadline() (time.Time, bool) { return time.Time{}, false }
+func (*valuesOnly) Done() <-chan struct{}       { return nil }
+func (*valuesOnly) Err() error                  { return nil }
+func (v *valuesOnly) Value(key any) any         { return v.parent.Value(key) }
 
 // bind records the caller of a stream from the call's context (after the
 // auth hook), before its first event.
@@ -235,7 +235,7 @@ func (r *resumable) detach() {
 	if r.done || r.orphaned != nil {
 		return
 	}
-	r.orphaned = time.AfterFunc(r.h.resumeWindow, r.cancel)
+	r.orphaned = time.AfterFunc(r.h.resumeWindow, r.call.cancel)
 }
 
 // attached hears that a client reads the stream (on any replica): the wait
@@ -250,7 +250,7 @@ func (r *resumable) attached() {
 
 // finish ends the stream's resumable side, once the call has ended.
 func (r *resumable) finish() {
-	r.stopWatch()
+	r.call.stopWatch()
 	r.mu.Lock()
 	r.done = true
 	id := r.id
@@ -263,7 +263,7 @@ func (r *resumable) finish() {
 	if id != "" {
 		r.h.resumes.remove(id)
 	}
-	r.cancel()
+	r.call.cancel()
 }
 
 // clientGone runs when the request's context ends. Before the stream has
@@ -277,7 +277,7 @@ func (s *callStream) clientGone() {
 	s.gone = true
 	s.mu.Unlock()
 	if !started || !s.res.resumable() {
-		s.res.cancel()
+		s.ctx.cancel()
 		return
 	}
 	s.res.detach()

@@ -35,8 +35,12 @@ type callStream struct {
 	out  sseWriter
 	sse  bool // the client accepts text/event-stream
 	meta callMeta
-	// cancel ends the call's context; called when the stream fails, and
-	// when the call ends (closeStream).
+	// ctx is the call's context when the call may write to the stream
+	// (callCtx; parent is nil when it does not): cancelCall ends it when
+	// the stream fails and when the call ends (closeStream).
+	ctx callCtx
+	// cancel, when set, ends the context of a call notifications/cancelled
+	// can reach (cancel.go), instead of ctx.
 	cancel context.CancelFunc
 
 	mrtr      *mrtrCall // 2026-07-28: the call's input state (mrtrState); nil on 2025 versions
@@ -228,29 +232,26 @@ func (m *callMeta) readStreamMeta(token, level []byte) *wireError {
 	return nil
 }
 
-// legacyCallMeta reads the _meta of a 2025 tools/call (params is an object,
-// or nil; callParams checked it): its progress token and log level.
+// legacyCallMeta reads the _meta of a 2025 tools/call (the object as
+// sent, or nil; callParams read it): its progress token and log level.
 // defaultLevel is the severity sent when _meta names no level (-1: none).
 // The client's capabilities come from its session token (see
 // capsFromSession), as 2025 versions declare them in initialize.
-func legacyCallMeta(params []byte, defaultLevel int) (callMeta, *wireError) {
+func legacyCallMeta(meta []byte, defaultLevel int) (callMeta, *wireError) {
 	m := callMeta{logLevel: defaultLevel}
-	for it := jsonwalk.Members(params); it.Next(); {
-		if !it.Is("_meta") || !isObject(it.Val) {
-			continue
-		}
-		var token, level []byte
-		for mt := jsonwalk.Members(it.Val); mt.Next(); {
-			switch {
-			case mt.Is("progressToken"):
-				token = mt.Val
-			case mt.Is(metaLogLevel):
-				level = mt.Val
-			}
-		}
-		return m, m.readStreamMeta(token, level)
+	if !isObject(meta) {
+		return m, nil
 	}
-	return m, nil
+	var token, level []byte
+	for mt := jsonwalk.Members(meta); mt.Next(); {
+		switch {
+		case mt.Is("progressToken"):
+			token = mt.Val
+		case mt.Is(metaLogLevel):
+			level = mt.Val
+		}
+	}
+	return m, m.readStreamMeta(token, level)
 }
 
 // modernCallMeta reads a 2026-07-28 tools/call: the progress token, log
@@ -419,6 +420,14 @@ func (s *callStream) send(ctx context.Context, data []byte, last bool) error {
 		s.closed = true
 	}
 	if !s.started {
+		if s.res != nil {
+			// The stream begins: from now on the client going away
+			// leaves the call running, for it to resume (resume.go). Had
+			// it gone already, the call is cancelled, as clientGone does.
+			if _, ended := s.ctx.makeLive(); ended {
+				s.gone = true
+			}
+		}
 		s.started = true
 		if s.res != nil {
 			s.res.start()
@@ -450,7 +459,7 @@ func (s *callStream) send(ctx context.Context, data []byte, last bool) error {
 			return nil
 		}
 		s.failed = true
-		s.cancel()
+		s.cancelCall()
 		s.h.streamDropped(s.r, err)
 		return errStreamClosed
 	}
@@ -463,7 +472,7 @@ func (s *callStream) send(ctx context.Context, data []byte, last bool) error {
 // false, and the caller answers as it would have without a stream. Either
 // way the call's context is cancelled: nothing of the call may run on.
 func (s *callStream) finish(data []byte) bool {
-	defer s.cancel()
+	defer s.cancelCall()
 	s.mu.Lock()
 	started := s.started
 	if !started {
@@ -482,4 +491,14 @@ func (s *callStream) finish(data []byte) bool {
 	// end may wait for a write left running without holding the lock.
 	s.out.end()
 	return true
+}
+
+// cancelCall cancels the call's context, if it has one of its own.
+func (s *callStream) cancelCall() {
+	switch {
+	case s.cancel != nil:
+		s.cancel()
+	case s.ctx.parent != nil:
+		s.ctx.cancel()
+	}
 }

@@ -97,7 +97,7 @@ func (h *handler) openStream(ex *exchange, m *message, name string, args json.Ra
 	if ex.batch {
 		return ctx, nil, nil
 	}
-	sse := acceptsEventStream(ex.r)
+	sse := ex.sse
 	if meta == nil && !sse {
 		return ctx, nil, nil
 	}
@@ -106,7 +106,7 @@ func (h *handler) openStream(ex *exchange, m *message, name string, args json.Ra
 	if meta != nil {
 		cm, werr = modernCallMeta(m.params, meta)
 	} else {
-		cm, werr = legacyCallMeta(m.params, h.defaultSev)
+		cm, werr = legacyCallMeta(m.call.meta, h.defaultSev)
 	}
 	if werr != nil {
 		return ctx, nil, werr
@@ -114,7 +114,7 @@ func (h *handler) openStream(ex *exchange, m *message, name string, args json.Ra
 	// The allocation streaming adds to a call (its 2026-07-28 input state
 	// included), and only to a call that could stream; one that can write
 	// to a stream adds the context its stream cancels when it fails.
-	s := &callStream{h: h, r: ex.r, out: sseWriter{w: ex.w, timeout: h.writeTimeout}, sse: sse, meta: cm, cancel: func() {}}
+	s := &callStream{h: h, r: ex.r, out: sseWriter{w: ex.w, timeout: h.writeTimeout}, sse: sse, meta: cm}
 	if meta != nil {
 		s.mrtr = &s.mrtrState
 		if werr = h.openMRTR(s.mrtr, name, args, &s.meta); werr != nil {
@@ -127,8 +127,7 @@ func (h *handler) openStream(ex *exchange, m *message, name string, args json.Ra
 			// The stream can be resumed: the call runs in a context of its
 			// own, which the client going away ends only when it does not
 			// come back (resume.go), and which the stream's cancel ends.
-			ctx = h.openResumable(ctx, ex.r, s, m.id)
-			s.cancel = s.res.cancel
+			ctx = h.openResumable(ctx, s, m.id)
 		}
 		if strings.HasPrefix(token, sessionPrefix) {
 			// A call notifications/cancelled can reach runs in a
@@ -138,7 +137,8 @@ func (h *handler) openStream(ex *exchange, m *message, name string, args json.Ra
 		}
 	}
 	if s.writes() && s.res == nil {
-		ctx, s.cancel = context.WithCancel(ctx)
+		s.ctx.init(ctx, nil)
+		ctx = &s.ctx
 	}
 	return ctx, s, nil
 }

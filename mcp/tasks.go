@@ -79,7 +79,7 @@ func taskRequired(m *message, name string, modern bool, out *outcome) {
 // does not allow tasks, so that the call runs as any other, at no cost.
 func (h *handler) taskCall(ex *exchange, m *message, name string, meta *requestMeta, s *callStream) (*toolexec.TaskCall, *wireError) {
 	if meta == nil {
-		if ex.version == NewestInitializeVersion && !ex.batch && legacyTaskParam(m.params) {
+		if ex.version == NewestInitializeVersion && !ex.batch && m.call.task {
 			return h.legacyTaskCall(name)
 		}
 		return nil, nil

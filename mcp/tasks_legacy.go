@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/toolexec/toolexec"
-	"github.com/toolexec/toolexec/internal/jsonwalk"
 	"github.com/toolexec/toolexec/internal/sametool"
 	"github.com/toolexec/toolexec/internal/taskwire"
 	"github.com/toolexec/toolexec/internal/toolenc"
@@ -68,17 +67,6 @@ func newExecutionToolCache(kit toolexec.SurfaceKit) *toolenc.Cache[toolexec.Tool
 
 func allowsTasks(s toolexec.TaskSupport) bool {
 	return s == toolexec.TaskOptional || s == toolexec.TaskRequired
-}
-
-// legacyTaskParam reports whether a 2025-11-25 tools/call asks for a task:
-// params.task is an object.
-func legacyTaskParam(params []byte) bool {
-	for it := jsonwalk.Members(params); it.Next(); {
-		if it.Is("task") {
-			return isObject(it.Val)
-		}
-	}
-	return false
 }
 
 // legacyTaskCall is how a 2025-11-25 tools/call that asks for a task

@@ -19,6 +19,7 @@ import (
 const (
 	ToolexecName   = "toolexec serve"
 	ToolboxName    = "mcp-toolbox"
+	FloorName      = "serve floor"
 	ToolboxVersion = "1.12.0"
 )
 
@@ -79,6 +80,29 @@ func ToolexecAt(ctx context.Context, path string) (Binary, error) {
 		Path:    path,
 		Version: strings.TrimPrefix(strings.TrimSpace(string(out)), "toolexec "),
 		args:    toolexecArgs,
+	}, nil
+}
+
+// BuildFloor builds the floor toolexec serve is compared with
+// (root/bench/cmd/servefloor: the benchmark's call answered by hand with
+// net/http and database/sql) into dir, and returns it.
+func BuildFloor(ctx context.Context, root, dir string) (Binary, error) {
+	path := filepath.Join(dir, "servefloor")
+	if runtime.GOOS == "windows" {
+		path += ".exe"
+	}
+	cmd := exec.CommandContext(ctx, goCommand(), "build", "-o", path, "./cmd/servefloor")
+	cmd.Dir = filepath.Join(root, "bench")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return Binary{}, fmt.Errorf("building servefloor: %v\n%s", err, out)
+	}
+	return Binary{
+		Name:    FloorName,
+		Path:    path,
+		Version: "bench/cmd/servefloor",
+		args: func(config string, port int) []string {
+			return []string{"-config", config, "-addr", "127.0.0.1:" + strconv.Itoa(port)}
+		},
 	}, nil
 }
 

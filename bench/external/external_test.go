@@ -2,6 +2,8 @@ package external
 
 import (
 	"context"
+	"io"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -117,6 +119,55 @@ func TestToolexecServeAnswersThePostgreSQLWorkload(t *testing.T) {
 	config, err := WritePostgres(context.Background(), t.TempDir(), s)
 	require.NoError(t, err)
 	serveAndLoad(t, toolexecBinary(t), config)
+}
+
+var (
+	floorOnce sync.Once
+	floorBin  Binary
+	floorErr  error
+)
+
+// floorBinary builds the serve floor once for the package's tests.
+func floorBinary(t *testing.T) Binary {
+	t.Helper()
+	toolexecBinary(t) // makes buildDir
+	floorOnce.Do(func() { floorBin, floorErr = BuildFloor(context.Background(), root(t), buildDir) })
+	require.NoError(t, floorErr)
+	return floorBin
+}
+
+// The floor answers the workload with the very bytes toolexec serve
+// answers it with, on both databases, so the two do the same work.
+func TestTheFloorWritesWhatToolexecServeWrites(t *testing.T) {
+	for _, db := range []string{"SQLite", "PostgreSQL"} {
+		t.Run(db, func(t *testing.T) {
+			var config string
+			var err error
+			if db == "SQLite" {
+				config, err = WriteSQLite(context.Background(), t.TempDir())
+			} else {
+				config, err = WritePostgres(context.Background(), t.TempDir(), postgres(t))
+			}
+			require.NoError(t, err)
+			answer := func(b Binary) string {
+				p, err := b.Start(config, CallRequest(), CheckAnswer, time.Minute)
+				require.NoError(t, err)
+				defer p.Stop()
+				req, err := CallRequest().NewRequest(p.URL)
+				require.NoError(t, err)
+				resp, err := http.DefaultClient.Do(req)
+				require.NoError(t, err)
+				defer func() { _ = resp.Body.Close() }()
+				body, err := io.ReadAll(resp.Body)
+				require.NoError(t, err)
+				assert.Equal(t, http.StatusOK, resp.StatusCode)
+				assert.Equal(t, "application/json", resp.Header.Get("Content-Type"))
+				return string(body)
+			}
+			assert.Equal(t, answer(toolexecBinary(t)), answer(floorBinary(t)))
+			serveAndLoad(t, floorBinary(t), config)
+		})
+	}
 }
 
 // mcp-toolbox is about 300 MB: the tests use it only where `make bench`

@@ -6,8 +6,8 @@ import "runtime/debug"
 // the heap may grow to three times what is live after a collection, where
 // Go's default, 100, lets it grow to twice. A server that answers many
 // small calls collects half as often for a few MiB more memory: on the
-// benchmark of docs/performance.md, 9-10 % more calls a second for 4 MiB
-// more resident (32 to 36 MiB).
+// benchmark of docs/performance.md (the run in bench/HISTORY.md), 9-10 %
+// more calls a second for 4 MiB more resident (32 to 36 MiB).
 const defaultGCPercent = 200
 
 // configureGC sets the garbage collector's target to defaultGCPercent,

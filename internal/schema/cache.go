@@ -51,6 +51,7 @@ type Compiled struct {
 	once   sync.Once
 	schema *jsonschema.Schema
 	err    error
+	quick  *quick // set when the schema is of quick's shape
 }
 
 // minSweep is the size below which the cache is never swept.
@@ -95,6 +96,9 @@ func (e *Compiled) compile(n *atomic.Int64) {
 	e.once.Do(func() {
 		n.Add(1)
 		e.schema, e.err = Compile(e.raw)
+		if e.err == nil {
+			e.quick = quickOf(e.raw)
+		}
 	})
 }
 
@@ -129,5 +133,12 @@ func (c *Cache) Compiles() int64 { return c.compiles.Load() }
 func (e *Compiled) Err() error { return e.err }
 
 // Validate checks v against the compiled schema, as the package-level
-// Validate does. The schema must have compiled (Err is nil).
-func (e *Compiled) Validate(v any) ([]Failure, int) { return Validate(e.schema, v) }
+// Validate does, with the same answer; a schema of the common shape
+// (see quick) accepts a valid value without the validator. The schema
+// must have compiled (Err is nil).
+func (e *Compiled) Validate(v any) ([]Failure, int) {
+	if e.quick != nil && e.quick.accepts(v) {
+		return nil, 0
+	}
+	return Validate(e.schema, v)
+}

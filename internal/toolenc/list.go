@@ -2,7 +2,6 @@ package toolenc
 
 import (
 	"runtime"
-	"slices"
 	"sync"
 	"sync/atomic"
 	"weak"
@@ -100,17 +99,11 @@ type Snapshot[T any, K comparable] struct {
 	indexOnce sync.Once
 	index     map[K]int32
 
-	mu      sync.Mutex
-	subsets map[uint64]*subset
+	subsets Subsets[[]byte]
+
+	mu sync.Mutex
 	// kept are the values Kept made, by form and list.
 	kept map[keptKey]*keptEntry
-}
-
-// subset is one per-caller list: the positions in Items of what it lists,
-// in order, and its encoding.
-type subset struct {
-	pos  []int32
-	data []byte
 }
 
 // Full returns the encoding of every item, made by encode the first time.
@@ -137,24 +130,7 @@ func (s *Snapshot[T, K]) Position(k K) (int32, bool) {
 // asked for (see MaxSubsets). The bytes are shared: the caller must not
 // modify them.
 func (s *Snapshot[T, K]) Subset(pos []int32, encode func() []byte) []byte {
-	h := hashPositions(pos)
-	s.mu.Lock()
-	e := s.subsets[h]
-	s.mu.Unlock()
-	if e != nil && slices.Equal(e.pos, pos) {
-		return e.data
-	}
-	data := encode()
-	s.mu.Lock()
-	if len(s.subsets) >= MaxSubsets {
-		s.subsets = nil
-	}
-	if s.subsets == nil {
-		s.subsets = make(map[uint64]*subset)
-	}
-	s.subsets[h] = &subset{pos: slices.Clone(pos), data: data}
-	s.mu.Unlock()
-	return data
+	return s.subsets.Get(0, pos, encode)
 }
 
 // hashPositions is FNV-1a over pos. A collision costs an encoding, never a

@@ -128,9 +128,9 @@ func TestSubsetsAreKeptByTheirExactPositions(t *testing.T) {
 	for i := range MaxSubsets + 1 {
 		s.Subset([]int32{0, int32(i)}, func() []byte { return nil }) // positions are only keys here
 	}
-	s.mu.Lock()
-	kept := len(s.subsets)
-	s.mu.Unlock()
+	s.subsets.mu.Lock()
+	kept := len(s.subsets.m)
+	s.subsets.mu.Unlock()
 	assert.LessOrEqual(t, kept, MaxSubsets)
 }
 

@@ -86,11 +86,30 @@ func (c *Cache[T]) encode(key string, t *T) ([]byte, error) {
 // encoded is left out, and skip is called with it and the error, so that
 // one broken tool does not hide the others.
 func (c *Cache[T]) AppendList(dst []byte, tools []T, room int, skip func(t *T, err error)) []byte {
-	parts := make([][]byte, len(tools))
-	size := len(tools)
+	parts, size := c.encodings(len(tools), func(i int) *T { return &tools[i] }, skip)
+	dst = slices.Grow(dst, size+len(tools)+room)
+	first := true
+	for _, data := range parts {
+		if data == nil {
+			continue
+		}
+		if !first {
+			dst = append(dst, ',')
+		}
+		first = false
+		dst = append(dst, data...)
+	}
+	return dst
+}
+
+// encodings returns the encodings of the n tools at(0), ..., at(n-1), from
+// the cache where each is unchanged, and their total size; a tool that
+// cannot be encoded has a nil encoding, and skip is called with it.
+func (c *Cache[T]) encodings(n int, at func(i int) *T, skip func(t *T, err error)) (parts [][]byte, size int) {
+	parts = make([][]byte, n)
 	c.mu.RLock()
-	for i := range tools {
-		t := &tools[i]
+	for i := range n {
+		t := at(i)
 		key := c.Key(t)
 		if e, ok := c.entries[key]; ok && c.Same(&e.tool, t) {
 			parts[i] = e.data
@@ -108,19 +127,7 @@ func (c *Cache[T]) AppendList(dst []byte, tools []T, room int, skip func(t *T, e
 		size += len(data)
 	}
 	c.mu.RUnlock()
-	dst = slices.Grow(dst, size+room)
-	first := true
-	for _, data := range parts {
-		if data == nil {
-			continue
-		}
-		if !first {
-			dst = append(dst, ',')
-		}
-		first = false
-		dst = append(dst, data...)
-	}
-	return dst
+	return parts, size
 }
 
 // Trim bounds the cache by the size of the tool set: when it holds more

@@ -81,6 +81,11 @@ func main() {
 // nullName is the harness-only row of every scenario.
 const nullName = "null (harness)"
 
+// scenarioFeatures measures what each of a call's features costs when it
+// is used: toolexec MCP with one on at a time (bench.Features), beside
+// the JSON-RPC floor and toolexec MCP with none.
+const scenarioFeatures = "call, one feature on"
+
 var addArgs = []byte(`{"a":2,"b":40}`)
 
 // run runs every scenario o selects, reporting progress to log.
@@ -101,6 +106,18 @@ func run(o options, log io.Writer) *results {
 			h := c.New(bench.NewGate())
 			check(s, c.Name, bench.CheckCall(c.Wire, h, bench.ToolAdd, addArgs, 42))
 			cases = append(cases, inCase{c: c, h: h, r: c.Wire.CallRequest(bench.ToolAdd, addArgs)})
+		}
+		res.add(inProcess(s, cases, o))
+	}
+	if s := scenarioFeatures; want(s) {
+		fl := bench.Floor()
+		h := fl.New(bench.NewGate())
+		check(s, fl.Name, bench.CheckCall(fl.Wire, h, bench.ToolAdd, addArgs, 42))
+		cases := []inCase{{c: fl, h: h, r: fl.Wire.CallRequest(bench.ToolAdd, addArgs)}}
+		for _, f := range bench.Features() {
+			h := f.New()
+			check(s, f.Name, bench.CheckRequest(bench.WireJSONRPC, h, f.Request, 42))
+			cases = append(cases, inCase{c: bench.Contender{Name: f.Name, Wire: bench.WireJSONRPC}, h: h, r: f.Request})
 		}
 		res.add(inProcess(s, cases, o))
 	}

@@ -36,11 +36,11 @@ type server struct {
 }
 
 // compareServers runs the comparison of `toolexec serve`, built from this
-// tree, with mcp-toolbox, each a process of its own serving the same
-// tools file: start-up, loopback load at each of serveClients, memory
-// and binary size, on SQLite and on a throw-away PostgreSQL. What it
-// cannot run (no npm for mcp-toolbox, no PostgreSQL) it leaves out and
-// says so in res's notes.
+// tree, with mcp-toolbox and with its floor (bench/cmd/servefloor), each a
+// process of its own serving the same tools file: start-up, loopback load
+// at each of serveClients, memory and binary size, on SQLite and on a
+// throw-away PostgreSQL. What it cannot run (no npm for mcp-toolbox, no
+// PostgreSQL) it leaves out and says so in res's notes.
 func compareServers(o options, res *results, log io.Writer) {
 	selected := func(db string) bool {
 		for _, c := range serveClients {
@@ -69,6 +69,11 @@ func compareServers(o options, res *results, log io.Writer) {
 	if err != nil {
 		fatal(err)
 	}
+	fmt.Fprintln(log, "building the serve floor...")
+	fl, err := external.BuildFloor(ctx, root, tmp)
+	if err != nil {
+		fatal(err)
+	}
 	bins := []external.Binary{te}
 	var tb external.Binary
 	switch o.toolbox {
@@ -85,6 +90,7 @@ func compareServers(o options, res *results, log io.Writer) {
 	} else {
 		bins = append(bins, tb)
 	}
+	bins = append(bins, fl) // last: serveLoad runs it right beside toolexec
 	for _, b := range bins {
 		res.note(fmt.Sprintf("%s: version %s", b.Name, b.Version))
 	}
@@ -191,21 +197,17 @@ func serveDatabase(db string, bins []external.Binary, config string, pg *externa
 }
 
 // serveLoad drives each process over loopback with clients keep-alive
-// clients, in o.rounds rounds: toolexec first in even rounds and last in
-// odd ones, each run right after the other, so that ratios can be taken
-// within rounds. Around each measured run it reads the server's CPU time
-// and, on PostgreSQL, the database server's CPU time and sessions opened.
+// clients, in o.rounds rounds, each run right after the other, so that
+// ratios can be taken within rounds (see serveOrder). Around each
+// measured run it reads the server's CPU time and, on PostgreSQL, the
+// database server's CPU time and sessions opened.
 func serveLoad(name string, procs []*external.Process, pg *external.Postgres, clients int, o options) (*scenario, error) {
 	s := &scenario{name: name, kind: kindServe, database: pg != nil}
 	for _, p := range procs {
 		s.rows = append(s.rows, row{contender: p.Binary.Name, floor: external.ToolboxName, obs: make([]obs, o.rounds)})
 	}
 	for r := range o.rounds {
-		for k := range procs {
-			i := k
-			if r%2 == 1 {
-				i = len(procs) - 1 - k
-			}
+		for _, i := range serveOrder(len(procs), r) {
 			ob, lat, err := serveRun(procs[i], pg, clients, o)
 			if err != nil {
 				return nil, fmt.Errorf("%s %s: %w", name, procs[i].Binary.Name, err)
@@ -215,6 +217,26 @@ func serveLoad(name string, procs []*external.Process, pg *external.Postgres, cl
 		}
 	}
 	return s, nil
+}
+
+// serveOrder is the order of round r over n processes: toolexec (0),
+// mcp-toolbox (1, when there is one) and the floor (last). toolexec runs
+// right beside each of the others in every round, and which of a pair
+// runs first alternates from round to round: mcp-toolbox, toolexec, the
+// floor in even rounds; the floor, toolexec, mcp-toolbox in odd ones.
+func serveOrder(n, r int) []int {
+	order := make([]int, 0, n)
+	if n > 2 {
+		order = append(order, 1)
+	}
+	order = append(order, 0)
+	if n > 1 {
+		order = append(order, n-1)
+	}
+	if r%2 == 1 {
+		slices.Reverse(order)
+	}
+	return order
 }
 
 // serveRun is one process's run in one round.

@@ -39,8 +39,19 @@ func (s *scenario) serveCells(r *row, name string) []string {
 			}
 		}
 	}
+	var vsFloor string
+	if f := s.find(external.FloorName); f != nil {
+		vsFloor = ratio(s.serverCPURatio(r, f))
+	}
 	return []string{name, r.contender, num(s.median(r, true, func(o obs) float64 { return o.rps })), dur(p50), dur(p99),
-		us(func(o obs) float64 { return o.srv }), db, sessions, us(func(o obs) float64 { return o.cpu }), thru, thruCPU, rounds}
+		us(func(o obs) float64 { return o.srv }), vsFloor, db, sessions, us(func(o obs) float64 { return o.cpu }), thru, thruCPU, rounds}
+}
+
+// serverCPURatio is a's server CPU time per call over b's: the median, over
+// rounds, of the ratio within each round (the two ran one right after the
+// other: see serveOrder).
+func (s *scenario) serverCPURatio(a, b *row) float64 {
+	return pairedMedian(a, b, func(x, y obs) float64 { return div(x.srv, y.srv) })
 }
 
 // sessionsPerCall is the database sessions opened over every round per
@@ -112,11 +123,13 @@ func (t *results) printServers(w io.Writer) {
 	fmt.Fprint(w, `
 serve vs mcp-toolbox: each server is a process of its own serving the same tools file (one SQLite tool, or the
 same tool on PostgreSQL) with warnings-only logging, driven over loopback by the same clients with MCP tools/call
-of one indexed row, every answer checked. Each round runs each server once, one right after the other, toolexec
-first in even rounds and last in odd ones. "req/s ×toolbox" and "req/cpu-s ×toolbox" are toolexec's over
-mcp-toolbox's, medians of the ratios within rounds ("rounds": the least and greatest req/s ratio); CPU per call is
-the server's, PostgreSQL's (every process of it) and, in "all", the clients' as well; "sessions/call" is the
-PostgreSQL sessions opened during the measured runs per call answered.
+of one indexed row, every answer checked. "serve floor" (bench/cmd/servefloor) is that call answered by hand:
+net/http, database/sql with the same driver and pool size, one QueryRow and one json.Marshal of the very bytes
+toolexec serve writes, GOGC=200 as toolexec serve sets it. Each round runs each server once, toolexec right beside
+each of the others (mcp-toolbox, toolexec, the floor in even rounds; the reverse in odd ones). "server cpu ×floor",
+"req/s ×toolbox" and "req/cpu-s ×toolbox" are medians of the ratios within rounds ("rounds": the least and greatest
+req/s ratio to mcp-toolbox); CPU per call is the server's, PostgreSQL's (every process of it) and, in "all", the
+clients' as well; "sessions/call" is the PostgreSQL sessions opened during the measured runs per call answered.
 `)
 }
 
@@ -145,10 +158,17 @@ func mib(b int64) string {
 	return fmt.Sprintf("%.1f", float64(b)/(1<<20))
 }
 
-// serveTargets are the comparison's targets: toolexec serve's throughput
-// at least twice mcp-toolbox's on every database and client count.
+// serveTargets are the comparison's targets: toolexec serve's server CPU
+// time per call at most 1.25 times its floor's, and its throughput at
+// least twice mcp-toolbox's, on every database and client count.
 func serveTargets() []target {
 	var ts []target
+	for _, db := range serveDatabases {
+		for _, c := range serveClients {
+			ts = append(ts, target{fmt.Sprintf("serve server CPU/call ×its floor's, %s, %d clients", db, c),
+				serveScenario(db, c), 1.25, true, serverCPUVsFloor(external.ToolexecName)})
+		}
+	}
 	for _, db := range serveDatabases {
 		for _, c := range serveClients {
 			ts = append(ts, target{fmt.Sprintf("serve throughput ×mcp-toolbox's, %s, %d clients", db, c),
@@ -156,4 +176,16 @@ func serveTargets() []target {
 		}
 	}
 	return ts
+}
+
+// serverCPUVsFloor is a server's CPU time per call over the serve floor's,
+// paired by round.
+func serverCPUVsFloor(server string) func(*scenario) (float64, bool) {
+	return func(s *scenario) (float64, bool) {
+		r, f := s.find(server), s.find(external.FloorName)
+		if r == nil || f == nil {
+			return 0, false
+		}
+		return s.serverCPURatio(r, f), true
+	}
 }

@@ -112,14 +112,14 @@ func TestTargetsSayPassOrMissWithTheMeasuredValue(t *testing.T) {
 		nullName:            {0},
 		bench.FloorName:     {1000},
 		bench.RESTFloorName: {1000},
-		mcpName:             {1400},
+		mcpName:             {700},
 		restName:            {1600},
-		mcpGoName:           {4200},
+		mcpGoName:           {2100},
 	}, map[string]float64{bench.FloorName: 10, bench.RESTFloorName: 10, mcpName: 15, restName: 16}))
 	var out bytes.Buffer
 	res.targets(&out)
 	got := out.String()
-	assert.Regexp(t, `MCP tools/call CPU ×JSON-RPC floor\s+call\s+1\.40\s+≤ 1\.50\s+PASS`, got)
+	assert.Regexp(t, `MCP tools/call CPU ×JSON-RPC floor\s+call\s+0\.70\s+≤ 0\.80\s+PASS`, got)
 	assert.Regexp(t, `REST call CPU ×REST floor\s+call\s+1\.60\s+≤ 1\.50\s+MISS`, got)
 	assert.Regexp(t, `MCP allocations ×JSON-RPC floor\s+call\s+1\.50\s+≤ 1\.50\s+PASS`, got)
 	assert.Regexp(t, `REST allocations ×REST floor\s+call\s+1\.60\s+≤ 1\.50\s+MISS`, got)
@@ -252,7 +252,7 @@ func TestStackRowsPrintBytesAndRatios(t *testing.T) {
 // from per-round figures: req/s, all CPU per call, sessions and calls.
 func serveScenarioOf(name string, rows map[string][]obs) *scenario {
 	s := &scenario{name: name, kind: kindServe, database: strings.Contains(name, "PostgreSQL")}
-	for _, n := range []string{external.ToolexecName, external.ToolboxName} {
+	for _, n := range []string{external.ToolexecName, external.ToolboxName, external.FloorName} {
 		if o, ok := rows[n]; ok {
 			s.rows = append(s.rows, row{contender: n, floor: external.ToolboxName, obs: o})
 		}
@@ -276,7 +276,33 @@ func TestServeThroughputIsTheLesserOfPairedRatios(t *testing.T) {
 
 	cells := s.serveCells(te, s.name)
 	assert.Equal(t, []string{"3.00", "2.00", "2.00–3.00"}, cells[len(cells)-3:])
-	assert.Equal(t, "0.0003", cells[7], "sessions per call")
+	assert.Equal(t, "0.0003", cells[8], "sessions per call")
+}
+
+func TestServeServerCPUIsComparedWithTheFloorRoundByRound(t *testing.T) {
+	s := serveScenarioOf(serveScenario("SQLite", 16), map[string][]obs{
+		external.ToolexecName: {{rps: 3000, srv: 120, calls: 1}, {rps: 3000, srv: 100, calls: 1}, {rps: 3000, srv: 300, calls: 1}},
+		external.ToolboxName:  {{rps: 1000, srv: 400, calls: 1}, {rps: 1000, srv: 400, calls: 1}, {rps: 1000, srv: 400, calls: 1}},
+		external.FloorName:    {{rps: 4000, srv: 100, calls: 1}, {rps: 4000, srv: 100, calls: 1}, {rps: 4000, srv: 200, calls: 1}},
+	})
+	v, ok := serverCPUVsFloor(external.ToolexecName)(s)
+	require.True(t, ok)
+	assert.Equal(t, 1.2, v, "the median of 1.2, 1 and 1.5")
+	assert.Equal(t, "1.20", s.serveCells(s.find(external.ToolexecName), s.name)[6])
+	assert.Equal(t, "1.00", s.serveCells(s.find(external.FloorName), s.name)[6])
+
+	res := &results{rounds: 3}
+	res.add(s)
+	var out bytes.Buffer
+	res.targets(&out)
+	assert.Regexp(t, `serve server CPU/call ×its floor's, SQLite, 16 clients\s+serve vs mcp-toolbox, SQLite, 16 clients\s+1\.20\s+≤ 1\.25\s+PASS`, out.String())
+}
+
+func TestServeOrderPutsToolexecBesideEachOtherServer(t *testing.T) {
+	assert.Equal(t, []int{1, 0, 2}, serveOrder(3, 0))
+	assert.Equal(t, []int{2, 0, 1}, serveOrder(3, 1))
+	assert.Equal(t, []int{0, 1}, serveOrder(2, 0), "no mcp-toolbox: toolexec and the floor")
+	assert.Equal(t, []int{1, 0}, serveOrder(2, 1))
 }
 
 func TestServeTargetsNeedBothServers(t *testing.T) {

@@ -8,11 +8,13 @@
 //	go run ./cmd/servepair -a /tmp/old/toolexec            (B: this tree's build)
 //	go run ./cmd/servepair -a tree -b-args '--timeout 0' -db postgres -c 1
 //	go run ./cmd/servepair -b toolbox                      (B: the pinned mcp-toolbox)
+//	go run ./cmd/servepair -b floor                        (B: bench/cmd/servefloor)
 //	go run ./cmd/servepair -b-env GOGC=400
 //
 // -a and -b each name a toolexec binary, "tree" (this tree's cmd/toolexec,
-// built once) or "toolbox" (the pinned mcp-toolbox, installed as make bench
-// installs it). Each round runs A then B, or B then A on odd rounds, for
+// built once), "toolbox" (the pinned mcp-toolbox, installed as make bench
+// installs it) or "floor" (bench/cmd/servefloor, the floor make bench
+// compares toolexec serve with). Each round runs A then B, or B then A on odd rounds, for
 // -slice each with -c keep-alive clients (bench.Drive), every answer
 // checked. It prints both processes' ids to stderr before measuring, so a
 // profiler can attach (perf record -g -p PID).
@@ -36,7 +38,7 @@ import (
 )
 
 func main() {
-	a := flag.String("a", "tree", `server A: a toolexec binary, "tree" (build this tree's) or "toolbox"`)
+	a := flag.String("a", "tree", `server A: a toolexec binary, "tree" (build this tree's), "toolbox" or "floor"`)
 	b := flag.String("b", "tree", `server B: as -a`)
 	aArgs := flag.String("a-args", "", "flags added to A's command line")
 	bArgs := flag.String("b-args", "", "flags added to B's command line")
@@ -86,6 +88,12 @@ func run(a, b, aArgs, bArgs, aEnv, bEnv, db string, clients, rounds int, slice t
 				return external.Binary{}, err
 			}
 			return external.InstallToolbox(ctx, root, func(s string) { fmt.Fprintln(os.Stderr, s+"...") })
+		case "floor":
+			root, err := filepath.Abs(filepath.Join(".."))
+			if err != nil {
+				return external.Binary{}, err
+			}
+			return external.BuildFloor(ctx, root, tmp)
 		}
 		return external.ToolexecAt(ctx, name)
 	}

@@ -287,14 +287,19 @@ func (t *Tool) run(ctx context.Context, statement string, args []any) (*toolexec
 		rows, err = tx.QueryContext(qctx, statement, args...)
 	case bare != nil:
 		rows, err = bare.QueryContext(qctx, statement, args...)
-	case t.Cfg.Template != nil:
+	case t.Cfg.Template != nil, t.src.Kind == config.KindPostgres:
+		// A statement made per call, or one for PostgreSQL, whose driver
+		// (pgx) prepares each statement once per session and keeps it: a
+		// database/sql Stmt would only add its own bookkeeping (a lock of
+		// the pool and two map updates per query).
 		rows, err = db.QueryContext(qctx, statement, args...)
 	default:
 		// A read-only pool whose sessions are read-only themselves (sqlite:
-		// mode=ro and query_only; postgres: default_transaction_read_only),
-		// so a transaction would add nothing. The statement is prepared
-		// once (database/sql prepares it on each connection of the pool as
-		// needed).
+		// mode=ro and query_only; postgres, above:
+		// default_transaction_read_only), so a transaction would add
+		// nothing. The statement is prepared once (database/sql prepares it
+		// on each connection of the pool as needed): SQLite's driver would
+		// compile it again on every query otherwise.
 		stmt := t.stmt.Load()
 		if stmt == nil {
 			if stmt, err = db.PrepareContext(ctx, statement); err != nil {

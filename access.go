@@ -29,10 +29,10 @@ func WithToolFilter(f ToolFilter) Option {
 	return func(x *Executor) { x.toolFilter = f }
 }
 
-// VisibleTools returns the tools of tools that the caller of r may see: all
+// visibleTools returns the tools of tools that the caller of r may see: all
 // of them when no ToolFilter is set (see WithToolFilter). Surfaces call it
 // on every list they answer; r is the list request.
-func (x *Executor) VisibleTools(r *http.Request, tools []Tool) []Tool {
+func (x *Executor) visibleTools(r *http.Request, tools []Tool) []Tool {
 	if x.toolFilter == nil || r == nil {
 		return tools
 	}

@@ -10,37 +10,37 @@ type callerIdentityKey struct{}
 
 type cacheVariantKey struct{}
 
-// WithIdentity returns a copy of ctx that names the caller: id is who the
+// ContextWithIdentity returns a copy of ctx that names the caller: id is who the
 // call is made by, as the auth hook established it (a user id, an API key's
 // owner, a verified token's subject). An auth hook calls it on the request
 // it passes on:
 //
-//	next.ServeHTTP(w, r.WithContext(toolexec.WithIdentity(r.Context(), user.ID)))
+//	next.ServeHTTP(w, r.WithContext(toolexec.ContextWithIdentity(r.Context(), user.ID)))
 //
 // The read-through cache keys a result on it: a cached result is only
 // served to a call with the same identity, and a call without one is not
 // cached at all unless its tool declares its results shared
-// (ToolOptions.CacheShared). An empty id names no one. A later WithIdentity
+// (ToolOptions.CacheShared). An empty id names no one. A later ContextWithIdentity
 // replaces an earlier one.
-func WithIdentity(ctx context.Context, id string) context.Context {
+func ContextWithIdentity(ctx context.Context, id string) context.Context {
 	return context.WithValue(ctx, callerIdentityKey{}, id)
 }
 
-// IdentityFromContext returns the identity WithIdentity stored in ctx, and
+// IdentityFromContext returns the identity ContextWithIdentity stored in ctx, and
 // whether there is one (an empty id counts as none).
 func IdentityFromContext(ctx context.Context) (string, bool) {
 	id, _ := ctx.Value(callerIdentityKey{}).(string)
 	return id, id != ""
 }
 
-// WithCacheVariant returns a copy of ctx in which v is one more thing that
+// ContextWithCacheVariant returns a copy of ctx in which v is one more thing that
 // sets this call's result apart: two calls share a cached result only when
 // they carry the same variants, in the same order. Surfaces call it for
 // what a tool receives besides its arguments and the caller's identity: the
 // OXP surface adds the tokens, secrets and user id a tool's Requirements
 // named. Variants only ever narrow sharing; they never make a call
 // cacheable that would not be.
-func WithCacheVariant(ctx context.Context, v string) context.Context {
+func ContextWithCacheVariant(ctx context.Context, v string) context.Context {
 	prev, _ := ctx.Value(cacheVariantKey{}).([]string)
 	next := make([]string, len(prev), len(prev)+1)
 	copy(next, prev)

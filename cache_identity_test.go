@@ -19,7 +19,7 @@ import (
 func identityHook(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		id := strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer ")
-		next.ServeHTTP(w, r.WithContext(toolexec.WithIdentity(r.Context(), id)))
+		next.ServeHTTP(w, r.WithContext(toolexec.ContextWithIdentity(r.Context(), id)))
 	})
 }
 
@@ -63,7 +63,7 @@ func TestCallsWithoutIdentityAreNotCachedUnlessShared(t *testing.T) {
 	}
 	assert.EqualValues(t, 3, runs.Load(), "no identity: every call runs")
 
-	ctx := toolexec.WithIdentity(context.Background(), "alice")
+	ctx := toolexec.ContextWithIdentity(context.Background(), "alice")
 	for range 3 {
 		_, err := x.Call(ctx, toolexec.CallRequest{Name: "ns/t"})
 		require.NoError(t, err)

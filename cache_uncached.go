@@ -45,13 +45,13 @@ func (u *uncachedWarnings) first(name string) bool {
 
 // logUncached logs a call of a cacheable tool that was not cached. The
 // first such call of a tool for want of an identity is a warning: a custom
-// auth hook that does not call WithIdentity turns the cache off silently
+// auth hook that does not call ContextWithIdentity turns the cache off silently
 // otherwise. Later ones, and calls whose arguments cannot be encoded, are
 // logged at debug level.
 func (x *Executor) logUncached(ctx context.Context, call *Call, why uncachedReason) {
 	if why == uncachedNoIdentity && x.uncachedWarned.first(call.Tool.Name) {
 		x.logger.WarnContext(ctx, "toolexec: a cacheable tool's call was not cached: it has no identity "+
-			"(the auth hook did not call toolexec.WithIdentity) and the tool does not declare CacheShared; "+
+			"(the auth hook did not call toolexec.ContextWithIdentity) and the tool does not declare CacheShared; "+
 			"further such calls of this tool are logged at debug level", "tool", call.Tool.Name)
 		return
 	}

@@ -27,7 +27,7 @@ func TestACacheableCallWithoutIdentityIsWarnedAboutOncePerTool(t *testing.T) {
 		_, err := x.Call(context.Background(), toolexec.CallRequest{Name: name})
 		require.NoError(t, err)
 	}
-	_, err := x.Call(toolexec.WithIdentity(context.Background(), "alice"), toolexec.CallRequest{Name: "a"})
+	_, err := x.Call(toolexec.ContextWithIdentity(context.Background(), "alice"), toolexec.CallRequest{Name: "a"})
 	require.NoError(t, err)
 
 	out := logs.String()
@@ -35,5 +35,5 @@ func TestACacheableCallWithoutIdentityIsWarnedAboutOncePerTool(t *testing.T) {
 	assert.Equal(t, 1, strings.Count(out, "tool=a"), "once for a")
 	assert.Equal(t, 1, strings.Count(out, "tool=b"), "once for b")
 	assert.NotContains(t, out, "tool=shared", "a tool with shared results is cached without identity")
-	assert.Contains(t, out, "toolexec.WithIdentity", "the warning says what to do")
+	assert.Contains(t, out, "toolexec.ContextWithIdentity", "the warning says what to do")
 }

@@ -94,6 +94,6 @@ func TestToolFilterHidesToolsFromLists(t *testing.T) {
 	assert.Equal(t, http.StatusOK, do(t, h, http.MethodPost, "/tools/image%2Fresize/call", `{}`).status, "calls are the hook's to decide")
 
 	x := New(f.reg, f.reg)
-	assert.Len(t, x.VisibleTools(httptest.NewRequest(http.MethodGet, "/", nil), x.LatestTools()), len(x.LatestTools()),
+	assert.Len(t, x.visibleTools(httptest.NewRequest(http.MethodGet, "/", nil), x.latestTools()), len(x.latestTools()),
 		"without a filter every tool is visible")
 }

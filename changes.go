@@ -63,13 +63,21 @@ func (l *changeListeners) notify() {
 // Add and every Remove that removed a tool.
 func (r *Registry) OnToolsChanged(f func()) (stop func()) { return r.listeners.add(f) }
 
-// OnToolsChanged registers f to be called whenever the Executor's
+// onToolsChanged registers f to be called whenever the Executor's
 // ToolProvider reports a change of its tool set, and returns a function that
 // unregisters it. A provider that does not implement ToolsChangedNotifier
 // never reports one: the returned function then does nothing.
-func (x *Executor) OnToolsChanged(f func()) (stop func()) {
+func (x *Executor) onToolsChanged(f func()) (stop func()) {
 	if n, ok := x.tools.(ToolsChangedNotifier); ok {
 		return n.OnToolsChanged(f)
 	}
 	return func() {}
+}
+
+// notifiesToolsChanged reports whether the Executor's ToolProvider
+// implements ToolsChangedNotifier, so that OnToolsChanged callbacks are ever
+// called. Surfaces advertise change notifications only when it does.
+func (x *Executor) notifiesToolsChanged() bool {
+	_, ok := x.tools.(ToolsChangedNotifier)
+	return ok
 }

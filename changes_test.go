@@ -15,7 +15,7 @@ func TestRegistryNotifiesToolsChanged(t *testing.T) {
 	reg := toolexec.NewRegistry()
 	x := toolexec.New(reg, reg)
 	var n atomic.Int32
-	stop := x.OnToolsChanged(func() { n.Add(1) })
+	stop := x.SurfaceKit().OnToolsChanged(func() { n.Add(1) })
 
 	require.NoError(t, reg.Add(toolexec.Tool{Name: "a"}, func(string, map[string]any) ([]toolexec.Content, bool, string, error) {
 		return nil, false, "", nil
@@ -43,6 +43,6 @@ func TestExecutorOnToolsChangedWithoutNotifier(t *testing.T) {
 	x := toolexec.New(toolexec.StaticTools{{Name: "a"}}, func(string, map[string]any) ([]toolexec.Content, bool, string, error) {
 		return nil, false, "", nil
 	})
-	stop := x.OnToolsChanged(func() { t.Fatal("a static provider never changes") })
+	stop := x.SurfaceKit().OnToolsChanged(func() { t.Fatal("a static provider never changes") })
 	stop()
 }

@@ -124,13 +124,13 @@ func (e *ToolError) Error() string { return e.Message }
 // Unwrap returns the cause.
 func (e *ToolError) Unwrap() error { return e.Err }
 
-// LogMessage is e's message as it may be logged or put on a span: the
+// Redacted is e's message as it may be logged or put on a span: the
 // message itself, except for an error with validation failures, which is
 // summarised by their paths and keywords alone ("invalid arguments: /a
 // (type), /b (required)"). Failure messages may quote the value that
 // failed ("'hunter2' does not match pattern ..."), and argument values are
 // never logged, so observers that record errors use this.
-func (e *Error) LogMessage() string {
+func (e *Error) Redacted() string {
 	if len(e.Failures) == 0 {
 		return e.Message
 	}

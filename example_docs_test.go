@@ -120,7 +120,7 @@ func auth(next http.Handler) http.Handler {
 			w.WriteHeader(http.StatusUnauthorized)
 			return
 		}
-		next.ServeHTTP(w, r.WithContext(toolexec.WithIdentity(r.Context(), user.ID)))
+		next.ServeHTTP(w, r.WithContext(toolexec.ContextWithIdentity(r.Context(), user.ID)))
 	})
 }
 

@@ -60,14 +60,14 @@ func ExampleRegistry_handlerPerTool() {
 	// timeout timeout
 }
 
-// StrictToolNames makes a tool name outside MCP's recommended form an
+// WithStrictToolNames makes a tool name outside MCP's recommended form an
 // error of Registry.Add, rather than a warning logged once.
-func ExampleStrictToolNames() {
+func ExampleWithStrictToolNames() {
 	logger := slog.New(slog.DiscardHandler)
-	reg := toolexec.NewRegistry(toolexec.StrictToolNames(), toolexec.RegistryLogger(logger))
+	reg := toolexec.NewRegistry(toolexec.WithStrictToolNames(), toolexec.WithRegistryLogger(logger))
 	fmt.Println(reg.Add(toolexec.Tool{Name: "weather report"}, upper))
 	// Output:
-	// toolexec: Registry.Add: tool name "weather report" is not of the form MCP recommends, 1 to 128 characters, each A-Z, a-z, 0-9, '_', '-' or '.' (MCP 2025-11-25, "Tool names"): it contains ' ' at byte 7 (StrictToolNames)
+	// toolexec: Registry.Add: tool name "weather report" is not of the form MCP recommends, 1 to 128 characters, each A-Z, a-z, 0-9, '_', '-' or '.' (MCP 2025-11-25, "Tool names"): it contains ' ' at byte 7 (WithStrictToolNames)
 }
 
 // chart answers content blocks of two kinds: a caption and an image.

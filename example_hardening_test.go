@@ -11,10 +11,10 @@ import (
 	"github.com/toolexec/toolexec"
 )
 
-// An auth hook names the caller with WithIdentity; a cached tool's result
+// An auth hook names the caller with ContextWithIdentity; a cached tool's result
 // is then only ever served to the same caller. Here, in-process calls carry
 // the identity in their context.
-func ExampleWithIdentity() {
+func ExampleContextWithIdentity() {
 	runs := 0
 	reg := toolexec.NewRegistry()
 	reg.MustAdd(toolexec.Tool{Name: "balance", Options: toolexec.ToolOptions{Cache: true}},
@@ -26,7 +26,7 @@ func ExampleWithIdentity() {
 	x := toolexec.New(reg, reg, toolexec.WithAllowExecute(true))
 
 	for _, who := range []string{"alice", "alice", "bob"} {
-		res, _ := x.Call(toolexec.WithIdentity(context.Background(), who), toolexec.CallRequest{Name: "balance"})
+		res, _ := x.Call(toolexec.ContextWithIdentity(context.Background(), who), toolexec.CallRequest{Name: "balance"})
 		fmt.Println(res.Text())
 	}
 	_, _ = x.Call(context.Background(), toolexec.CallRequest{Name: "balance"}) // no identity: never cached

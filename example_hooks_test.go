@@ -156,9 +156,9 @@ func ExampleWithAuthHook_context() {
 	// {"content":[{"type":"text","text":"Ada"}],"isError":false}
 }
 
-// An auth hook that names the caller with WithIdentity lets the result
+// An auth hook that names the caller with ContextWithIdentity lets the result
 // cache serve each caller what it stored.
-func ExampleWithIdentity_authHook() {
+func ExampleContextWithIdentity_authHook() {
 	type userKey struct{}
 	auth := func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -168,7 +168,7 @@ func ExampleWithIdentity_authHook() {
 				return
 			}
 			ctx := context.WithValue(r.Context(), userKey{}, user)
-			next.ServeHTTP(w, r.WithContext(toolexec.WithIdentity(ctx, user.ID)))
+			next.ServeHTTP(w, r.WithContext(toolexec.ContextWithIdentity(ctx, user.ID)))
 		})
 	}
 	reg := toolexec.NewRegistry()

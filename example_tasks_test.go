@@ -43,7 +43,7 @@ func ExampleToolOptions_taskSupport() {
 	}
 
 	err := toolexec.AddTool(reg, toolexec.Tool{Name: "sales/report", Description: "Builds a sales report (slow).",
-		Options: toolexec.ToolOptions{TaskSupport: toolexec.TaskOptional}},
+		Options: toolexec.ToolOptions{TaskSupport: toolexec.TaskSupportOptional}},
 		func(ctx context.Context, in ReportIn) (ReportOut, error) {
 			rows := 0
 			for month := 1; month <= in.Months; month++ {

@@ -40,8 +40,8 @@ func NewHandler(x *Executor) http.Handler {
 	h := &restHandler{x: x, headers: httpjson.NewHeaders(), guard: x.rebindingGuard(), docs: newDocs(x)}
 	h.details = toolenc.Cache[Tool]{Key: func(t *Tool) string { return t.Name }, Same: sameDetail, Encode: encodeDetail, Clone: cloneListed}
 	h.summaries = toolenc.Cache[Tool]{Key: func(t *Tool) string { return t.Name }, Same: sameSummary, Encode: encodeSummary, Clone: cloneListed}
-	if x.NotifiesToolsChanged() {
-		h.lists = toolenc.NewLists(toolenc.Watch(x.OnToolsChanged), func(t *Tool) string { return t.Name })
+	if x.notifiesToolsChanged() {
+		h.lists = toolenc.NewLists(toolenc.Watch(x.onToolsChanged), func(t *Tool) string { return t.Name })
 	}
 	return httpjson.Recoverer(x.logger, "toolexec: REST handler", func(w http.ResponseWriter) {
 		writeError(w, http.StatusInternalServerError, "Internal server error")
@@ -141,7 +141,7 @@ func (h *restHandler) describe(w http.ResponseWriter, r *http.Request, raw strin
 		writeError(w, http.StatusNotFound, "Tool not found: "+raw)
 		return
 	}
-	if t, found := h.x.Lookup(name, ""); found && len(h.x.VisibleTools(r, []Tool{t})) == 1 {
+	if t, found := h.x.Lookup(name, ""); found && len(h.x.visibleTools(r, []Tool{t})) == 1 {
 		h.writeDetail(w, &t)
 		return
 	}

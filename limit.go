@@ -153,7 +153,7 @@ func (x *Executor) localLimit(ctx context.Context, call *Call, next CallFunc) (*
 	}
 	sctx, st := call.observer().StartStage(ctx, info)
 	if rated {
-		a := x.local.limits.admit(Admission{RateKey: rateKey(ctx, call, ownRate, x.ipv6Bits), Rate: rate}, time.Now())
+		a := x.local.limits.admit(AdmitRequest{RateKey: rateKey(ctx, call, ownRate, x.ipv6Bits), Rate: rate}, time.Now())
 		if a.RateWait > 0 {
 			err := rateRefusal(call, rate, ownRate, a.RateWait)
 			st.End(nil, err)

@@ -36,7 +36,7 @@ func (x *Executor) sharedLimit(ctx context.Context, call *Call, next CallFunc) (
 	if !rated && !limited {
 		return next(ctx, call)
 	}
-	var a Admission
+	var a AdmitRequest
 	if rated {
 		a.RateKey, a.Rate = rateKey(ctx, call, ownRate, x.ipv6Bits), rate
 	}
@@ -71,7 +71,7 @@ func (x *Executor) sharedLimit(ctx context.Context, call *Call, next CallFunc) (
 			// Answered from the cache, the call took no slot. Should the
 			// cached value not decode, the cache stage runs the tool, which
 			// then waits for a slot as any call does (the rate counted it).
-			slotOnly := Admission{SlotKey: a.SlotKey, SlotMax: a.SlotMax, SlotTTL: a.SlotTTL}
+			slotOnly := AdmitRequest{SlotKey: a.SlotKey, SlotMax: a.SlotMax, SlotTTL: a.SlotTTL}
 			ov.admitAgain = func(ctx context.Context) error {
 				ov.admitAgain = nil // once
 				adm, err := x.admitShared(ctx, call, &slotOnly, cfg)
@@ -105,7 +105,7 @@ func (x *Executor) sharedLimit(ctx context.Context, call *Call, next CallFunc) (
 
 // storeOverlap carries, from the limit stage to the cache stage of one
 // call, what lets their work in a shared store share round trips: the
-// cache lookup the admission made (Admission.Read), and the result the
+// cache lookup the admission made (AdmitRequest.Read), and the result the
 // cache leaves to store, which the limit stage stores as it gives its slot
 // back (Limits.Release).
 type storeOverlap struct {
@@ -143,7 +143,7 @@ func overlapOf(ctx context.Context, call *Call) *storeOverlap {
 // result the cache left in ov. Either may be nil. It is not cancelled
 // with the call; a release that fails leaves the slot to run out.
 func (x *Executor) release(ctx context.Context, keep *leaseKeeper, ov *storeOverlap) {
-	var r Release
+	var r ReleaseRequest
 	if keep != nil {
 		keep.stop()
 		r.SlotKey, r.Lease = keep.key, keep.lease
@@ -176,10 +176,10 @@ type slotQueue interface {
 // then checks the rest of a (its rate, its lookup) as Admit would have.
 // A call that waited and is then refused by its rate, or answered from
 // the value its lookup found, gives the slot to the next in line.
-func (x *Executor) queueForSlot(ctx context.Context, call *Call, a *Admission, cfg ConcurrencyLimit, queue slotQueue) (Admittance, error) {
+func (x *Executor) queueForSlot(ctx context.Context, call *Call, a *AdmitRequest, cfg ConcurrencyLimit, queue slotQueue) (AdmitResult, error) {
 	lease, err := queue.waitSlot(ctx, a.SlotKey, a.SlotMax, a.SlotTTL)
 	if err != nil {
-		return Admittance{}, slotWaitEnded(call, cfg, err)
+		return AdmitResult{}, slotWaitEnded(call, cfg, err)
 	}
 	rest := *a
 	rest.SlotKey, rest.SlotMax, rest.SlotTTL = "", 0, 0
@@ -205,7 +205,7 @@ var errStoreDown = errors.New("toolexec: store unreachable")
 // is held as cfg says. It returns the store's answer for a call admitted
 // or refused by its rate, an *Error for a call refused a slot, or
 // errStoreDown.
-func (x *Executor) admitShared(ctx context.Context, call *Call, a *Admission, cfg ConcurrencyLimit) (Admittance, error) {
+func (x *Executor) admitShared(ctx context.Context, call *Call, a *AdmitRequest, cfg ConcurrencyLimit) (AdmitResult, error) {
 	pause := 2 * time.Millisecond
 	var timer *time.Timer
 	queue, _ := x.store.(slotQueue)
@@ -245,7 +245,7 @@ func (x *Executor) admitShared(ctx context.Context, call *Call, a *Admission, cf
 
 // storeAdmit is one Admit, bounded by storeOpTimeout, that logs when the
 // store stops or starts answering.
-func (x *Executor) storeAdmit(ctx context.Context, a *Admission) (Admittance, error) {
+func (x *Executor) storeAdmit(ctx context.Context, a *AdmitRequest) (AdmitResult, error) {
 	octx, cancel := context.WithTimeout(ctx, storeOpTimeout)
 	adm, err := x.store.Admit(octx, *a)
 	cancel()

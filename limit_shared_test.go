@@ -90,7 +90,7 @@ func TestASharedSlotOfADeadHolderFreesItselfAfterItsTTL(t *testing.T) {
 	store := toolexec.NewMemoryStore()
 	x := newExec(t, toolexec.Tool{Name: "q"}, textHandler("ok"), toolexec.WithStore(store),
 		toolexec.WithConcurrencyLimit(toolexec.ConcurrencyLimit{Max: 1, FailFast: true}))
-	adm, err := store.Admit(context.Background(), toolexec.Admission{SlotKey: "slots:*", SlotMax: 1, SlotTTL: 50 * time.Millisecond})
+	adm, err := store.Admit(context.Background(), toolexec.AdmitRequest{SlotKey: "slots:*", SlotMax: 1, SlotTTL: 50 * time.Millisecond})
 	require.NoError(t, err)
 	require.True(t, adm.Admitted())
 
@@ -129,11 +129,11 @@ func TestASharedStoreLooksACallUpWithItsAdmission(t *testing.T) {
 // an admission finds a value that does not decode.
 type undecodableHitStore struct{ *toolexec.MemoryStore }
 
-func (s undecodableHitStore) Admit(ctx context.Context, a toolexec.Admission) (toolexec.Admittance, error) {
+func (s undecodableHitStore) Admit(ctx context.Context, a toolexec.AdmitRequest) (toolexec.AdmitResult, error) {
 	if a.Read == "" {
 		return s.MemoryStore.Admit(ctx, a)
 	}
-	return toolexec.Admittance{Found: true, Value: []byte("{not json")}, nil
+	return toolexec.AdmitResult{Found: true, Value: []byte("{not json")}, nil
 }
 
 func TestACachedValueThatDoesNotDecodeRunsTheToolInASlot(t *testing.T) {

@@ -33,14 +33,14 @@ func (x *Executor) Lookup(name, version string) (Tool, bool) {
 	return lookupIn(x.tools.Tools(), name, version)
 }
 
-// LatestTools lists the tools as discovery shows them: one entry per name,
+// latestTools lists the tools as discovery shows them: one entry per name,
 // the latest version (as Lookup chooses it), in the provider's order of
 // first appearance.
 //
 // A name not of the form MCP recommends (CheckToolName) is logged at
 // warning level the first time it is listed, unless the provider is a
 // Registry, which warns when the tool is added.
-func (x *Executor) LatestTools() []Tool {
+func (x *Executor) latestTools() []Tool {
 	tools := x.tools.Tools()
 	x.checkListedNames(tools)
 	return latestVersions(tools)

@@ -105,7 +105,7 @@ func TestLatestPrefersReleasesOverPreReleases(t *testing.T) {
 				got, ok := x.Lookup("t", "")
 				require.True(t, ok, pname)
 				assert.Equal(t, tc.want, got.Version, pname)
-				latest := x.LatestTools()
+				latest := x.SurfaceKit().LatestTools()
 				require.Len(t, latest, 1, pname)
 				assert.Equal(t, tc.want, latest[0].Version, "%s: Tools() agrees with Lookup", pname)
 			}
@@ -114,13 +114,13 @@ func TestLatestPrefersReleasesOverPreReleases(t *testing.T) {
 }
 
 func TestLatestToolsKeepsOneToolPerNameInFirstAppearanceOrder(t *testing.T) {
-	got := toolexec.New(toolexec.StaticTools(versionedTools), echoVersion).LatestTools()
+	got := toolexec.New(toolexec.StaticTools(versionedTools), echoVersion).SurfaceKit().LatestTools()
 	require.Len(t, got, 2)
 	assert.Equal(t, "calc", got[0].Name)
 	assert.Equal(t, "1.10.0", got[0].Version)
 	assert.Equal(t, "other", got[1].Name)
 	assert.Equal(t, "3.0.0", got[1].Version)
-	assert.Empty(t, toolexec.New(toolexec.StaticTools(nil), echoVersion).LatestTools())
+	assert.Empty(t, toolexec.New(toolexec.StaticTools(nil), echoVersion).SurfaceKit().LatestTools())
 }
 
 func TestExecutorAllToolsListsEveryVersion(t *testing.T) {

@@ -5,7 +5,7 @@ import "context"
 // TraceContext is the W3C trace context a request carried outside its
 // HTTP headers (MCP 2026-07-28 puts it in a request's params._meta), each
 // field exactly as sent: "" when absent. A surface puts it in the call's
-// context with WithTraceContext; an Observer (the OpenTelemetry one)
+// context with ContextWithTraceContext; an Observer (the OpenTelemetry one)
 // continues the caller's trace from it.
 type TraceContext struct {
 	// Traceparent is the W3C traceparent value.
@@ -18,16 +18,16 @@ type TraceContext struct {
 
 type traceContextKey struct{}
 
-// WithTraceContext returns ctx carrying tc for the call made with it; an
+// ContextWithTraceContext returns ctx carrying tc for the call made with it; an
 // empty tc leaves ctx as it is.
-func WithTraceContext(ctx context.Context, tc TraceContext) context.Context {
+func ContextWithTraceContext(ctx context.Context, tc TraceContext) context.Context {
 	if tc == (TraceContext{}) {
 		return ctx
 	}
 	return context.WithValue(ctx, traceContextKey{}, tc)
 }
 
-// TraceContextFromContext returns the trace context WithTraceContext put in
+// TraceContextFromContext returns the trace context ContextWithTraceContext put in
 // ctx, if any.
 func TraceContextFromContext(ctx context.Context) (TraceContext, bool) {
 	tc, ok := ctx.Value(traceContextKey{}).(TraceContext)
@@ -36,15 +36,15 @@ func TraceContextFromContext(ctx context.Context) (TraceContext, bool) {
 
 type endUserKey struct{}
 
-// WithEndUser returns ctx naming the end user an auth hook authenticated
+// ContextWithEndUser returns ctx naming the end user an auth hook authenticated
 // (a token's subject, say), for observers: the OpenTelemetry observer
 // records it as enduser.id on the call's auth span. It is meant for an
 // identifier, never a credential. The oauth package's hook sets it.
-func WithEndUser(ctx context.Context, id string) context.Context {
+func ContextWithEndUser(ctx context.Context, id string) context.Context {
 	return context.WithValue(ctx, endUserKey{}, id)
 }
 
-// EndUserFromContext returns the end user WithEndUser put in ctx, if any.
+// EndUserFromContext returns the end user ContextWithEndUser put in ctx, if any.
 func EndUserFromContext(ctx context.Context) (string, bool) {
 	id, ok := ctx.Value(endUserKey{}).(string)
 	return id, ok

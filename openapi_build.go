@@ -420,7 +420,7 @@ func (s *docShape) makeToolDoc(t *Tool) *toolDoc {
 			op = append(op, jkv{"x-openai-isConsequential", false})
 		}
 	}
-	task := t.Options.TaskSupport == TaskOptional || t.Options.TaskSupport == TaskRequired
+	task := t.Options.TaskSupport == TaskSupportOptional || t.Options.TaskSupport == TaskSupportRequired
 	if task {
 		op = append(op, jkv{"x-toolexec-task-support", string(t.Options.TaskSupport)})
 	}

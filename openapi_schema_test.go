@@ -123,7 +123,7 @@ func collectRefs(v any, out *[]string) {
 }
 
 func TestEveryReferenceInTheDocumentResolves(t *testing.T) {
-	reg := NewRegistry(RegistryLogger(discardLogger()))
+	reg := NewRegistry(WithRegistryLogger(discardLogger()))
 	ok := func(context.Context, string, map[string]any) ([]Content, bool, string, error) {
 		return nil, false, "", nil
 	}

@@ -24,7 +24,7 @@ import (
 // describes differently.
 func docTools(t *testing.T) *Registry {
 	t.Helper()
-	reg := NewRegistry(RegistryLogger(discardLogger()))
+	reg := NewRegistry(WithRegistryLogger(discardLogger()))
 	ok := func(context.Context, string, map[string]any) ([]Content, bool, string, error) {
 		return []Content{Text("ok")}, false, "", nil
 	}
@@ -35,7 +35,7 @@ func docTools(t *testing.T) *Registry {
 		InputSchema:  json.RawMessage(`{"type":"object","properties":{"city":{"type":"string"}}}`),
 		OutputSchema: json.RawMessage(`{"type":"object","properties":{"tempC":{"type":"number"}},"required":["tempC"]}`)}, ok)
 	reg.MustAdd(Tool{Name: "image/resize", Description: "Namespaced."}, ok)
-	reg.MustAdd(Tool{Name: "report", Description: "Long.", Options: ToolOptions{TaskSupport: TaskOptional, Scopes: []string{"reports"}}}, ok)
+	reg.MustAdd(Tool{Name: "report", Description: "Long.", Options: ToolOptions{TaskSupport: TaskSupportOptional, Scopes: []string{"reports"}}}, ok)
 	return reg
 }
 
@@ -292,18 +292,18 @@ func TestOpenAPIViewIsKeptUntilTheToolsChange(t *testing.T) {
 	d := newDocs(x)
 	make0 := d.tools.Make
 	d.tools.Make = func(t *Tool) *toolDoc { makes.Add(1); return make0(t) }
-	lists := toolenc.NewLists(toolenc.Watch(x.OnToolsChanged), func(t *Tool) string { return t.Name })
+	lists := toolenc.NewLists(toolenc.Watch(x.onToolsChanged), func(t *Tool) string { return t.Name })
 	req := httptest.NewRequest(http.MethodGet, "/openapi.json", nil)
-	first, _ := d.view(req, formJSON, lists, x.LatestTools)
-	again, _ := d.view(req, formJSON, lists, x.LatestTools)
+	first, _ := d.view(req, formJSON, lists, x.latestTools)
+	again, _ := d.view(req, formJSON, lists, x.latestTools)
 	assert.Same(t, &first[0], &again[0], "the same bytes: nothing assembled again")
 	assert.Equal(t, int64(4), makes.Load(), "each tool's part made once")
-	yaml1, _ := d.view(req, formYAML, lists, x.LatestTools)
+	yaml1, _ := d.view(req, formYAML, lists, x.latestTools)
 	assert.NotEmpty(t, yaml1)
 	assert.Equal(t, int64(4), makes.Load(), "another form reuses the parts")
 
 	reg.MustAdd(Tool{Name: "late"}, func(string, map[string]any) ([]Content, bool, string, error) { return nil, false, "", nil })
-	after, _ := d.view(req, formJSON, lists, x.LatestTools)
+	after, _ := d.view(req, formJSON, lists, x.latestTools)
 	assert.NotSame(t, &first[0], &after[0])
 	assert.Equal(t, int64(5), makes.Load(), "after a change, only the new tool's part is made")
 }
@@ -366,7 +366,7 @@ func TestOpenAPILeavesOutAToolWhoseSchemaIsNotJSON(t *testing.T) {
 
 func TestEveryDocumentedCallPathReachesItsTool(t *testing.T) {
 	names := []string{"plain", "a/b", "jobs/call", "x/validate", "a b", "percent%", "dots.v1", "q?x", "brace{x}", "trail/", "/lead", "a//b", "..", "é"}
-	reg := NewRegistry(RegistryLogger(discardLogger()))
+	reg := NewRegistry(WithRegistryLogger(discardLogger()))
 	for _, n := range names {
 		name := n
 		reg.MustAdd(Tool{Name: name}, func(string, map[string]any) ([]Content, bool, string, error) {
@@ -422,7 +422,7 @@ func TestOperationIDs(t *testing.T) {
 }
 
 func TestLLMSTxtIndexesTheTools(t *testing.T) {
-	reg := NewRegistry(RegistryLogger(discardLogger()))
+	reg := NewRegistry(WithRegistryLogger(discardLogger()))
 	ok := func(string, map[string]any) ([]Content, bool, string, error) { return nil, false, "", nil }
 	reg.MustAdd(Tool{Name: "echo", Description: "Says it back.\nOn two lines.\n\nA second paragraph is left out."}, ok)
 	reg.MustAdd(Tool{Name: "a/[b]", Description: strings.Repeat("é", 200)}, ok)

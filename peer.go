@@ -10,10 +10,10 @@ import (
 // the call presents it to the tool: where progress and log messages go, and
 // whom the tool may ask for input. A surface that can talk back to its
 // caller (the MCP surface) installs one in the context it passes to
-// Executor.Call with WithPeer; a handler never uses it directly but calls
+// Executor.Call with ContextWithPeer; a handler never uses it directly but calls
 // ReportProgress, Log, RequestInput and their typed forms with its own ctx.
 // A surface hands it to Executor.Call in CallRequest.Peer (or installs it
-// in the call's context with WithPeer).
+// in the call's context with ContextWithPeer).
 //
 // Every method must be safe for concurrent use and must return promptly
 // once ctx ends.
@@ -37,16 +37,16 @@ type Peer interface {
 
 type peerKey struct{}
 
-// WithPeer returns a copy of ctx in which p is the call's Peer, for a
+// ContextWithPeer returns a copy of ctx in which p is the call's Peer, for a
 // surface that cannot set CallRequest.Peer (one calling through another
 // layer that only passes a context on); the pipeline passes it on to the
 // handler unchanged. CallRequest.Peer, when set, wins.
-func WithPeer(ctx context.Context, p Peer) context.Context {
+func ContextWithPeer(ctx context.Context, p Peer) context.Context {
 	return context.WithValue(ctx, peerKey{}, p)
 }
 
 // PeerFromContext returns the running call's Peer: the one its
-// CallRequest carried, else the one installed by WithPeer, else nil.
+// CallRequest carried, else the one installed by ContextWithPeer, else nil.
 func PeerFromContext(ctx context.Context) Peer {
 	if c := CallFromContext(ctx); c != nil && c.peer != nil {
 		return c.peer

@@ -44,7 +44,7 @@ func TestWithoutAPeerProgressAndLogsAreDroppedAndInputIsUnsupported(t *testing.T
 	require.True(t, ok)
 	assert.Equal(t, toolexec.CodeToolError, e.Code)
 	assert.ErrorIs(t, err, toolexec.ErrInputUnsupported)
-	assert.False(t, toolexec.InputSupported(context.Background(), toolexec.InputElicitForm))
+	assert.False(t, toolexec.InputSupported(context.Background(), toolexec.InputKindElicitForm))
 }
 
 func TestRESTAnswersAToolThatNeedsInputWithAFixedError(t *testing.T) {
@@ -97,7 +97,7 @@ func TestAPeerInTheCallsContextReachesTheTool(t *testing.T) {
 	reg := askingRegistry()
 	x := toolexec.New(reg, reg, toolexec.WithAllowExecute(true), toolexec.WithLogger(discard()))
 	peer := &fakePeer{support: true}
-	res, err := x.Call(toolexec.WithPeer(context.Background(), peer), toolexec.CallRequest{Name: "ask"})
+	res, err := x.Call(toolexec.ContextWithPeer(context.Background(), peer), toolexec.CallRequest{Name: "ask"})
 	require.NoError(t, err)
 	assert.Equal(t, "accept", res.Content[0].(*toolexec.TextContent).Text)
 	assert.Equal(t, []toolexec.Progress{{Progress: 1}}, peer.progress)
@@ -106,13 +106,13 @@ func TestAPeerInTheCallsContextReachesTheTool(t *testing.T) {
 	assert.Equal(t, "name", peer.asked[0].Key)
 
 	unsupported := &fakePeer{}
-	_, err = x.Call(toolexec.WithPeer(context.Background(), unsupported), toolexec.CallRequest{Name: "ask"})
+	_, err = x.Call(toolexec.ContextWithPeer(context.Background(), unsupported), toolexec.CallRequest{Name: "ask"})
 	assert.ErrorIs(t, err, toolexec.ErrInputUnsupported)
 	assert.Empty(t, unsupported.asked, "a caller that cannot answer is not asked")
 }
 
 func TestRequestInputRefusesMalformedRequests(t *testing.T) {
-	ctx := toolexec.WithPeer(context.Background(), &fakePeer{support: true})
+	ctx := toolexec.ContextWithPeer(context.Background(), &fakePeer{support: true})
 	_, err := toolexec.RequestInput(ctx, toolexec.InputRequest{Key: "a"})
 	assert.ErrorContains(t, err, "sets 0 of Elicit, Sample and ListRoots")
 	_, err = toolexec.RequestInput(ctx, toolexec.InputRequest{Elicit: &toolexec.ElicitRequest{}, ListRoots: &toolexec.ListRootsRequest{}})

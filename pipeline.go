@@ -25,7 +25,7 @@ type CallRequest struct {
 	Surface Surface
 	// Peer, when set, is the caller's end of the call: where the handler's
 	// progress and log messages go and whom its input requests ask (see
-	// Peer). It takes precedence over a Peer installed with WithPeer, and
+	// Peer). It takes precedence over a Peer installed with ContextWithPeer, and
 	// costs the call no allocation.
 	Peer Peer
 
@@ -152,7 +152,7 @@ func (x *Executor) call(ob *observation, req *CallRequest) (_ *CallToolResult, e
 		// from it and for one that does not exist.
 		return nil, decodeErr
 	}
-	if tool.Options.TaskSupport == TaskRequired && req.task == nil && ob.surface != SurfaceGo {
+	if tool.Options.TaskSupport == TaskSupportRequired && req.task == nil && ob.surface != SurfaceGo {
 		return nil, taskRequired(tool)
 	}
 	cc.Context = ctx

@@ -23,7 +23,7 @@ type pipelineConfig struct {
 	local    *MemoryStore  // the process's own store: local rates, and Store() without WithStore
 	leaseTTL time.Duration // WithLeaseTTL; <= 0 is DefaultLeaseTTL
 	// cacheIsStore: the cache is the shared store, so the limit stage can
-	// look a call up in its own round trip (Admission.Read).
+	// look a call up in its own round trip (AdmitRequest.Read).
 	cacheIsStore bool
 
 	taskSettings TaskSettings // WithTasks

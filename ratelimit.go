@@ -17,7 +17,7 @@ import (
 // (the generic cell rate algorithm: one call is allowed every Per/Rate,
 // and up to Burst may be taken ahead of time).
 //
-// A caller is the identity the auth hook established (WithIdentity); a
+// A caller is the identity the auth hook established (ContextWithIdentity); a
 // call without one is counted by the address it came from (the host part
 // of its request's RemoteAddr: behind a balancer that is the balancer's
 // unless middleware in front of the surfaces restores the client's; an
@@ -136,7 +136,7 @@ func rateRefusal(call *Call, l RateLimit, own bool, wait time.Duration) *Error {
 }
 
 // WithIPv6CallerPrefix sets how many leading bits of an IPv6 address name
-// one anonymous caller (one without an identity: see WithIdentity), where
+// one anonymous caller (one without an identity: see ContextWithIdentity), where
 // callers are counted by address: rate limits (WithRateLimit,
 // ToolOptions.RateLimit), MCP's per-caller listen streams, and a caller's
 // share of the tasks and stream logs a process keeps

@@ -31,7 +31,7 @@ func storeModes(t *testing.T, f func(t *testing.T, opts ...toolexec.Option)) {
 func callAs(x *toolexec.Executor, id, name string) (*toolexec.CallToolResult, error) {
 	ctx := context.Background()
 	if id != "" {
-		ctx = toolexec.WithIdentity(ctx, id)
+		ctx = toolexec.ContextWithIdentity(ctx, id)
 	}
 	return x.Call(ctx, toolexec.CallRequest{Name: name, Arguments: json.RawMessage(`{}`)})
 }

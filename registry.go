@@ -31,8 +31,8 @@ type Registry struct {
 
 	listeners changeListeners // OnToolsChanged subscribers
 
-	strictNames bool         // StrictToolNames
-	logger      *slog.Logger // RegistryLogger; nil is slog.Default()
+	strictNames bool         // WithStrictToolNames
+	logger      *slog.Logger // WithRegistryLogger; nil is slog.Default()
 	nameWarned  nameWarnings // names warned about (toolname.go)
 }
 
@@ -53,19 +53,19 @@ func NewRegistry(opts ...RegistryOption) *Registry {
 	return r
 }
 
-// StrictToolNames makes Add (and AddTool) refuse a tool whose name is not
+// WithStrictToolNames makes Add (and AddTool) refuse a tool whose name is not
 // of the form MCP recommends (see CheckToolName) instead of warning about
 // it: for a host whose tools must reach models through any MCP client
 // unchanged.
-func StrictToolNames() RegistryOption {
+func WithStrictToolNames() RegistryOption {
 	return func(r *Registry) { r.strictNames = true }
 }
 
-// RegistryLogger sets where the Registry logs its warnings (a tool name not
+// WithRegistryLogger sets where the Registry logs its warnings (a tool name not
 // of the form MCP recommends). The default is slog.Default() at the time of
 // the warning; pass the logger the Executor gets (WithLogger) to keep every
 // line in one place.
-func RegistryLogger(l *slog.Logger) RegistryOption {
+func WithRegistryLogger(l *slog.Logger) RegistryOption {
 	return func(r *Registry) { r.logger = l }
 }
 
@@ -80,15 +80,15 @@ func RegistryLogger(l *slog.Logger) RegistryOption {
 // A name that is not of the form MCP recommends (CheckToolName: 1 to 128
 // of A-Z a-z 0-9 _ - .), such as the namespaced "text/upper", is
 // registered and served on every surface, and logged at warning level once
-// per name, naming the tool and the rule (see RegistryLogger); with
-// StrictToolNames, Add fails instead.
+// per name, naming the tool and the rule (see WithRegistryLogger); with
+// WithStrictToolNames, Add fails instead.
 func (r *Registry) Add(tool Tool, handler any) error {
 	var nameErr error
 	if tool.Name != "" {
 		nameErr = CheckToolName(tool.Name)
 	}
 	if nameErr != nil && r.strictNames {
-		return fmt.Errorf("toolexec: Registry.Add: %w (StrictToolNames)", nameErr)
+		return fmt.Errorf("toolexec: Registry.Add: %w (WithStrictToolNames)", nameErr)
 	}
 	if err := r.add(tool, handler); err != nil {
 		return err

@@ -44,7 +44,7 @@ func TestRegistryCallsReachTheResolvedVersion(t *testing.T) {
 		require.NoError(t, err, version)
 		assert.Equal(t, want, res.Text(), "version %q", version)
 	}
-	tools := x.LatestTools()
+	tools := x.latestTools()
 	require.Len(t, tools, 1, "discovery shows one entry per name")
 	assert.Equal(t, "10.0.0", tools[0].Version, "the latest by semver, not by registration order")
 	assert.Len(t, x.SurfaceKit().AllTools(), 3)
@@ -78,7 +78,7 @@ func TestRegistryIsSafeForConcurrentUse(t *testing.T) {
 		wg.Add(3)
 		name := fmt.Sprintf("t%d", i)
 		go func() { defer wg.Done(); reg.MustAdd(Tool{Name: name}, nameHandler(name)) }()
-		go func() { defer wg.Done(); _ = x.LatestTools() }()
+		go func() { defer wg.Done(); _ = x.latestTools() }()
 		go func() { defer wg.Done(); _, _ = x.Call(context.Background(), CallRequest{Name: name}) }()
 	}
 	wg.Wait()
@@ -96,5 +96,5 @@ func TestStaticProviderLookupPicksLatestVersion(t *testing.T) {
 	assert.Equal(t, "1.2.0", got.Version)
 	_, ok = x.Lookup("a", "1.3.0")
 	assert.False(t, ok)
-	assert.Equal(t, []Tool{{Name: "a", Version: "1.10.0"}, {Name: "b"}}, x.LatestTools())
+	assert.Equal(t, []Tool{{Name: "a", Version: "1.10.0"}, {Name: "b"}}, x.latestTools())
 }

@@ -130,7 +130,7 @@ func (d *docs) view(r *http.Request, form int, lists *toolenc.Lists[Tool, string
 			body = toolenc.Kept(s, form, pos, maxDocViews, func() []byte { return d.assemble(form, tools) })
 		}
 	} else {
-		body = d.assemble(form, d.x.VisibleTools(r, latest()))
+		body = d.assemble(form, d.x.visibleTools(r, latest()))
 	}
 	switch form {
 	case formJSON:

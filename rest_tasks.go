@@ -145,7 +145,7 @@ func (h *restHandler) writeTask(w http.ResponseWriter, status int, t *Task) {
 	if t.Progress.Progress != 0 || t.Progress.Total != 0 {
 		body.Progress = &restProgress{Progress: t.Progress.Progress, Total: t.Progress.Total}
 	}
-	if t.Status == TaskCompleted || t.Status == TaskFailed {
+	if t.Status == TaskStatusCompleted || t.Status == TaskStatusFailed {
 		code, res := http.StatusOK, t.Result
 		if res == nil {
 			code, res = restOutcome(t.Err)

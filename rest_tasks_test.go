@@ -25,7 +25,7 @@ import (
 func restTaskServer(t *testing.T, opts ...toolexec.Option) (srv *httptest.Server, release chan struct{}, ended chan error) {
 	t.Helper()
 	release, ended = make(chan struct{}), make(chan error, 4)
-	optional := toolexec.ToolOptions{TaskSupport: toolexec.TaskOptional}
+	optional := toolexec.ToolOptions{TaskSupport: toolexec.TaskSupportOptional}
 	reg := toolexec.NewRegistry()
 	reg.MustAdd(toolexec.Tool{Name: "jobs/slow", Options: optional}, func(ctx context.Context, _ string, args map[string]any) ([]toolexec.Content, bool, string, error) {
 		_ = toolexec.ReportProgress(ctx, toolexec.Progress{Progress: 1, Total: 2, Message: "halfway"})
@@ -37,7 +37,7 @@ func restTaskServer(t *testing.T, opts ...toolexec.Option) (srv *httptest.Server
 			return nil, false, "", ctx.Err()
 		}
 	})
-	reg.MustAdd(toolexec.Tool{Name: "must", Options: toolexec.ToolOptions{TaskSupport: toolexec.TaskRequired}}, becomesFailing())
+	reg.MustAdd(toolexec.Tool{Name: "must", Options: toolexec.ToolOptions{TaskSupport: toolexec.TaskSupportRequired}}, becomesFailing())
 	reg.MustAdd(toolexec.Tool{Name: "quick", Options: optional}, textHandler("quick"))
 	x := toolexec.New(reg, reg, append([]toolexec.Option{toolexec.WithAllowExecute(true),
 		toolexec.WithTasks(toolexec.TaskSettings{Wait: 20 * time.Millisecond})}, opts...)...)
@@ -214,7 +214,7 @@ func scopedHook(next http.Handler) http.Handler {
 			w.WriteHeader(http.StatusForbidden)
 			return
 		}
-		next.ServeHTTP(w, r.WithContext(toolexec.WithIdentity(r.Context(), "alice")))
+		next.ServeHTTP(w, r.WithContext(toolexec.ContextWithIdentity(r.Context(), "alice")))
 	})
 }
 
@@ -280,7 +280,7 @@ func TestAFloodOfTasksDropsOnlyTheFloodersOwn(t *testing.T) {
 	// caller's task, and never a running one.
 	release, ended := make(chan struct{}), make(chan error, 1)
 	reg := toolexec.NewRegistry()
-	optional := toolexec.ToolOptions{TaskSupport: toolexec.TaskOptional}
+	optional := toolexec.ToolOptions{TaskSupport: toolexec.TaskSupportOptional}
 	reg.MustAdd(toolexec.Tool{Name: "hold", Options: optional}, func(ctx context.Context, _ string, _ map[string]any) ([]toolexec.Content, bool, string, error) {
 		select {
 		case <-release:
@@ -383,7 +383,7 @@ func TestAnAnonymousFloodOfTasksDropsOnlyItsOwn(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			reg := toolexec.NewRegistry()
-			optional := toolexec.ToolOptions{TaskSupport: toolexec.TaskOptional}
+			optional := toolexec.ToolOptions{TaskSupport: toolexec.TaskSupportOptional}
 			big := strings.Repeat("x", 8<<10)
 			reg.MustAdd(toolexec.Tool{Name: "big", Options: optional}, func(ctx context.Context, _ string, _ map[string]any) ([]toolexec.Content, bool, string, error) {
 				toolexec.BecomeTask(ctx)

@@ -27,7 +27,7 @@ func (h *restHandler) list(w http.ResponseWriter, r *http.Request) {
 	if s := h.lists.Snapshot(h.latestTools); s != nil {
 		out = h.listOf(r, s)
 	} else {
-		out = h.encodeList(h.x.VisibleTools(r, h.latestTools()))
+		out = h.encodeList(h.x.visibleTools(r, h.latestTools()))
 	}
 	w.WriteHeader(http.StatusOK)
 	_, _ = w.Write(out)
@@ -36,7 +36,7 @@ func (h *restHandler) list(w http.ResponseWriter, r *http.Request) {
 // latestTools lists the provider's latest tools, bounding the summary
 // cache and the documents' per-tool parts by their number.
 func (h *restHandler) latestTools() []Tool {
-	latest := h.x.LatestTools()
+	latest := h.x.latestTools()
 	h.summaries.Trim(len(latest))
 	if h.docs != nil {
 		h.docs.tools.Trim(len(latest))

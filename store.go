@@ -57,9 +57,9 @@ type Limits interface {
 	// Admit checks one call against a rate and takes one slot of a
 	// concurrency limit, as one atomic step: a call the rate refuses takes
 	// no slot, and a call that finds every slot held consumes nothing of
-	// the rate. Either part may be absent (see Admission). An admitted
-	// call also gets the value of the KV key Admission.Read names.
-	Admit(ctx context.Context, a Admission) (Admittance, error)
+	// the rate. Either part may be absent (see AdmitRequest). An admitted
+	// call also gets the value of the KV key AdmitRequest.Read names.
+	Admit(ctx context.Context, a AdmitRequest) (AdmitResult, error)
 	// RenewSlot extends the lease a successful Admit returned to ttl from
 	// now, and reports false when the lease had run out or been released
 	// already (its slot may then be held by another call).
@@ -67,15 +67,15 @@ type Limits interface {
 	// Release ends what an admitted call leaves in the store, as one step
 	// (one round trip to a remote store): it gives the call's slot back
 	// and stores the KV value the call leaves (the read-through cache's
-	// result of a miss). Either part may be absent (see Release).
+	// result of a miss). Either part may be absent (see ReleaseRequest).
 	// Releasing a lease that has run out, or was released, does nothing.
 	// A value the store refuses (too large) is not stored, and its error
 	// is returned, but the slot is given back all the same.
-	Release(ctx context.Context, r Release) error
+	Release(ctx context.Context, r ReleaseRequest) error
 }
 
-// Admission is one call's claim on the limits that apply to it.
-type Admission struct {
+// AdmitRequest is one call's claim on the limits that apply to it.
+type AdmitRequest struct {
 	// RateKey names the rate the call counts against; "" checks no rate.
 	RateKey string
 	// Rate is that rate (see RateLimit); ignored when RateKey is "".
@@ -89,7 +89,7 @@ type Admission struct {
 	// SlotTTL is how long the slot is held unless renewed.
 	SlotTTL time.Duration
 	// Read names a KV key whose value an admitted call gets in the same
-	// step (Admittance.Value), so that a call that will look it up anyway
+	// step (AdmitResult.Value), so that a call that will look it up anyway
 	// (the read-through cache) pays no other round trip for it; "" reads
 	// nothing. A call whose Read finds a value takes no slot: it is
 	// answered from that value and does not run (the rate still counts
@@ -97,11 +97,11 @@ type Admission struct {
 	Read string
 }
 
-// Release is what one call gives back and leaves when it ends
+// ReleaseRequest is what one call gives back and leaves when it ends
 // (Limits.Release).
-type Release struct {
-	// SlotKey and Lease name the slot the call held (Admission.SlotKey,
-	// Admittance.Lease); a "" Lease gives none back.
+type ReleaseRequest struct {
+	// SlotKey and Lease name the slot the call held (AdmitRequest.SlotKey,
+	// AdmitResult.Lease); a "" Lease gives none back.
 	SlotKey, Lease string
 	// Write names a KV key to store Value under for TTL, as KV.Set does;
 	// "" stores nothing.
@@ -110,26 +110,26 @@ type Release struct {
 	TTL   time.Duration
 }
 
-// Admittance is Limits.Admit's answer: the call was admitted when it
+// AdmitResult is Limits.Admit's answer: the call was admitted when it
 // was refused neither by the rate nor for want of a slot.
-type Admittance struct {
+type AdmitResult struct {
 	// Lease identifies the slot the admitted call holds, for RenewSlot and
 	// Release; "" when it asked for none, was refused, or was answered
-	// from the value Admission.Read found.
+	// from the value AdmitRequest.Read found.
 	Lease string
 	// RateWait, when positive, says the rate refused the call, and how long
 	// until a call would be allowed.
 	RateWait time.Duration
 	// SlotsFull says every slot was held, so the call was refused.
 	SlotsFull bool
-	// Value and Found are the value of Admission.Read, for an admitted
+	// Value and Found are the value of AdmitRequest.Read, for an admitted
 	// call (as KV.Get returns them).
 	Value []byte
 	Found bool
 }
 
 // Admitted reports whether the call may go on.
-func (a Admittance) Admitted() bool { return a.RateWait <= 0 && !a.SlotsFull }
+func (a AdmitResult) Admitted() bool { return a.RateWait <= 0 && !a.SlotsFull }
 
 // PubSub carries messages between replicas: a message published on a
 // channel reaches every subscriber of that channel at the time, on every

@@ -22,8 +22,8 @@ import (
 //   - rates: MaxLocalRateKeys callers, the least recently seen forgotten
 //     first;
 //   - slots: one lease per call holding one;
-//   - event logs: MaxMemoryEventLogs logs of at most MaxMemoryLogEvents
-//     events each, MaxMemoryEventBytes of events in all; the least
+//   - event logs: MaxMemoryLogs logs of at most MaxEventsPerLog
+//     events each, MaxMemoryLogBytes of events in all; the least
 //     recently written log of the owner holding the most (OwnedEventLog),
 //     and a log's oldest events, are dropped first;
 //   - tasks of the Executors sharing it (WithTasks): in maps of their own,
@@ -66,7 +66,7 @@ func NewMemoryStore() *MemoryStore {
 }
 
 // Admit implements Limits.
-func (s *MemoryStore) Admit(ctx context.Context, a Admission) (Admittance, error) {
+func (s *MemoryStore) Admit(ctx context.Context, a AdmitRequest) (AdmitResult, error) {
 	var value []byte
 	var found bool
 	if a.Read != "" {
@@ -88,7 +88,7 @@ func (s *MemoryStore) RenewSlot(_ context.Context, key, lease string, ttl time.D
 }
 
 // Release implements Limits.
-func (s *MemoryStore) Release(ctx context.Context, r Release) error {
+func (s *MemoryStore) Release(ctx context.Context, r ReleaseRequest) error {
 	var err error
 	if r.Write != "" {
 		// Stored first: a call that takes the slot given back finds it.
@@ -123,8 +123,8 @@ func (s *MemoryStore) AppendEvent(_ context.Context, stream string, data []byte,
 
 // AppendOwnedEvent implements OwnedEventLog: the log stream, when this
 // append creates it, is owner's, and its bytes count towards owner's
-// share when the bounds drop logs (MaxMemoryEventLogs,
-// MaxMemoryEventBytes).
+// share when the bounds drop logs (MaxMemoryLogs,
+// MaxMemoryLogBytes).
 func (s *MemoryStore) AppendOwnedEvent(_ context.Context, owner, stream string, data []byte, ttl time.Duration) (string, error) {
 	return s.logs.append(owner, stream, data, ttl, time.Now()), nil
 }
@@ -166,7 +166,7 @@ func (l *memoryLimits) init() {
 }
 
 // admit decides a, atomically, at now.
-func (l *memoryLimits) admit(a Admission, now time.Time) Admittance {
+func (l *memoryLimits) admit(a AdmitRequest, now time.Time) AdmitResult {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	var newTAT time.Time
@@ -174,14 +174,14 @@ func (l *memoryLimits) admit(a Admission, now time.Time) Admittance {
 		tat, _ := l.rates.Peek(a.RateKey)
 		var wait time.Duration
 		if newTAT, wait = a.Rate.decide(tat, now); wait > 0 {
-			return Admittance{RateWait: wait}
+			return AdmitResult{RateWait: wait}
 		}
 	}
 	var lease string
 	if a.SlotKey != "" {
 		if len(l.queue[a.SlotKey]) > 0 {
 			// Calls are waiting for a slot: the next one freed is theirs.
-			return Admittance{SlotsFull: true}
+			return AdmitResult{SlotsFull: true}
 		}
 		held := l.slots[a.SlotKey]
 		for id, exp := range held {
@@ -190,7 +190,7 @@ func (l *memoryLimits) admit(a Admission, now time.Time) Admittance {
 			}
 		}
 		if len(held) >= a.SlotMax {
-			return Admittance{SlotsFull: true}
+			return AdmitResult{SlotsFull: true}
 		}
 		if held == nil {
 			held = make(map[string]time.Time, a.SlotMax)
@@ -202,7 +202,7 @@ func (l *memoryLimits) admit(a Admission, now time.Time) Admittance {
 	if a.RateKey != "" {
 		l.rates.Add(a.RateKey, newTAT)
 	}
-	return Admittance{Lease: lease}
+	return AdmitResult{Lease: lease}
 }
 
 func (l *memoryLimits) renew(key, lease string, ttl time.Duration, now time.Time) bool {
@@ -377,7 +377,7 @@ func (b *memoryBus) publish(channel string, message []byte) {
 	}
 }
 
-// MaxMemoryEventLogs, MaxMemoryLogEvents and MaxMemoryEventBytes bound a
+// MaxMemoryLogs, MaxEventsPerLog and MaxMemoryLogBytes bound a
 // MemoryStore's event logs: how many logs it keeps, how many events each
 // keeps (the oldest dropped first), and how many bytes of events they hold
 // together. Past the count or the bytes, the least recently written log of
@@ -385,9 +385,9 @@ func (b *memoryBus) publish(channel string, message []byte) {
 // their bytes) is dropped (see OwnedEventLog), so that one caller's flood
 // of logs, many short ones or a few long ones, drops its own first.
 const (
-	MaxMemoryEventLogs  = 4096
-	MaxMemoryLogEvents  = 1024
-	MaxMemoryEventBytes = 64 << 20
+	MaxMemoryLogs     = 4096
+	MaxEventsPerLog   = 1024
+	MaxMemoryLogBytes = 64 << 20
 )
 
 // memoryLogs is an in-process EventLog.
@@ -411,7 +411,7 @@ type memoryEvent struct {
 }
 
 func (m *memoryLogs) init(bus *memoryBus) {
-	m.logs = fairlru.New[*memoryLog](MaxMemoryEventLogs, MaxMemoryEventBytes)
+	m.logs = fairlru.New[*memoryLog](MaxMemoryLogs, MaxMemoryLogBytes)
 	m.bus = bus
 }
 
@@ -438,7 +438,7 @@ func (m *memoryLogs) append(owner, stream string, data []byte, ttl time.Duration
 	}
 	seq := lg.next
 	lg.next++
-	if len(lg.events) == MaxMemoryLogEvents {
+	if len(lg.events) == MaxEventsPerLog {
 		lg.bytes -= len(lg.events[0].data)
 		lg.events = append(lg.events[:0], lg.events[1:]...)
 	}

@@ -34,24 +34,24 @@ func waitInQueue(t *testing.T, s *MemoryStore, ctx context.Context, key string) 
 
 func TestMemoryStoreHandsSlotsToWaitersInTheOrderTheyCame(t *testing.T) {
 	s := NewMemoryStore()
-	a := Admission{SlotKey: "s", SlotMax: 1, SlotTTL: time.Hour}
+	a := AdmitRequest{SlotKey: "s", SlotMax: 1, SlotTTL: time.Hour}
 	held, err := s.Admit(t.Context(), a)
 	require.NoError(t, err)
 	require.NotEmpty(t, held.Lease)
 
 	first := waitInQueue(t, s, t.Context(), "s")
 	second := waitInQueue(t, s, t.Context(), "s")
-	require.NoError(t, s.Release(t.Context(), Release{SlotKey: "s", Lease: held.Lease}))
+	require.NoError(t, s.Release(t.Context(), ReleaseRequest{SlotKey: "s", Lease: held.Lease}))
 	lease := <-first
 	assert.NotEmpty(t, lease, "the first waiter gets the slot given back")
 	adm, err := s.Admit(t.Context(), a)
 	require.NoError(t, err)
 	assert.True(t, adm.SlotsFull, "a newcomer does not get ahead of the waiting call")
 
-	require.NoError(t, s.Release(t.Context(), Release{SlotKey: "s", Lease: lease}))
+	require.NoError(t, s.Release(t.Context(), ReleaseRequest{SlotKey: "s", Lease: lease}))
 	lease = <-second
 	assert.NotEmpty(t, lease, "then the second")
-	require.NoError(t, s.Release(t.Context(), Release{SlotKey: "s", Lease: lease}))
+	require.NoError(t, s.Release(t.Context(), ReleaseRequest{SlotKey: "s", Lease: lease}))
 	adm, err = s.Admit(t.Context(), a)
 	require.NoError(t, err)
 	assert.True(t, adm.Admitted(), "with no one waiting, a released slot is free")
@@ -60,7 +60,7 @@ func TestMemoryStoreHandsSlotsToWaitersInTheOrderTheyCame(t *testing.T) {
 
 func TestMemoryStoreWaiterThatGivesUpTakesNothing(t *testing.T) {
 	s := NewMemoryStore()
-	a := Admission{SlotKey: "s", SlotMax: 1, SlotTTL: time.Hour}
+	a := AdmitRequest{SlotKey: "s", SlotMax: 1, SlotTTL: time.Hour}
 	held, err := s.Admit(t.Context(), a)
 	require.NoError(t, err)
 
@@ -69,13 +69,13 @@ func TestMemoryStoreWaiterThatGivesUpTakesNothing(t *testing.T) {
 	next := waitInQueue(t, s, t.Context(), "s")
 	cancel()
 	assert.Contains(t, <-gone, "context canceled")
-	require.NoError(t, s.Release(t.Context(), Release{SlotKey: "s", Lease: held.Lease}))
+	require.NoError(t, s.Release(t.Context(), ReleaseRequest{SlotKey: "s", Lease: held.Lease}))
 	assert.NotEmpty(t, <-next, "the slot goes to the waiter that stayed")
 }
 
 func TestMemoryStoreHandsOverASlotWhoseLeaseRanOut(t *testing.T) {
 	s := NewMemoryStore()
-	held, err := s.Admit(t.Context(), Admission{SlotKey: "s", SlotMax: 1, SlotTTL: 50 * time.Millisecond})
+	held, err := s.Admit(t.Context(), AdmitRequest{SlotKey: "s", SlotMax: 1, SlotTTL: 50 * time.Millisecond})
 	require.NoError(t, err)
 	require.NotEmpty(t, held.Lease)
 	got := waitInQueue(t, s, t.Context(), "s")

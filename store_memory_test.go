@@ -22,7 +22,7 @@ func TestMemoryStoreEventLogsAreBounded(t *testing.T) {
 	s := toolexec.NewMemoryStore()
 	ctx := context.Background()
 	var first string
-	for i := range toolexec.MaxMemoryLogEvents + 10 {
+	for i := range toolexec.MaxEventsPerLog + 10 {
 		id, err := s.AppendEvent(ctx, "st", []byte(strconv.Itoa(i)), time.Hour)
 		require.NoError(t, err)
 		if i == 0 {
@@ -32,13 +32,13 @@ func TestMemoryStoreEventLogsAreBounded(t *testing.T) {
 	evs, found, err := s.ReadEvents(ctx, "st", "", 0)
 	require.NoError(t, err)
 	assert.True(t, found)
-	require.Len(t, evs, toolexec.MaxMemoryLogEvents, "a log keeps its newest events")
+	require.Len(t, evs, toolexec.MaxEventsPerLog, "a log keeps its newest events")
 	assert.Equal(t, "10", string(evs[0].Data))
 	_, found, err = s.ReadEvents(ctx, "st", first, 0)
 	require.NoError(t, err)
 	assert.False(t, found, "reading after a dropped event would skip events: not found")
 
-	for i := range toolexec.MaxMemoryEventLogs {
+	for i := range toolexec.MaxMemoryLogs {
 		_, err := s.AppendEvent(ctx, fmt.Sprintf("log-%d", i), []byte("x"), time.Hour)
 		require.NoError(t, err)
 	}
@@ -59,7 +59,7 @@ func TestMemoryStoreLogFloodDropsTheFloodersOwnLogs(t *testing.T) {
 		_, err := s.AppendOwnedEvent(ctx, "mallory", fmt.Sprintf("big-%d", i), mib, time.Hour)
 		require.NoError(t, err)
 	}
-	for i := range toolexec.MaxMemoryEventLogs + 100 {
+	for i := range toolexec.MaxMemoryLogs + 100 {
 		_, err := s.AppendOwnedEvent(ctx, "mallory", fmt.Sprintf("small-%d", i), []byte("x"), time.Hour)
 		require.NoError(t, err)
 	}
@@ -89,7 +89,7 @@ func TestMemoryStoreCountFloodOfSmallLogsKeepsAQuietCallersLargeLog(t *testing.T
 	ctx := context.Background()
 	_, err := s.AppendOwnedEvent(ctx, "alice", "quiet", make([]byte, 1<<20), time.Hour)
 	require.NoError(t, err)
-	for i := range toolexec.MaxMemoryEventLogs + 100 {
+	for i := range toolexec.MaxMemoryLogs + 100 {
 		_, err := s.AppendOwnedEvent(ctx, "mallory", fmt.Sprintf("short-%d", i), []byte("header"), time.Hour)
 		require.NoError(t, err)
 	}

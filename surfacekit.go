@@ -49,7 +49,7 @@ func (k SurfaceKit) ExecutionAllowed() bool { return k.x.allowExecute }
 func (k SurfaceKit) AuthConfigured() bool { return k.x.authHook != nil }
 
 // AllTools lists every tool in every version, as the provider gives them
-// (Executor.LatestTools lists the latest version of each), warning about
+// (SurfaceKit.LatestTools lists the latest version of each), warning about
 // names as LatestTools does.
 func (k SurfaceKit) AllTools() []Tool {
 	tools := k.x.tools.Tools()
@@ -59,7 +59,7 @@ func (k SurfaceKit) AllTools() []Tool {
 
 // FiltersTools reports whether lists are per caller (WithToolFilter), so
 // that a surface which keeps a list it shows every caller knows when it
-// must pass the list through Executor.VisibleTools first.
+// must pass the list through SurfaceKit.VisibleTools first.
 func (k SurfaceKit) FiltersTools() bool { return k.x.toolFilter != nil }
 
 // IndexedLookup reports whether the provider finds a tool without listing
@@ -98,7 +98,7 @@ func (k SurfaceKit) Call(ctx context.Context, req CallRequest, ics ...Intercepto
 // exists.
 //
 // It returns the request the hook passed on, whose context carries what
-// the hook stored (the caller's identity: WithIdentity), or r itself when
+// the hook stored (the caller's identity: ContextWithIdentity), or r itself when
 // no hook is set. When the hook refuses, it logs why at warning level and
 // returns an *Error of StageAuth whose Code is CodeUnauthorized or
 // CodeForbidden and whose Challenge is the hook's (WriteChallenge), for
@@ -116,3 +116,30 @@ func (k SurfaceKit) Authenticate(r *http.Request) (*http.Request, error) {
 	}
 	return passed, nil
 }
+
+// VisibleTools returns the tools of tools that the caller of r may see: all
+// of them when no ToolFilter is set (see WithToolFilter). Surfaces call it
+// on every list they answer; r is the list request.
+func (k SurfaceKit) VisibleTools(r *http.Request, tools []Tool) []Tool {
+	return k.x.visibleTools(r, tools)
+}
+
+// LatestTools lists the tools as discovery shows them: one entry per name,
+// the latest version (as Executor.Lookup chooses it), in the provider's
+// order of first appearance (AllTools lists every version).
+//
+// A name not of the form MCP recommends (CheckToolName) is logged at
+// warning level the first time it is listed, unless the provider is a
+// Registry, which warns when the tool is added.
+func (k SurfaceKit) LatestTools() []Tool { return k.x.latestTools() }
+
+// NotifiesToolsChanged reports whether the Executor's ToolProvider
+// implements ToolsChangedNotifier, so that OnToolsChanged callbacks are ever
+// called. Surfaces advertise change notifications only when it does.
+func (k SurfaceKit) NotifiesToolsChanged() bool { return k.x.notifiesToolsChanged() }
+
+// OnToolsChanged registers f to be called whenever the Executor's
+// ToolProvider reports a change of its tool set, and returns a function that
+// unregisters it. A provider that does not implement ToolsChangedNotifier
+// never reports one: the returned function then does nothing.
+func (k SurfaceKit) OnToolsChanged(f func()) (stop func()) { return k.x.onToolsChanged(f) }

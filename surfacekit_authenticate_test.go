@@ -22,7 +22,7 @@ func streamHook(sawTool *bool) toolexec.AuthHook {
 			*sawTool = toolexec.CallFromContext(r.Context()).Tool.Name != "" // never nil in a hook
 			switch r.Header.Get("Authorization") {
 			case "Bearer ok":
-				next.ServeHTTP(w, r.WithContext(toolexec.WithIdentity(r.Context(), "ok")))
+				next.ServeHTTP(w, r.WithContext(toolexec.ContextWithIdentity(r.Context(), "ok")))
 			case "Bearer low":
 				toolexec.WriteChallenge(w, http.StatusForbidden, `Bearer error="insufficient_scope"`)
 			default:

@@ -15,23 +15,23 @@ type TaskSupport string
 
 // The task support a tool declares in ToolOptions.TaskSupport.
 const (
-	// TaskForbidden: the tool's calls never run as tasks; every call holds
+	// TaskSupportForbidden: the tool's calls never run as tasks; every call holds
 	// its request until it ends. It is the default ("" means the same).
-	TaskForbidden TaskSupport = "forbidden"
-	// TaskOptional: a call whose caller can take a task (it declared MCP's
+	TaskSupportForbidden TaskSupport = "forbidden"
+	// TaskSupportOptional: a call whose caller can take a task (it declared MCP's
 	// tasks extension, or sent Prefer: respond-async) becomes one when it
 	// runs longer than TaskSettings.Wait; other callers wait for the
 	// outcome as for any tool.
-	TaskOptional TaskSupport = "optional"
-	// TaskRequired: the tool runs only for callers that can take a task; a
+	TaskSupportOptional TaskSupport = "optional"
+	// TaskSupportRequired: the tool runs only for callers that can take a task; a
 	// call from any other caller is refused, after the auth hook, with
 	// CodeTaskRequired (the surfaces say what the caller must send).
 	// Calls made in process (Executor.Call) run as any other.
-	TaskRequired TaskSupport = "required"
+	TaskSupportRequired TaskSupport = "required"
 )
 
 // allowsTasks reports whether s lets a call become a task.
-func (s TaskSupport) allowsTasks() bool { return s == TaskOptional || s == TaskRequired }
+func (s TaskSupport) allowsTasks() bool { return s == TaskSupportOptional || s == TaskSupportRequired }
 
 // TaskStatus is where a task is in its life: working, then possibly
 // waiting for its caller's input, and at last one of the three terminal
@@ -40,16 +40,16 @@ type TaskStatus string
 
 // The statuses of a task, named as MCP's tasks extension names them.
 const (
-	TaskWorking       TaskStatus = "working"        // the call is running
-	TaskInputRequired TaskStatus = "input_required" // the call waits for answers to Task.InputRequests
-	TaskCompleted     TaskStatus = "completed"      // the call ended: Task.Result, or Task.Err for a failure reported as a tool error
-	TaskFailed        TaskStatus = "failed"         // the call ended in an internal failure (Task.Err): a panic, or the replica running it stopped
-	TaskCancelled     TaskStatus = "cancelled"      // the caller cancelled the task
+	TaskStatusWorking       TaskStatus = "working"        // the call is running
+	TaskStatusInputRequired TaskStatus = "input_required" // the call waits for answers to Task.InputRequests
+	TaskStatusCompleted     TaskStatus = "completed"      // the call ended: Task.Result, or Task.Err for a failure reported as a tool error
+	TaskStatusFailed        TaskStatus = "failed"         // the call ended in an internal failure (Task.Err): a panic, or the replica running it stopped
+	TaskStatusCanceled      TaskStatus = "cancelled"      // the caller cancelled the task
 )
 
 // Terminal reports whether s is one of the statuses a task ends in.
 func (s TaskStatus) Terminal() bool {
-	return s == TaskCompleted || s == TaskFailed || s == TaskCancelled
+	return s == TaskStatusCompleted || s == TaskStatusFailed || s == TaskStatusCanceled
 }
 
 // Defaults of TaskSettings.
@@ -74,8 +74,8 @@ const (
 // TaskSettings configure how calls run as tasks (WithTasks). A zero field
 // takes its default.
 type TaskSettings struct {
-	// Wait is how long a call that may become a task (TaskOptional or
-	// TaskRequired, from a caller that can take one) runs before it
+	// Wait is how long a call that may become a task (TaskSupportOptional or
+	// TaskSupportRequired, from a caller that can take one) runs before it
 	// becomes one; a call that ends within it, or that is refused before
 	// its handler starts, is answered as an ordinary call (MCP's
 	// immediate-result shortcut). Negative: the call becomes a task as soon
@@ -109,7 +109,7 @@ type TaskSettings struct {
 	// counted per Executor, or per MemoryStore for the Executors sharing
 	// one (each of several Executors sharing another store counts apart).
 	// A caller is counted as rate limits count it: by the identity the
-	// auth hook established (WithIdentity), else by the address it came
+	// auth hook established (ContextWithIdentity), else by the address it came
 	// from (see WithIPv6CallerPrefix), never by its credentials alone,
 	// which it could change with each call; the bounds above count their
 	// shares the same way. A call past it is refused before its
@@ -178,9 +178,9 @@ type Task struct {
 	// PollInterval is how often the caller is told to poll.
 	PollInterval time.Duration
 	// InputRequests are the questions the task waits for answers to
-	// (TaskInputRequired), in the order asked, each in the form the
-	// surface that created the task gave it (TaskInput).
-	InputRequests []TaskInputRequest
+	// (TaskStatusInputRequired), in the order asked, each in the form the
+	// surface that created the task gave it (TaskInputCodec).
+	InputRequests []TaskPendingInput
 	// Result is the call's result, when it completed with one.
 	Result *CallToolResult
 	// Err is the call's failure: reported as a tool error when the task
@@ -193,16 +193,16 @@ type Task struct {
 // now: it grows while the task runs.
 func (t *Task) TTL() time.Duration { return t.ExpiresAt.Sub(t.CreatedAt) }
 
-// TaskInputRequest is one question a task waits for an answer to: its key,
+// TaskPendingInput is one question a task waits for an answer to: its key,
 // under which the caller answers (SurfaceKit.UpdateTask), and the request
-// as the surface encoded it (TaskInput.EncodeInputRequest).
-type TaskInputRequest struct {
+// as the surface encoded it (TaskInputCodec.EncodeInputRequest).
+type TaskPendingInput struct {
 	Key     string
 	Request json.RawMessage
 }
 
 // CodeTaskRequired is the Error code of a call refused because its tool
-// runs only as a task (TaskRequired) and its caller cannot take one.
+// runs only as a task (TaskSupportRequired) and its caller cannot take one.
 const CodeTaskRequired Code = "task_required"
 
 // taskRequired is the refusal of a call of t, a tool that runs only as a

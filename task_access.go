@@ -10,7 +10,7 @@ import (
 )
 
 // A task belongs to the caller that created it: the identity the auth
-// hook established (WithIdentity), or, when it established none, the
+// hook established (ContextWithIdentity), or, when it established none, the
 // credentials the request carried. Only a request from the same owner
 // reads, updates or cancels it, and only while the auth hook admits it to
 // a call of the task's tool; to anyone else it does not exist. The
@@ -114,7 +114,7 @@ func (k SurfaceKit) Task(r *http.Request, id string) (*Task, error) {
 // answer whose key the task does not wait for (never asked, answered
 // already, or withdrawn) is ignored, as is every answer to a task that has
 // ended; a task answered in full is working again. The answers reach the
-// replica running the task, which decodes them (TaskInput).
+// replica running the task, which decodes them (TaskInputCodec).
 func (k SurfaceKit) UpdateTask(r *http.Request, id string, answers map[string]json.RawMessage) error {
 	rec, err := k.ownRecord(r, id)
 	if err != nil || rec.Status.Terminal() || len(answers) == 0 {
@@ -139,8 +139,8 @@ func (k SurfaceKit) UpdateTask(r *http.Request, id string, answers map[string]js
 			changed = true
 		}
 		rec.Inputs = kept
-		if changed && len(kept) == 0 && rec.Status == TaskInputRequired {
-			rec.Status = TaskWorking
+		if changed && len(kept) == 0 && rec.Status == TaskStatusInputRequired {
+			rec.Status = TaskStatusWorking
 		}
 		return changed
 	})
@@ -149,7 +149,7 @@ func (k SurfaceKit) UpdateTask(r *http.Request, id string, answers map[string]js
 
 // CancelTask cancels the task id for the caller of r (see Task) and returns
 // it as it is then. A task that has not ended is cancelled at once: its
-// status is TaskCancelled from then on, whatever its call does, and the
+// status is TaskStatusCanceled from then on, whatever its call does, and the
 // call's context is cancelled on the replica running it, soon after. A
 // task that has ended is left as it is.
 func (k SurfaceKit) CancelTask(r *http.Request, id string) (*Task, error) {
@@ -162,7 +162,7 @@ func (k SurfaceKit) CancelTask(r *http.Request, id string) (*Task, error) {
 			if rec.Status.Terminal() {
 				return false
 			}
-			rec.Status, rec.Message, rec.Inputs, rec.Answers = TaskCancelled, "The task was cancelled.", nil, nil
+			rec.Status, rec.Message, rec.Inputs, rec.Answers = TaskStatusCanceled, "The task was cancelled.", nil, nil
 			return true
 		})
 		if err != nil {

@@ -19,7 +19,7 @@ func TestTaskWhoseRunnerStoppedEndsFailed(t *testing.T) {
 	// A record as a replica that then died left it: working, with no
 	// lease behind it.
 	now := time.Now()
-	rec := taskRecord{ID: newTaskID(), Tool: "t", Status: TaskInputRequired, Created: now.UnixMilli(), Updated: now.UnixMilli(),
+	rec := taskRecord{ID: newTaskID(), Tool: "t", Status: TaskStatusInputRequired, Created: now.UnixMilli(), Updated: now.UnixMilli(),
 		Expires: now.Add(time.Hour).UnixMilli(), PollMs: 1000, Inputs: []recordInput{{Key: "k", Request: json.RawMessage(`{}`)}}}
 	data, err := json.Marshal(rec)
 	require.NoError(t, err)
@@ -29,7 +29,7 @@ func TestTaskWhoseRunnerStoppedEndsFailed(t *testing.T) {
 
 	got, err := x.SurfaceKit().Task(httptest.NewRequest("GET", "/", nil), rec.ID)
 	require.NoError(t, err)
-	assert.Equal(t, TaskFailed, got.Status)
+	assert.Equal(t, TaskStatusFailed, got.Status)
 	assert.Equal(t, "the replica running this task stopped", got.StatusMessage)
 	require.NotNil(t, got.Err)
 	assert.Equal(t, CodeInternal, got.Err.Code)
@@ -42,7 +42,7 @@ func TestTaskWhoseRunnerStoppedEndsFailed(t *testing.T) {
 	require.NoError(t, leases.Set(context.Background(), leaseKey(rec.ID), []byte{'1'}, time.Hour))
 	got, err = x.SurfaceKit().Task(httptest.NewRequest("GET", "/", nil), rec.ID)
 	require.NoError(t, err)
-	assert.Equal(t, TaskInputRequired, got.Status)
+	assert.Equal(t, TaskStatusInputRequired, got.Status)
 }
 
 func TestTaskMemoryIsBoundedByCountAndBytes(t *testing.T) {

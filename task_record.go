@@ -127,11 +127,11 @@ func (r *taskRecord) snapshot() (*Task, error) {
 		CreatedAt: unixMilli(r.Created), UpdatedAt: unixMilli(r.Updated), ExpiresAt: unixMilli(r.Expires),
 		PollInterval: time.Duration(r.PollMs) * time.Millisecond,
 	}
-	if r.Status == TaskWorking {
+	if r.Status == TaskStatusWorking {
 		t.Progress.Message = r.Message
 	}
 	for _, in := range r.Inputs {
-		t.InputRequests = append(t.InputRequests, TaskInputRequest(in))
+		t.InputRequests = append(t.InputRequests, TaskPendingInput(in))
 	}
 	if r.Err != nil {
 		t.Err = r.Err.toError()
@@ -349,7 +349,7 @@ func (s *taskStore) alive(ctx context.Context, id string) (*taskRecord, error) {
 		if r.Status.Terminal() {
 			return false
 		}
-		r.Status, r.Message, r.Inputs, r.Answers = TaskFailed, errRunnerGone.Message, nil, nil
+		r.Status, r.Message, r.Inputs, r.Answers = TaskStatusFailed, errRunnerGone.Message, nil, nil
 		r.Err = toRecordError(errRunnerGone)
 		return true
 	})

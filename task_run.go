@@ -10,13 +10,13 @@ import (
 	"time"
 )
 
-// TaskInput is how the callers of a surface answer the input requests of a
+// TaskInputCodec is how the callers of a surface answer the input requests of a
 // task: a task asks its questions by showing them in its InputRequests,
 // encoded as the surface's callers read them, and reads the answers that
 // arrive (SurfaceKit.UpdateTask) as the surface decodes them. A surface
 // whose callers cannot answer passes none, and a task's RequestInput then
 // fails with ErrInputUnsupported.
-type TaskInput interface {
+type TaskInputCodec interface {
 	// InputSupported reports whether the caller that started the task
 	// declared it answers requests of kind.
 	InputSupported(kind InputKind) bool
@@ -36,7 +36,7 @@ type TaskCall struct {
 	Interceptors []Interceptor
 	// Input is how the task asks its caller for input; nil when the
 	// surface has no way to.
-	Input TaskInput
+	Input TaskInputCodec
 	// Label is kept with the task, for the surface to read back
 	// (Task.Label); at most MaxTaskLabelBytes.
 	Label string
@@ -305,7 +305,7 @@ func (run *taskRun) escalate(ctx context.Context) (task *Task, retry bool) {
 	now := time.Now()
 	rec := &taskRecord{
 		ID: newTaskID(), Tool: run.tool, Version: run.version, Label: cutLabel(run.tc.Label), Owner: run.owner,
-		Holder: holderOf(run.owner, run.share), Status: TaskWorking, Message: run.message,
+		Holder: holderOf(run.owner, run.share), Status: TaskStatusWorking, Message: run.message,
 		Progress: run.progress.Progress, Total: run.progress.Total,
 		Created: now.UnixMilli(), Updated: now.UnixMilli(), Expires: now.Add(s.settings.TTL).UnixMilli(),
 		PollMs: s.settings.PollInterval.Milliseconds(),
@@ -606,7 +606,7 @@ func (run *taskRun) finish() {
 			return false
 		}
 		r.Status, r.Message, r.Inputs, r.Answers, r.Result, r.Err = status, msg, nil, nil, result, rerr
-		if status == TaskCompleted && rerr == nil {
+		if status == TaskStatusCompleted && rerr == nil {
 			r.Progress, r.Total = progress.Progress, progress.Total
 		}
 		return true
@@ -637,7 +637,7 @@ func (run *taskRun) finish() {
 			// The store answers, yet refused the outcome: a result too
 			// large for it. Keep the failure instead.
 			run.x.logger.Warn("toolexec: a task's result could not be stored", "task", run.id, "error", err)
-			status, msg, result = TaskFailed, errResultUnstored.Message, nil
+			status, msg, result = TaskStatusFailed, errResultUnstored.Message, nil
 			rerr = toRecordError(errResultUnstored)
 			continue
 		}
@@ -673,23 +673,23 @@ func (run *taskRun) outcome() (TaskStatus, string, json.RawMessage, *recordError
 		if !ok {
 			e = &Error{Stage: StageIntercept, Code: CodeInternal, Message: run.err.Error(), Err: run.err}
 		}
-		status := TaskCompleted
+		status := TaskStatusCompleted
 		if e.Code == CodePanic || e.Code == CodeInternal {
-			status = TaskFailed
+			status = TaskStatusFailed
 		}
 		return status, e.Message, nil, toRecordError(e)
 	}
 	data, err := run.res.MarshalJSON()
 	if err != nil {
 		e := &Error{Stage: StageExecute, Code: CodeInternal, Message: "The tool's result could not be encoded."}
-		return TaskFailed, e.Message, nil, toRecordError(e)
+		return TaskStatusFailed, e.Message, nil, toRecordError(e)
 	}
 	if len(data) > run.s.settings.MaxResultBytes {
 		e := &Error{Stage: errResultTooLarge.Stage, Code: errResultTooLarge.Code,
 			Message: fmt.Sprintf("%s (%d bytes; at most %d)", errResultTooLarge.Message, len(data), run.s.settings.MaxResultBytes)}
-		return TaskFailed, e.Message, nil, toRecordError(e)
+		return TaskStatusFailed, e.Message, nil, toRecordError(e)
 	}
-	return TaskCompleted, "", data, nil
+	return TaskStatusCompleted, "", data, nil
 }
 
 // BecomeTask makes the running call a task at once, rather than when it has
@@ -869,7 +869,7 @@ func (run *taskRun) ask(ctx context.Context, reqs []InputRequest) ([]InputRespon
 			return false
 		}
 		r.Inputs = append(r.Inputs, inputs...)
-		r.Status = TaskInputRequired
+		r.Status = TaskStatusInputRequired
 		return true
 	})
 	cancel()
@@ -929,8 +929,8 @@ func (run *taskRun) withdraw(inputs []recordInput) {
 			}
 		}
 		r.Inputs = kept
-		if len(kept) == 0 && r.Status == TaskInputRequired {
-			r.Status = TaskWorking
+		if len(kept) == 0 && r.Status == TaskStatusInputRequired {
+			r.Status = TaskStatusWorking
 		}
 		return changed
 	})

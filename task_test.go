@@ -22,7 +22,7 @@ import (
 
 // taskTool is a tool that may run as a task.
 func taskTool(name string) toolexec.Tool {
-	return toolexec.Tool{Name: name, Options: toolexec.ToolOptions{TaskSupport: toolexec.TaskOptional}}
+	return toolexec.Tool{Name: name, Options: toolexec.ToolOptions{TaskSupport: toolexec.TaskSupportOptional}}
 }
 
 // callerRequest is a request from the caller bearer (identityHook names it
@@ -126,7 +126,7 @@ func TestTaskSlowCallBecomesATaskAndCompletes(t *testing.T) {
 	require.NotNil(t, task)
 	<-started
 	assert.Len(t, task.ID, 32, "128 random bits, hex")
-	assert.Equal(t, toolexec.TaskWorking, task.Status)
+	assert.Equal(t, toolexec.TaskStatusWorking, task.Status)
 	assert.Equal(t, "t", task.Tool)
 	assert.Equal(t, 3*time.Second, task.PollInterval)
 	assert.Equal(t, toolexec.DefaultTaskTTL, task.TTL())
@@ -134,10 +134,10 @@ func TestTaskSlowCallBecomesATaskAndCompletes(t *testing.T) {
 	// The task is there at once, and working.
 	got, err := x.SurfaceKit().Task(authed(t, x, r), task.ID)
 	require.NoError(t, err)
-	assert.Equal(t, toolexec.TaskWorking, got.Status)
+	assert.Equal(t, toolexec.TaskStatusWorking, got.Status)
 
 	close(release)
-	done := waitTask(t, x, r, task.ID, toolexec.TaskCompleted)
+	done := waitTask(t, x, r, task.ID, toolexec.TaskStatusCompleted)
 	require.NotNil(t, done.Result)
 	assert.Equal(t, "released", done.Result.Text())
 	assert.Nil(t, done.Err)
@@ -170,7 +170,7 @@ func TestTaskCancelledMidRunCancelsItsHandler(t *testing.T) {
 
 	cancelled, err := x.SurfaceKit().CancelTask(authed(t, x, r), task.ID)
 	require.NoError(t, err)
-	assert.Equal(t, toolexec.TaskCancelled, cancelled.Status, "cancelled at once")
+	assert.Equal(t, toolexec.TaskStatusCanceled, cancelled.Status, "cancelled at once")
 
 	select {
 	case err := <-ended:
@@ -180,13 +180,13 @@ func TestTaskCancelledMidRunCancelsItsHandler(t *testing.T) {
 	}
 	// The call's end does not overwrite the cancellation.
 	time.Sleep(50 * time.Millisecond)
-	got := waitTask(t, x, r, task.ID, toolexec.TaskCancelled)
+	got := waitTask(t, x, r, task.ID, toolexec.TaskStatusCanceled)
 	assert.Nil(t, got.Result)
 
 	// Cancelling an ended task leaves it as it is.
 	again, err := x.SurfaceKit().CancelTask(authed(t, x, r), task.ID)
 	require.NoError(t, err)
-	assert.Equal(t, toolexec.TaskCancelled, again.Status)
+	assert.Equal(t, toolexec.TaskStatusCanceled, again.Status)
 }
 
 func TestTaskOfAnotherCallerDoesNotExistForThem(t *testing.T) {
@@ -213,7 +213,7 @@ func TestTaskOfAnotherCallerDoesNotExistForThem(t *testing.T) {
 	}
 	got, err := kit.Task(authed(t, x, callerRequest("alice")), task.ID)
 	require.NoError(t, err)
-	assert.Equal(t, toolexec.TaskWorking, got.Status, "nobody else could cancel it")
+	assert.Equal(t, toolexec.TaskStatusWorking, got.Status, "nobody else could cancel it")
 
 	// Ids that are not task ids are not looked up at all.
 	for _, id := range []string{"", "x", strings.Repeat("A", 32), "../" + task.ID} {
@@ -228,7 +228,7 @@ func TestTaskCredentialsOwnATaskWithoutAnIdentity(t *testing.T) {
 	_, task, err := callTask(x, r, "t", `{}`, toolexec.TaskCall{})
 	require.NoError(t, err)
 	require.NotNil(t, task)
-	waitTask(t, x, r, task.ID, toolexec.TaskCompleted)
+	waitTask(t, x, r, task.ID, toolexec.TaskStatusCompleted)
 	_, err = x.SurfaceKit().Task(callerRequest("token-2"), task.ID)
 	assert.ErrorIs(t, err, toolexec.ErrTaskNotFound)
 	_, err = x.SurfaceKit().Task(callerRequest(""), task.ID)
@@ -249,7 +249,7 @@ func TestTaskRunsOnAfterItsCallerWentAway(t *testing.T) {
 	cancel() // the client disconnects
 	time.Sleep(20 * time.Millisecond)
 	close(release)
-	got := waitTask(t, x, callerRequest(""), task.ID, toolexec.TaskCompleted)
+	got := waitTask(t, x, callerRequest(""), task.ID, toolexec.TaskStatusCompleted)
 	assert.Equal(t, "released", got.Result.Text(), "the result waits for the client to come back")
 	select {
 	case err := <-ended:
@@ -281,7 +281,7 @@ func TestTaskKeptForItsTTLThenDropped(t *testing.T) {
 	_, task, err := callTask(x, r, "t", `{}`, toolexec.TaskCall{})
 	require.NoError(t, err)
 	require.NotNil(t, task)
-	done := waitTask(t, x, r, task.ID, toolexec.TaskCompleted)
+	done := waitTask(t, x, r, task.ID, toolexec.TaskStatusCompleted)
 	assert.Equal(t, 300*time.Millisecond, done.ExpiresAt.Sub(done.UpdatedAt), "kept for the TTL from its last change")
 	require.Eventually(t, func() bool {
 		_, err := x.SurfaceKit().Task(r, task.ID)
@@ -299,15 +299,15 @@ func TestTaskFailuresAndErrors(t *testing.T) {
 		{"a handler's error completes the task as a tool error", func(ctx context.Context, _ string, _ map[string]any) ([]toolexec.Content, bool, string, error) {
 			toolexec.BecomeTask(ctx)
 			return nil, false, "", &toolexec.ToolError{Message: "no such row", DeveloperMessage: "table t", CanRetry: true}
-		}, toolexec.TaskCompleted, toolexec.CodeToolError},
+		}, toolexec.TaskStatusCompleted, toolexec.CodeToolError},
 		{"a panic fails the task", func(ctx context.Context, _ string, _ map[string]any) ([]toolexec.Content, bool, string, error) {
 			toolexec.BecomeTask(ctx)
 			panic("boom")
-		}, toolexec.TaskFailed, toolexec.CodePanic},
+		}, toolexec.TaskStatusFailed, toolexec.CodePanic},
 		{"a result too large to keep fails the task", func(ctx context.Context, _ string, _ map[string]any) ([]toolexec.Content, bool, string, error) {
 			toolexec.BecomeTask(ctx)
 			return []toolexec.Content{toolexec.Text(strings.Repeat("x", 2048))}, false, "", nil
-		}, toolexec.TaskFailed, toolexec.CodeInternal},
+		}, toolexec.TaskStatusFailed, toolexec.CodeInternal},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -332,12 +332,12 @@ func TestTaskFailuresAndErrors(t *testing.T) {
 	}
 }
 
-// answerInput is a TaskInput whose requests and answers are the JSON of
+// answerInput is a TaskInputCodec whose requests and answers are the JSON of
 // the Go values.
 type answerInput struct{}
 
 func (answerInput) InputSupported(kind toolexec.InputKind) bool {
-	return kind == toolexec.InputElicitForm
+	return kind == toolexec.InputKindElicitForm
 }
 
 func (answerInput) EncodeInputRequest(req *toolexec.InputRequest) (json.RawMessage, error) {
@@ -357,7 +357,7 @@ func TestTaskAsksItsCallerForInput(t *testing.T) {
 		if !toolexec.BecomeTask(ctx) {
 			return nil, false, "", errors.New("not a task")
 		}
-		if toolexec.InputSupported(ctx, toolexec.InputSampling) {
+		if toolexec.InputSupported(ctx, toolexec.InputKindSampling) {
 			return nil, false, "", errors.New("sampling was not declared")
 		}
 		res, err := toolexec.Elicit(ctx, "name", toolexec.ElicitRequest{Message: "Your name?"})
@@ -376,7 +376,7 @@ func TestTaskAsksItsCallerForInput(t *testing.T) {
 	require.NotNil(t, task)
 	kit := x.SurfaceKit()
 
-	asked := waitTask(t, x, r, task.ID, toolexec.TaskInputRequired)
+	asked := waitTask(t, x, r, task.ID, toolexec.TaskStatusInputRequired)
 	require.Len(t, asked.InputRequests, 1)
 	assert.Equal(t, "name", asked.InputRequests[0].Key)
 	assert.JSONEq(t, `{"message":"Your name?"}`, string(asked.InputRequests[0].Request))
@@ -387,15 +387,15 @@ func TestTaskAsksItsCallerForInput(t *testing.T) {
 		"name": json.RawMessage(`{"action":"accept","content":{"name":"Ada"}}`)}))
 
 	// The second question reuses the handler's key: the task names it anew.
-	second := waitTask(t, x, r, task.ID, toolexec.TaskInputRequired)
+	second := waitTask(t, x, r, task.ID, toolexec.TaskStatusInputRequired)
 	for second.InputRequests[0].Key == "name" {
-		second = waitTask(t, x, r, task.ID, toolexec.TaskInputRequired)
+		second = waitTask(t, x, r, task.ID, toolexec.TaskStatusInputRequired)
 	}
 	assert.Equal(t, "name-2", second.InputRequests[0].Key, "a key names one request over the task's life")
 	require.NoError(t, kit.UpdateTask(authed(t, x, r), task.ID, map[string]json.RawMessage{
 		"name-2": json.RawMessage(`{"action":"decline"}`)}))
 
-	done := waitTask(t, x, r, task.ID, toolexec.TaskCompleted)
+	done := waitTask(t, x, r, task.ID, toolexec.TaskStatusCompleted)
 	require.NotNil(t, done.Result, "%+v", done.Err)
 	assert.Equal(t, "Ada/decline", done.Result.Text())
 	assert.Empty(t, done.InputRequests)
@@ -418,12 +418,12 @@ func TestTaskProgressIsItsStatusMessage(t *testing.T) {
 		return err == nil && got.StatusMessage == "one of four" && got.Progress.Total == 4
 	}, 10*time.Second, 10*time.Millisecond)
 	close(release)
-	waitTask(t, x, r, task.ID, toolexec.TaskCompleted)
+	waitTask(t, x, r, task.ID, toolexec.TaskStatusCompleted)
 }
 
 func TestTaskRequiredToolRunsOnlyAsATask(t *testing.T) {
 	var runs atomic.Int64
-	tool := toolexec.Tool{Name: "t", Options: toolexec.ToolOptions{TaskSupport: toolexec.TaskRequired}}
+	tool := toolexec.Tool{Name: "t", Options: toolexec.ToolOptions{TaskSupport: toolexec.TaskSupportRequired}}
 	x := newExec(t, tool, func(context.Context, string, map[string]any) ([]toolexec.Content, bool, string, error) {
 		runs.Add(1)
 		return []toolexec.Content{toolexec.Text("ran")}, false, "", nil
@@ -514,7 +514,7 @@ func TestTaskMemoryStaysBounded(t *testing.T) {
 	assert.Less(t, kept, tasks, "the least recently used tasks were dropped")
 	last, err := kit.Task(r, ids[len(ids)-1])
 	require.NoError(t, err, "the most recent task is kept")
-	assert.Equal(t, toolexec.TaskCompleted, last.Status)
+	assert.Equal(t, toolexec.TaskStatusCompleted, last.Status)
 }
 
 func TestTaskIsSharedByReplicasOfOneStore(t *testing.T) {
@@ -542,9 +542,9 @@ func TestTaskIsSharedByReplicasOfOneStore(t *testing.T) {
 	_, task, err := callTask(a, r, "ask", `{}`, toolexec.TaskCall{Input: answerInput{}})
 	require.NoError(t, err)
 	require.NotNil(t, task)
-	waitTask(t, b, r, task.ID, toolexec.TaskInputRequired)
+	waitTask(t, b, r, task.ID, toolexec.TaskStatusInputRequired)
 	require.NoError(t, b.SurfaceKit().UpdateTask(authed(t, b, r), task.ID, map[string]json.RawMessage{"go": json.RawMessage(`{"action":"accept"}`)}))
-	done := waitTask(t, b, r, task.ID, toolexec.TaskCompleted)
+	done := waitTask(t, b, r, task.ID, toolexec.TaskStatusCompleted)
 	assert.Equal(t, "accept", done.Result.Text())
 
 	// Cancelled on another replica.
@@ -560,7 +560,7 @@ func TestTaskIsSharedByReplicasOfOneStore(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("the cancellation never reached the replica running the task")
 	}
-	assert.Equal(t, toolexec.TaskCancelled, waitTask(t, a, r, task.ID, toolexec.TaskCancelled).Status)
+	assert.Equal(t, toolexec.TaskStatusCanceled, waitTask(t, a, r, task.ID, toolexec.TaskStatusCanceled).Status)
 }
 
 func TestATaskThatFindsNoRoomDropsNoRunningTasksLease(t *testing.T) {
@@ -598,7 +598,7 @@ func TestATaskThatFindsNoRoomDropsNoRunningTasksLease(t *testing.T) {
 	}
 	got, err := x.SurfaceKit().Task(authed(t, x, callerRequest("alice")), alice.ID)
 	require.NoError(t, err)
-	assert.Equal(t, toolexec.TaskWorking, got.Status, "%s", got.StatusMessage)
+	assert.Equal(t, toolexec.TaskStatusWorking, got.Status, "%s", got.StatusMessage)
 	select {
 	case err := <-ended:
 		t.Fatalf("a running task was cancelled: %v", err)

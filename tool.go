@@ -18,7 +18,7 @@ type Tool struct {
 	// APIs accept only A-Z a-z 0-9 _ -: prefer "image_resize". Other names,
 	// such as the namespaced "image/resize", are served on every surface,
 	// but a Registry warns about them (or refuses them, with
-	// StrictToolNames).
+	// WithStrictToolNames).
 	Name string `json:"name"`
 	// Title is an optional human-readable name for display.
 	Title string `json:"title,omitempty"`
@@ -112,7 +112,7 @@ type ToolOptions struct {
 	// Only tools whose results depend on their arguments alone should opt in.
 	//
 	// A cached result is only served to a call with the same identity (see
-	// WithIdentity) and the same variants (see WithCacheVariant) as the call
+	// ContextWithIdentity) and the same variants (see ContextWithCacheVariant) as the call
 	// that stored it; a call without an identity is not cached at all,
 	// unless CacheShared says the results are the same for everyone.
 	Cache bool
@@ -127,7 +127,7 @@ type ToolOptions struct {
 
 	// TaskSupport says whether this tool's calls may run as tasks, which
 	// callers poll instead of waiting for (see TaskSupport and
-	// docs/tasks.md); "" is TaskForbidden. The handler is the same
+	// docs/tasks.md); "" is TaskSupportForbidden. The handler is the same
 	// function either way.
 	TaskSupport TaskSupport
 

@@ -30,7 +30,7 @@ const toolNameRule = "1 to 128 characters, each A-Z, a-z, 0-9, '_', '-' or '.' (
 // a client still has to rewrite its '.' for those APIs.
 //
 // Registry.Add warns about a name that fails this check, or refuses it
-// with StrictToolNames; an Executor warns about such a name from any other
+// with WithStrictToolNames; an Executor warns about such a name from any other
 // provider the first time a surface lists it.
 func CheckToolName(name string) error {
 	problem := ""
@@ -111,7 +111,7 @@ func (n *nameWarnings) warn(ctx context.Context, logger *slog.Logger, msg, name 
 // checkListedNames warns, once per name, about each name of tools that is
 // not of the form MCP recommends, when the provider is not a Registry
 // (which warns when a tool is added). Surfaces list tools through
-// LatestTools and SurfaceKit.AllTools, which call it.
+// latestTools and SurfaceKit.AllTools, which call it.
 func (x *Executor) checkListedNames(tools []Tool) {
 	if _, ok := x.tools.(*Registry); ok {
 		return

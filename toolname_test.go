@@ -55,7 +55,7 @@ func warnings(logs *testlog.Buffer) []string {
 // about once, naming the tool and the rule.
 func TestRegistryWarnsOncePerNameOutsideMCPsRecommendation(t *testing.T) {
 	logs := &testlog.Buffer{}
-	reg := toolexec.NewRegistry(toolexec.RegistryLogger(logs.Logger()))
+	reg := toolexec.NewRegistry(toolexec.WithRegistryLogger(logs.Logger()))
 	require.NoError(t, reg.Add(toolexec.Tool{Name: "text/upper", Version: "1.0.0"}, noop))
 	require.NoError(t, reg.Add(toolexec.Tool{Name: "text/upper", Version: "2.0.0"}, noop))
 	require.NoError(t, toolexec.AddTool(reg, toolexec.Tool{Name: "has space"},
@@ -83,7 +83,7 @@ func TestRegistryWarnsOncePerNameOutsideMCPsRecommendation(t *testing.T) {
 
 func TestStrictToolNamesRefusesNamesOutsideMCPsRecommendation(t *testing.T) {
 	logs := &testlog.Buffer{}
-	reg := toolexec.NewRegistry(toolexec.StrictToolNames(), toolexec.RegistryLogger(logs.Logger()))
+	reg := toolexec.NewRegistry(toolexec.WithStrictToolNames(), toolexec.WithRegistryLogger(logs.Logger()))
 	changes := 0
 	reg.OnToolsChanged(func() { changes++ })
 
@@ -91,7 +91,7 @@ func TestStrictToolNamesRefusesNamesOutsideMCPsRecommendation(t *testing.T) {
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), `Registry.Add: tool name "text/upper" is not of the form MCP recommends`)
 	assert.Contains(t, err.Error(), "1 to 128 characters")
-	assert.Contains(t, err.Error(), "StrictToolNames")
+	assert.Contains(t, err.Error(), "WithStrictToolNames")
 
 	err = toolexec.AddTool(reg, toolexec.Tool{Name: strings.Repeat("x", 129)},
 		func(context.Context, struct{}) (struct{}, error) { return struct{}{}, nil })

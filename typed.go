@@ -57,7 +57,7 @@ type TypedHandler[In, Out any] func(ctx context.Context, in In) (Out, error)
 // already registered in its version, when h is nil, when In or Out cannot
 // be described (a channel, a function, a recursive type, a map with
 // non-string keys) or does not describe an object, when a schema in t
-// does not compile, or, with StrictToolNames, when its name is not of the
+// does not compile, or, with WithStrictToolNames, when its name is not of the
 // form MCP recommends. Otherwise such a name is warned about as
 // Registry.Add does.
 func AddTool[In, Out any](r *Registry, t Tool, h TypedHandler[In, Out]) error {

@@ -53,7 +53,7 @@ func Features() []Feature {
 		with("+ auth hook", toolexec.ToolOptions{}, toolexec.WithAuthHook(func(next http.Handler) http.Handler { return next })),
 		with("+ observer", toolexec.ToolOptions{}, toolexec.WithObserver(nopObserver{})),
 		with("+ interceptor", toolexec.ToolOptions{}, toolexec.WithInterceptors(pass)),
-		with("+ task support", toolexec.ToolOptions{TaskSupport: toolexec.TaskOptional}),
+		with("+ task support", toolexec.ToolOptions{TaskSupport: toolexec.TaskSupportOptional}),
 		{Name: "+ progress (SSE)", Request: progress, New: func() http.Handler {
 			return mcp.NewHandler(addExecutor(toolexec.ToolOptions{}, true))
 		}},

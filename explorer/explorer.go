@@ -202,7 +202,7 @@ type toolMeta struct {
 }
 
 func (h *handler) serveMeta(w http.ResponseWriter, r *http.Request) {
-	tools := h.x.VisibleTools(r, h.x.LatestTools())
+	tools := h.x.SurfaceKit().VisibleTools(r, h.x.SurfaceKit().LatestTools())
 	out := make([]toolMeta, 0, len(tools))
 	for i := range tools {
 		t := &tools[i]

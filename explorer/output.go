@@ -32,7 +32,7 @@ func (h *handler) checkOutput(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Cache-Control", "no-store")
 	name := r.URL.Query().Get("tool")
 	tool, ok := h.x.Lookup(name, "")
-	if !ok || len(h.x.VisibleTools(r, []toolexec.Tool{tool})) == 0 {
+	if !ok || len(h.x.SurfaceKit().VisibleTools(r, []toolexec.Tool{tool})) == 0 {
 		httpjson.Write(w, http.StatusNotFound, map[string]string{"error": "Tool not found: " + name})
 		return
 	}

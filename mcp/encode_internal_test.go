@@ -75,23 +75,23 @@ func TestCachedListsMatchMarshal(t *testing.T) {
 	h := NewHandler(x, WithPageSize(2), WithCacheHints(time.Minute, CachePublic)).(*handler)
 	r := httptest.NewRequest("POST", "/", nil)
 	for range 2 { // the second time from the cache
-		want := marshalResponse(t, listToolsResult{Tools: oldEncodeTools(x.LatestTools()[:2]), NextCursor: encodeCursor(2)})
+		want := marshalResponse(t, listToolsResult{Tools: oldEncodeTools(x.SurfaceKit().LatestTools()[:2]), NextCursor: encodeCursor(2)})
 		assert.Equal(t, want, answerText(h.listTools(r, &message{id: json.RawMessage(`1`)}, viewListed)))
 
-		sorted := []toolexec.Tool{x.LatestTools()[1], x.LatestTools()[0]} // a, b<tool>
+		sorted := []toolexec.Tool{x.SurfaceKit().LatestTools()[1], x.SurfaceKit().LatestTools()[0]} // a, b<tool>
 		want = marshalResponse(t, modernListToolsResult{ResultType: resultComplete,
 			listToolsResult: listToolsResult{Tools: oldEncodeTools(sorted), NextCursor: encodeCursor(2)},
 			TTLMs:           time.Minute.Milliseconds(), CacheScope: CachePublic, Meta: h.serverMeta()})
 		assert.Equal(t, want, answerText(h.listToolsModern(r, &message{id: json.RawMessage(`1`)})))
 		next := json.RawMessage(`{"cursor":"` + encodeCursor(2) + `"}`)
 		want = marshalResponse(t, modernListToolsResult{ResultType: resultComplete,
-			listToolsResult: listToolsResult{Tools: oldEncodeTools(x.LatestTools()[2:])},
+			listToolsResult: listToolsResult{Tools: oldEncodeTools(x.SurfaceKit().LatestTools()[2:])},
 			TTLMs:           time.Minute.Milliseconds(), CacheScope: CachePublic, Meta: h.serverMeta()})
 		assert.Equal(t, want, answerText(h.listToolsModern(r, &message{id: json.RawMessage(`1`), params: next})))
 
 		w := httptest.NewRecorder()
 		h.handsAIList(w, httptest.NewRequest("GET", "/tools/list", nil))
-		hw, err := json.Marshal(&handsAIResponse{JSONRPC: jsonrpcVersion, Result: listToolsResult{Tools: oldEncodeTools(x.LatestTools())}})
+		hw, err := json.Marshal(&handsAIResponse{JSONRPC: jsonrpcVersion, Result: listToolsResult{Tools: oldEncodeTools(x.SurfaceKit().LatestTools())}})
 		require.NoError(t, err)
 		assert.Equal(t, string(hw)+"\n", w.Body.String())
 	}

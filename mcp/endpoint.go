@@ -363,7 +363,7 @@ func (h *handler) dispatch(ex *exchange, m *message, out *outcome) {
 	case "tools/list":
 		v := viewListed
 		if ex.version == NewestInitializeVersion {
-			v = viewExec // with each tool's execution.taskSupport (tasks_legacy.go)
+			v = viewExec // with each tool's execution.taskSupport (tasks_2025_11_25.go)
 		}
 		*out = h.listTools(ex.r, m, v)
 		return
@@ -374,7 +374,7 @@ func (h *handler) dispatch(ex *exchange, m *message, out *outcome) {
 			err = newError(CodeMethodNotFound, "Method not found: %s (tasks are served at protocol version %s)", m.method, NewestInitializeVersion)
 			break
 		}
-		*out = h.serveLegacyTask(ex, m) // tasks_legacy.go
+		*out = h.serveLegacyTask(ex, m) // tasks_2025_11_25.go
 		return
 	default:
 		err = newError(CodeMethodNotFound, "Method not found: %s", m.method)

@@ -53,8 +53,8 @@ func NewHandler(x *toolexec.Executor, opts ...Option) http.Handler {
 	}
 	h.serverInfoMember = serverInfoMember(h.name, h.version)
 	h.modernListTail = modernListTail(h.ttl, h.cacheScope, h.serverInfoMember)
-	if x.NotifiesToolsChanged() {
-		h.lists = toolenc.NewLists(toolenc.Watch(x.OnToolsChanged), func(t *toolexec.Tool) string { return t.Name })
+	if x.SurfaceKit().NotifiesToolsChanged() {
+		h.lists = toolenc.NewLists(toolenc.Watch(x.SurfaceKit().OnToolsChanged), func(t *toolexec.Tool) string { return t.Name })
 	}
 	h.initStreaming()
 	h.initShared()
@@ -87,7 +87,7 @@ type handler struct {
 
 	// tools caches each tool's encoding for the lists (see newToolCache);
 	// execTools, with its execution.taskSupport, for tools/list at
-	// 2025-11-25 (tasks_legacy.go).
+	// 2025-11-25 (tasks_2025_11_25.go).
 	tools, execTools *toolenc.Cache[toolexec.Tool]
 	// lists keeps the tools between the changes the provider reports, nil
 	// when it reports none; gen, what is encoded of the current generation

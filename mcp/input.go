@@ -169,7 +169,7 @@ func decodeAnswer(kind toolexec.InputKind, raw json.RawMessage) (toolexec.InputR
 		return out, bad(fmt.Errorf("not an object"))
 	}
 	switch kind {
-	case toolexec.InputElicitForm, toolexec.InputElicitURL:
+	case toolexec.InputKindElicitForm, toolexec.InputKindElicitURL:
 		var r toolexec.ElicitResult
 		if err := json.Unmarshal(raw, &r); err != nil {
 			return out, bad(err)
@@ -180,7 +180,7 @@ func decodeAnswer(kind toolexec.InputKind, raw json.RawMessage) (toolexec.InputR
 			return out, bad(fmt.Errorf("action %q", r.Action))
 		}
 		out.Elicit = &r
-	case toolexec.InputSampling:
+	case toolexec.InputKindSampling:
 		var r toolexec.CreateMessageResult
 		if err := json.Unmarshal(raw, &r); err != nil {
 			return out, bad(err)
@@ -189,7 +189,7 @@ func decodeAnswer(kind toolexec.InputKind, raw json.RawMessage) (toolexec.InputR
 			return out, bad(fmt.Errorf("no content"))
 		}
 		out.Sample = &r
-	case toolexec.InputRoots:
+	case toolexec.InputKindRoots:
 		var r toolexec.ListRootsResult
 		if err := json.Unmarshal(raw, &r); err != nil {
 			return out, bad(err)

@@ -44,7 +44,7 @@ const maxSubscriptionIDBytes = 256
 // (notifications.taskIds, the tasks extension: tasks_listen.go) changes,
 // until the client closes it. toolsListChanged is honoured only when the
 // Executor's provider reports changes
-// (toolexec.Executor.NotifiesToolsChanged), and taskIds only for tasks of
+// (toolexec.SurfaceKit.NotifiesToolsChanged), and taskIds only for tasks of
 // the caller's, from a client that declares the tasks extension: the
 // handler serves no prompts or resources. Changes that come faster than the client reads are
 // coalesced into one notification.
@@ -145,11 +145,11 @@ func (h *handler) serveListener(ex *exchange, m *message, caller *http.Request, 
 			}
 		}
 	}
-	honoured := wantTools && h.x.NotifiesToolsChanged()
+	honoured := wantTools && h.x.SurfaceKit().NotifiesToolsChanged()
 	changed := make(chan struct{}, 1)
 	var seen [sha256.Size]byte
 	if honoured {
-		stop := h.x.OnToolsChanged(func() {
+		stop := h.x.SurfaceKit().OnToolsChanged(func() {
 			select {
 			case changed <- struct{}{}:
 			default: // one is already queued: the client will list once

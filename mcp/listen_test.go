@@ -43,7 +43,7 @@ func bearerHook(next http.Handler) http.Handler {
 		case "Bearer reader":
 			toolexec.WriteChallenge(w, http.StatusForbidden, `Bearer error="insufficient_scope", scope="tools.listen"`)
 		default:
-			next.ServeHTTP(w, r.WithContext(toolexec.WithIdentity(r.Context(), strings.TrimPrefix(auth, "Bearer "))))
+			next.ServeHTTP(w, r.WithContext(toolexec.ContextWithIdentity(r.Context(), strings.TrimPrefix(auth, "Bearer "))))
 		}
 	})
 }

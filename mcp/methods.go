@@ -29,7 +29,7 @@ type capabilities struct {
 	// Extensions are the extensions the server supports (2026-07-28:
 	// the tasks extension).
 	Extensions map[string]any `json:"extensions,omitempty"`
-	// Tasks are 2025-11-25's tasks (tasks_legacy.go), declared to a client
+	// Tasks are 2025-11-25's tasks (tasks_2025_11_25.go), declared to a client
 	// that negotiates that version.
 	Tasks *legacyTasksCapability `json:"tasks,omitempty"`
 }

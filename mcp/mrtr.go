@@ -240,7 +240,7 @@ func argsDigest(args json.RawMessage) string {
 }
 
 // callerPrincipal is whom a requestState is bound to: a digest of the
-// identity the auth hook established (toolexec.WithIdentity), or, when it
+// identity the auth hook established (toolexec.ContextWithIdentity), or, when it
 // established none, of the credentials the call's request carried (see
 // internal/caller); "" for an anonymous call without any.
 func callerPrincipal(ctx context.Context) string {

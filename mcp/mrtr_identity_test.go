@@ -13,7 +13,7 @@ import (
 )
 
 // apiKeyHook admits a call carrying X-Api-Key "alice" or "bob"; with
-// identify, it names the caller with toolexec.WithIdentity.
+// identify, it names the caller with toolexec.ContextWithIdentity.
 func apiKeyHook(identify bool) toolexec.AuthHook {
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -23,7 +23,7 @@ func apiKeyHook(identify bool) toolexec.AuthHook {
 				return
 			}
 			if identify {
-				r = r.WithContext(toolexec.WithIdentity(r.Context(), "user:"+key))
+				r = r.WithContext(toolexec.ContextWithIdentity(r.Context(), "user:"+key))
 			}
 			next.ServeHTTP(w, r)
 		})

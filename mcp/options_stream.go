@@ -75,7 +75,7 @@ const (
 // WithListenLimits bounds the subscriptions/listen streams the handler
 // holds open at once: total for all callers together, perCaller for any
 // one. A caller is the identity the Executor's auth hook established
-// (toolexec.WithIdentity), or else the request's remote IP address (so
+// (toolexec.ContextWithIdentity), or else the request's remote IP address (so
 // clients behind one proxy or NAT share a caller's share: give them
 // identities). A listen request over its caller's share is answered HTTP
 // 429, one over the total 503, each with Retry-After and a JSON-RPC error

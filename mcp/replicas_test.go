@@ -291,7 +291,7 @@ func TestAStreamLogIsKeptInItsCallersShare(t *testing.T) {
 	hook := func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			if id := r.Header.Get("X-Identity"); id != "" {
-				r = r.WithContext(toolexec.WithIdentity(r.Context(), id))
+				r = r.WithContext(toolexec.ContextWithIdentity(r.Context(), id))
 			}
 			next.ServeHTTP(w, r)
 		})

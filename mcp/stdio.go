@@ -255,7 +255,7 @@ func (s *stdioServer) headers(env *stdioEnvelope) http.Header {
 		if env.method == "tools/call" {
 			s.mirrorCall(hdr, env)
 		} else if id := taskNameOf(env.method, env.params); id != "" {
-			hdr.Set(nameHeader, headerSentinel(id)) // the tasks extension (tasks.go)
+			hdr.Set(nameHeader, headerSentinel(id)) // the tasks extension (tasks_2026_07_28.go)
 		}
 		return hdr
 	}
@@ -399,7 +399,7 @@ func (s *stdioServer) initialized(answer []byte, session string) []byte {
 	s.mu.Lock()
 	s.version, s.session = resp.Result.ProtocolVersion, session
 	s.mu.Unlock()
-	if !s.h.x.NotifiesToolsChanged() {
+	if !s.h.x.SurfaceKit().NotifiesToolsChanged() {
 		return answer
 	}
 	s.notifyChanges()
@@ -419,7 +419,7 @@ func (s *stdioServer) notifyChanges() {
 		return
 	}
 	changed := make(chan struct{}, 1)
-	stop := s.h.x.OnToolsChanged(func() {
+	stop := s.h.x.SurfaceKit().OnToolsChanged(func() {
 		select {
 		case changed <- struct{}{}:
 		default:

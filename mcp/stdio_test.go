@@ -320,7 +320,7 @@ func TestServeStdio_EndOfInputLetsRunningCallsFinish(t *testing.T) {
 func TestServeStdio_ToolChangesReach2025Clients(t *testing.T) {
 	reg := fixtureRegistry()
 	x := toolexec.New(reg, reg, toolexec.WithAllowExecute(true), toolexec.WithLogger(quietLogger()))
-	require.True(t, x.NotifiesToolsChanged())
+	require.True(t, x.SurfaceKit().NotifiesToolsChanged())
 	c := startStdio(t, x)
 	c.send(init2025)
 	res := result(t, c.next(), 1)

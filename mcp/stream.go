@@ -120,13 +120,13 @@ func isObject(raw []byte) bool { return len(raw) > 0 && raw[0] == '{' }
 // add sets the capability kind needs.
 func (c *clientCaps) add(kind toolexec.InputKind) {
 	switch kind {
-	case toolexec.InputElicitForm:
+	case toolexec.InputKindElicitForm:
 		c.elicitForm = true
-	case toolexec.InputElicitURL:
+	case toolexec.InputKindElicitURL:
 		c.elicitURL = true
-	case toolexec.InputSampling:
+	case toolexec.InputKindSampling:
 		c.sampling = true
-	case toolexec.InputRoots:
+	case toolexec.InputKindRoots:
 		c.roots = true
 	}
 }
@@ -163,13 +163,13 @@ func (c clientCaps) wire() map[string]any {
 // supports reports whether the capabilities cover kind.
 func (c clientCaps) supports(kind toolexec.InputKind) bool {
 	switch kind {
-	case toolexec.InputElicitForm:
+	case toolexec.InputKindElicitForm:
 		return c.elicitForm
-	case toolexec.InputElicitURL:
+	case toolexec.InputKindElicitURL:
 		return c.elicitURL
-	case toolexec.InputSampling:
+	case toolexec.InputKindSampling:
 		return c.sampling
-	case toolexec.InputRoots:
+	case toolexec.InputKindRoots:
 		return c.roots
 	}
 	return false

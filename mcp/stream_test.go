@@ -478,7 +478,7 @@ func TestA2026ToolThatDoesWithoutTheInputIsNotRefused(t *testing.T) {
 	reg := toolexec.NewRegistry()
 	reg.MustAdd(toolexec.Tool{Name: "maybe", Description: "asks only when it can"},
 		func(ctx context.Context, _ string, _ map[string]any) ([]toolexec.Content, bool, string, error) {
-			if !toolexec.InputSupported(ctx, toolexec.InputSampling) {
+			if !toolexec.InputSupported(ctx, toolexec.InputKindSampling) {
 				return []toolexec.Content{toolexec.Text("did without")}, false, "", nil
 			}
 			return nil, false, "", errors.New("not reached")

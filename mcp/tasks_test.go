@@ -38,7 +38,7 @@ type taskFixture struct {
 func newTaskFixture(t *testing.T, xopts ...toolexec.Option) *taskFixture {
 	t.Helper()
 	f := &taskFixture{release: make(chan struct{}), ended: make(chan error, 8)}
-	optional := toolexec.ToolOptions{TaskSupport: toolexec.TaskOptional}
+	optional := toolexec.ToolOptions{TaskSupport: toolexec.TaskSupportOptional}
 	reg := toolexec.NewRegistry()
 	reg.MustAdd(toolexec.Tool{Name: "slow", Options: optional}, func(ctx context.Context, _ string, _ map[string]any) ([]toolexec.Content, bool, string, error) {
 		toolexec.BecomeTask(ctx)
@@ -53,7 +53,7 @@ func newTaskFixture(t *testing.T, xopts ...toolexec.Option) *taskFixture {
 	reg.MustAdd(toolexec.Tool{Name: "quick", Options: optional}, func(context.Context, string, map[string]any) ([]toolexec.Content, bool, string, error) {
 		return []toolexec.Content{toolexec.Text("quick")}, false, "", nil
 	})
-	reg.MustAdd(toolexec.Tool{Name: "must", Options: toolexec.ToolOptions{TaskSupport: toolexec.TaskRequired}},
+	reg.MustAdd(toolexec.Tool{Name: "must", Options: toolexec.ToolOptions{TaskSupport: toolexec.TaskSupportRequired}},
 		func(ctx context.Context, _ string, _ map[string]any) ([]toolexec.Content, bool, string, error) {
 			toolexec.BecomeTask(ctx)
 			return []toolexec.Content{toolexec.Text("must done")}, true, "", nil
@@ -530,7 +530,7 @@ func bodyHook(next http.Handler) http.Handler {
 			w.WriteHeader(http.StatusUnauthorized)
 			return
 		}
-		next.ServeHTTP(w, r.WithContext(toolexec.WithIdentity(r.Context(), "alice")))
+		next.ServeHTTP(w, r.WithContext(toolexec.ContextWithIdentity(r.Context(), "alice")))
 	})
 }
 

@@ -96,7 +96,7 @@ type listGen struct {
 func (h *handler) listed(r *http.Request, v listView) *toolenc.Joined {
 	s := h.lists.Snapshot(h.latestTools)
 	if s == nil {
-		return h.join(r, v, h.x.VisibleTools(r, h.latestTools()), nil)
+		return h.join(r, v, h.x.SurfaceKit().VisibleTools(r, h.latestTools()), nil)
 	}
 	g := h.generation(s)
 	if !h.x.SurfaceKit().FiltersTools() {
@@ -105,7 +105,7 @@ func (h *handler) listed(r *http.Request, v listView) *toolenc.Joined {
 	// The filter gets its own copy of the tools: it may keep, drop,
 	// reorder or change what it returns.
 	items := g.snap.Items
-	kept := h.x.VisibleTools(r, slices.Clone(items))
+	kept := h.x.SurfaceKit().VisibleTools(r, slices.Clone(items))
 	same := h.cacheOf(v).Same
 	pos := make([]int32, len(kept))
 	for i := range kept {
@@ -191,7 +191,7 @@ func (h *handler) join(r *http.Request, v listView, tools []toolexec.Tool, order
 // latestTools is the tool list every list answer starts from, also bounding
 // the encoding caches by its size.
 func (h *handler) latestTools() []toolexec.Tool {
-	tools := h.x.LatestTools()
+	tools := h.x.SurfaceKit().LatestTools()
 	h.tools.Trim(len(tools))
 	h.execTools.Trim(len(tools))
 	return tools

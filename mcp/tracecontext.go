@@ -14,7 +14,7 @@ type traceContext struct {
 }
 
 // withRemoteParent returns ctx carrying the trace context tc describes
-// (toolexec.WithTraceContext), so that an observer (the OpenTelemetry one)
+// (toolexec.ContextWithTraceContext), so that an observer (the OpenTelemetry one)
 // makes the call's span a child of the client's span and hands the
 // client's baggage to the handler. It reports false, and leaves ctx alone,
 // when tc holds neither a traceparent nor baggage. The values are passed on
@@ -30,5 +30,5 @@ func withRemoteParent(ctx context.Context, tc traceContext) (context.Context, bo
 	if out == (toolexec.TraceContext{}) {
 		return ctx, false
 	}
-	return toolexec.WithTraceContext(ctx, out), true
+	return toolexec.ContextWithTraceContext(ctx, out), true
 }

@@ -5,7 +5,7 @@ import (
 	"strings"
 )
 
-// cacheIdentity is the name toolexec.WithIdentity gives the caller of id:
+// cacheIdentity is the name toolexec.ContextWithIdentity gives the caller of id:
 // the issuer, the subject and the client the token was issued to, each
 // written length-first, so that no two different triples give the same
 // name whatever their claims hold (a space, a colon, anything). It is ""

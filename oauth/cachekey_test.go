@@ -135,7 +135,7 @@ func TestCacheIdentityIsUnambiguous(t *testing.T) {
 			got, ok = toolexec.IdentityFromContext(r.Context())
 		}))
 		r := httptest.NewRequest(http.MethodPost, testResource, nil)
-		r = r.WithContext(toolexec.WithIdentity(r.Context(), "set by an outer hook"))
+		r = r.WithContext(toolexec.ContextWithIdentity(r.Context(), "set by an outer hook"))
 		r.Header.Set("Authorization", "Bearer "+k.sign(t, c))
 		w := httptest.NewRecorder()
 		h.ServeHTTP(w, r)

@@ -102,11 +102,11 @@ func (v *Verifier) AuthHook(next http.Handler) http.Handler {
 // identity set before is cleared), so its result is not cached.
 func callerContext(ctx context.Context, id *Identity) context.Context {
 	ctx = NewContext(ctx, id)
-	ctx = toolexec.WithIdentity(ctx, cacheIdentity(id))
-	ctx = toolexec.WithEndUser(ctx, id.Subject) // an observer's enduser.id
+	ctx = toolexec.ContextWithIdentity(ctx, cacheIdentity(id))
+	ctx = toolexec.ContextWithEndUser(ctx, id.Subject) // an observer's enduser.id
 	scopes := slices.Clone(id.Scopes)
 	slices.Sort(scopes)
-	return toolexec.WithCacheVariant(ctx, "scope="+strings.Join(scopes, " "))
+	return toolexec.ContextWithCacheVariant(ctx, "scope="+strings.Join(scopes, " "))
 }
 
 var errNoToken = errors.New("oauth: no bearer token")

@@ -18,7 +18,7 @@ const (
 	attrOperation         = attribute.Key("gen_ai.operation.name") // always "execute_tool"
 	attrGenAITool         = attribute.Key("gen_ai.tool.name")      // the tool's name
 	attrErrorType         = attribute.Key("error.type")            // the Code of a failed call, or "tool_error"
-	attrEndUser           = attribute.Key("enduser.id")            // the auth hook's end user (toolexec.WithEndUser)
+	attrEndUser           = attribute.Key("enduser.id")            // the auth hook's end user (toolexec.ContextWithEndUser)
 	attrToolName          = attribute.Key("toolexec.tool.name")    // the tool's name
 	attrVersion           = attribute.Key("toolexec.tool.version") // the resolved version, when the tool has one
 	attrSurface           = attribute.Key("toolexec.surface")      // rest, mcp, handsai, oxp or go

@@ -18,6 +18,6 @@
 // docs/pipeline.md lists their attributes.
 //
 // A W3C trace context a surface found in the request
-// (toolexec.WithTraceContext: MCP 2026-07-28's params._meta) makes the
+// (toolexec.ContextWithTraceContext: MCP 2026-07-28's params._meta) makes the
 // call's span a child of the caller's, and its baggage reaches the handler.
 package toolexecotel

@@ -17,7 +17,7 @@ func TestTheAuthSpanCarriesTheEndUserTheHookNamed(t *testing.T) {
 	tp, sr := newRecorder()
 	hook := func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			next.ServeHTTP(w, r.WithContext(toolexec.WithEndUser(r.Context(), "alice")))
+			next.ServeHTTP(w, r.WithContext(toolexec.ContextWithEndUser(r.Context(), "alice")))
 		})
 	}
 	x := newExec(t, toolexec.Tool{Name: "t"}, textHandler("x"), toolexec.WithAuthHook(hook),

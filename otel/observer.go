@@ -173,7 +173,7 @@ func (c *call) CacheHit(ctx context.Context, hit bool) {
 	c.span.SetAttributes(attrCacheHit.Bool(hit))
 }
 
-// Resume records the end user the auth hook named (toolexec.WithEndUser)
+// Resume records the end user the auth hook named (toolexec.ContextWithEndUser)
 // on the auth span in ctx, then puts the call span back in ctx.
 func (c *call) Resume(ctx context.Context) context.Context {
 	if id, ok := toolexec.EndUserFromContext(ctx); ok {
@@ -251,7 +251,7 @@ func recordOutcome(span trace.Span, res *toolexec.CallToolResult, err error, onC
 		if onCall {
 			span.SetAttributes(attrOutcome.String(outcomeError), attrStage.String(string(e.Stage)))
 		}
-		span.SetStatus(codes.Error, e.LogMessage())
+		span.SetStatus(codes.Error, e.Redacted())
 	case res != nil && res.IsError:
 		span.SetAttributes(attrErrorType.String(outcomeToolError))
 		if onCall {

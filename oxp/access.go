@@ -17,7 +17,7 @@ func (h *handler) visibleEntries(r *http.Request, entries []entry) visibility {
 	for i := range entries {
 		tools[i] = entries[i].tool
 	}
-	kept := h.x.VisibleTools(r, tools)
+	kept := h.x.SurfaceKit().VisibleTools(r, tools)
 	if len(kept) == len(tools) {
 		return visibility{all: true}
 	}

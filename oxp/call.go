@@ -98,7 +98,7 @@ func (h *handler) admit(w http.ResponseWriter, r *http.Request, c *pendingCall) 
 	c.name, c.version, c.outputSchema = e.tool.Name, e.tool.Version, e.tool.OutputSchema
 	c.requirements = !e.tool.Requirements.IsZero()
 	ts := e.tool.Options.TaskSupport
-	c.async = (ts == toolexec.TaskOptional || ts == toolexec.TaskRequired) && wantsAsync(r)
+	c.async = (ts == toolexec.TaskSupportOptional || ts == toolexec.TaskSupportRequired) && wantsAsync(r)
 	return true
 }
 

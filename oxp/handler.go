@@ -94,8 +94,8 @@ func NewHandler(x *toolexec.Executor, opts ...Option) http.Handler {
 		panic("oxp: NewHandler: nil Executor")
 	}
 	h := &handler{x: x, toolkit: DefaultToolkit, entries: newEntryCache(x.SurfaceKit()), names: newNameCache(x), guard: rebindingGuard(x)}
-	if x.NotifiesToolsChanged() {
-		h.lists = toolenc.NewLists(toolenc.Watch(x.OnToolsChanged), func(e *entry) toolVersion { return toolVersion{e.tool.Name, e.tool.Version} })
+	if x.SurfaceKit().NotifiesToolsChanged() {
+		h.lists = toolenc.NewLists(toolenc.Watch(x.SurfaceKit().OnToolsChanged), func(e *entry) toolVersion { return toolVersion{e.tool.Name, e.tool.Version} })
 	}
 	for _, opt := range opts {
 		opt.apply(h)

@@ -46,12 +46,12 @@ type resolvedName struct {
 // cache is no longer reachable (the handler is gone), so a provider that
 // outlives many handlers does not keep them all.
 func newNameCache(x *toolexec.Executor) *nameCache {
-	if !x.NotifiesToolsChanged() {
+	if !x.SurfaceKit().NotifiesToolsChanged() {
 		return nil
 	}
 	c := &nameCache{}
 	wc := weak.Make(c)
-	stop := x.OnToolsChanged(func() {
+	stop := x.SurfaceKit().OnToolsChanged(func() {
 		if c := wc.Value(); c != nil {
 			c.changed()
 		}

@@ -161,7 +161,7 @@ func (h *handler) missingRequirements(ctx context.Context, call *toolexec.Call) 
 // withRequirementVariants adds to ctx, as cache variants, the values the
 // call supplied for what its tool requires (tokens, secrets, the user id),
 // so that a cached result of a tool with requirements is only served to a
-// call that supplied the same values (see toolexec.WithCacheVariant).
+// call that supplied the same values (see toolexec.ContextWithCacheVariant).
 func withRequirementVariants(ctx context.Context, call *toolexec.Call) context.Context {
 	need := call.Tool.Requirements
 	if need.IsZero() || !call.Tool.Options.Cache {
@@ -170,14 +170,14 @@ func withRequirementVariants(ctx context.Context, call *toolexec.Call) context.C
 	c := FromContext(ctx)
 	for _, a := range need.Authorization {
 		tok, _ := c.Token(a.ID)
-		ctx = toolexec.WithCacheVariant(ctx, "oxp:authorization:"+a.ID+"\x00"+tok)
+		ctx = toolexec.ContextWithCacheVariant(ctx, "oxp:authorization:"+a.ID+"\x00"+tok)
 	}
 	for _, id := range need.Secrets {
 		v, _ := c.Secret(id)
-		ctx = toolexec.WithCacheVariant(ctx, "oxp:secret:"+id+"\x00"+v)
+		ctx = toolexec.ContextWithCacheVariant(ctx, "oxp:secret:"+id+"\x00"+v)
 	}
 	if need.UserID && c != nil {
-		ctx = toolexec.WithCacheVariant(ctx, "oxp:user_id\x00"+c.UserID)
+		ctx = toolexec.ContextWithCacheVariant(ctx, "oxp:user_id\x00"+c.UserID)
 	}
 	return ctx
 }

@@ -115,7 +115,7 @@ func (h *handler) answerTask(w http.ResponseWriter, r *http.Request, t *toolexec
 	}
 	duration := milliseconds(t.UpdatedAt.Sub(t.CreatedAt))
 	switch {
-	case t.Status == toolexec.TaskCancelled:
+	case t.Status == toolexec.TaskStatusCanceled:
 		h.answer(w, &c.form, t.Label, duration, nil, &callError{Message: "The call was cancelled", CanRetry: true})
 	case t.Result != nil:
 		h.finish(w, r, &c, duration, t.Result, nil)

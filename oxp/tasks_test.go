@@ -26,7 +26,7 @@ func asyncServer(t *testing.T, xopts ...toolexec.Option) (srv *httptest.Server, 
 	t.Helper()
 	release, ended = make(chan struct{}), make(chan error, 2)
 	reg := &toolexec.Registry{}
-	reg.MustAdd(toolexec.Tool{Name: "Reports.Build", Version: "1.0.0", Options: toolexec.ToolOptions{TaskSupport: toolexec.TaskOptional}},
+	reg.MustAdd(toolexec.Tool{Name: "Reports.Build", Version: "1.0.0", Options: toolexec.ToolOptions{TaskSupport: toolexec.TaskSupportOptional}},
 		func(ctx context.Context, _ string, _ map[string]any) ([]toolexec.Content, bool, string, error) {
 			toolexec.BecomeTask(ctx)
 			select {
@@ -38,7 +38,7 @@ func asyncServer(t *testing.T, xopts ...toolexec.Option) (srv *httptest.Server, 
 			}
 		})
 	reg.MustAdd(toolexec.Tool{Name: "Reports.Export", Version: "1.0.0", OutputSchema: json.RawMessage(`{"type":"number"}`),
-		Options: toolexec.ToolOptions{TaskSupport: toolexec.TaskRequired}},
+		Options: toolexec.ToolOptions{TaskSupport: toolexec.TaskSupportRequired}},
 		func(ctx context.Context, _ string, _ map[string]any) ([]toolexec.Content, bool, string, error) {
 			toolexec.BecomeTask(ctx)
 			return []toolexec.Content{toolexec.Text("42")}, false, "", nil
@@ -134,7 +134,7 @@ func TestAsyncCallCancelledAndOwned(t *testing.T) {
 				w.WriteHeader(http.StatusUnauthorized)
 				return
 			}
-			next.ServeHTTP(w, r.WithContext(toolexec.WithIdentity(r.Context(), user)))
+			next.ServeHTTP(w, r.WithContext(toolexec.ContextWithIdentity(r.Context(), user)))
 		})
 	}
 	srv, _, ended := asyncServer(t, toolexec.WithAuthHook(hook))

@@ -69,7 +69,7 @@ func (h *handler) listOf(r *http.Request, s *toolenc.Snapshot[entry, toolVersion
 	for i := range s.Items {
 		tools[i] = s.Items[i].tool
 	}
-	kept := h.x.VisibleTools(r, tools)
+	kept := h.x.SurfaceKit().VisibleTools(r, tools)
 	if len(kept) == len(tools) {
 		return s.Full(encode)
 	}

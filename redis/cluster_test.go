@@ -61,7 +61,7 @@ func TestRedisCluster(t *testing.T) {
 			assert.Equal(t, tc.prefix, got)
 			// All of a store's keys share a slot, or Admit's script,
 			// which touches three, would fail.
-			adm, err := s.Admit(ctx, toolexec.Admission{
+			adm, err := s.Admit(ctx, toolexec.AdmitRequest{
 				RateKey: "rate", Rate: toolexec.RateLimit{Rate: 10},
 				SlotKey: "slot", SlotMax: 1, SlotTTL: time.Minute, Read: "absent",
 			})

@@ -58,7 +58,7 @@ func replicas(t *testing.T, stores storeOpener, n int, h handlerFunc, tools []to
 func run(x *toolexec.Executor, id, name, args string) (*toolexec.CallToolResult, error) {
 	ctx := context.Background()
 	if id != "" {
-		ctx = toolexec.WithIdentity(ctx, id)
+		ctx = toolexec.ContextWithIdentity(ctx, id)
 	}
 	return x.Call(ctx, toolexec.CallRequest{Name: name, Arguments: json.RawMessage(args)})
 }

@@ -113,12 +113,12 @@ func TestAnAdmissionThatReachesRedisAfterItsCallerGaveUpTakesNothing(t *testing.
 	client.AddHook(&hook)
 	s := redis.New(client, redis.Options{Logger: discardLogger()})
 	ctx := context.Background()
-	a := toolexec.Admission{SlotKey: "slots:late", SlotMax: 1, SlotTTL: time.Minute,
+	a := toolexec.AdmitRequest{SlotKey: "slots:late", SlotMax: 1, SlotTTL: time.Minute,
 		RateKey: "rate:late", Rate: toolexec.RateLimit{Rate: 1, Per: time.Hour}}
-	warm := toolexec.Admission{SlotKey: "slots:warm", SlotMax: 1, SlotTTL: time.Minute}
+	warm := toolexec.AdmitRequest{SlotKey: "slots:warm", SlotMax: 1, SlotTTL: time.Minute}
 	adm, err := s.Admit(ctx, warm) // the store learns Redis's clock
 	require.NoError(t, err)
-	require.NoError(t, s.Release(ctx, toolexec.Release{SlotKey: warm.SlotKey, Lease: adm.Lease}))
+	require.NoError(t, s.Release(ctx, toolexec.ReleaseRequest{SlotKey: warm.SlotKey, Lease: adm.Lease}))
 
 	hook.delay.Store(int64(300 * time.Millisecond))
 	late, cancel := context.WithTimeout(ctx, 100*time.Millisecond)

@@ -460,7 +460,7 @@ var errLate = errors.New("redis: the admission reached Redis after its caller's 
 // after the callers gave up. A slot the admission may have taken without
 // the answer reaching the caller is given back once Redis answers again
 // (logged at warning level), and so is a slot whose Release failed.
-func (s *Store) Admit(ctx context.Context, a toolexec.Admission) (toolexec.Admittance, error) {
+func (s *Store) Admit(ctx context.Context, a toolexec.AdmitRequest) (toolexec.AdmitResult, error) {
 	rateKey, slotKey := s.key("", "norate"), s.key("", "noslot")
 	rate, interval, tolerance := "0", int64(0), int64(0)
 	if a.RateKey != "" {
@@ -478,10 +478,10 @@ func (s *Store) Admit(ctx context.Context, a toolexec.Admission) (toolexec.Admit
 	}
 	if rate == "0" && slot == "0" {
 		if read == "0" {
-			return toolexec.Admittance{}, nil
+			return toolexec.AdmitResult{}, nil
 		}
 		v, ok, err := s.Get(ctx, a.Read)
-		return toolexec.Admittance{Value: v, Found: ok}, err
+		return toolexec.AdmitResult{Value: v, Found: ok}, err
 	}
 	sent := time.Now()
 	giveUp := s.giveUp(ctx, sent)
@@ -493,10 +493,10 @@ func (s *Store) Admit(ctx context.Context, a toolexec.Admission) (toolexec.Admit
 			// this caller: give its slot back once its moment has passed.
 			s.rc.add(a.SlotKey, lease, later(giveUp).Add(reclaimMargin))
 		}
-		return toolexec.Admittance{}, err
+		return toolexec.AdmitResult{}, err
 	}
 	if len(res) < 3 {
-		return toolexec.Admittance{}, fmt.Errorf("redis: admit answered %v", res)
+		return toolexec.AdmitResult{}, fmt.Errorf("redis: admit answered %v", res)
 	}
 	code, _ := res[0].(int64)
 	wait, _ := res[1].(int64)
@@ -504,17 +504,17 @@ func (s *Store) Admit(ctx context.Context, a toolexec.Admission) (toolexec.Admit
 	s.rc.learn(sent, time.Now(), now)
 	switch code {
 	case 1:
-		return toolexec.Admittance{RateWait: time.Duration(wait) * time.Microsecond}, nil
+		return toolexec.AdmitResult{RateWait: time.Duration(wait) * time.Microsecond}, nil
 	case 2:
-		return toolexec.Admittance{SlotsFull: true}, nil
+		return toolexec.AdmitResult{SlotsFull: true}, nil
 	case 3:
-		return toolexec.Admittance{}, errLate
+		return toolexec.AdmitResult{}, errLate
 	}
 	if len(res) == 4 { // answered from the value read: no slot taken
 		v, _ := res[3].(string)
-		return toolexec.Admittance{Value: []byte(v), Found: true}, nil
+		return toolexec.AdmitResult{Value: []byte(v), Found: true}, nil
 	}
-	return toolexec.Admittance{Lease: lease}, nil
+	return toolexec.AdmitResult{Lease: lease}, nil
 }
 
 // later is t, or now when t is zero.
@@ -556,7 +556,7 @@ func (s *Store) RenewSlot(ctx context.Context, key, lease string, ttl time.Durat
 // then the slot's ZREM, pipelined (so that a call taking the slot finds
 // the value). A value over MaxValueBytes is not stored
 // (ErrValueTooLarge), and the slot is given back all the same.
-func (s *Store) Release(ctx context.Context, r toolexec.Release) error {
+func (s *Store) Release(ctx context.Context, r toolexec.ReleaseRequest) error {
 	err := s.release(ctx, r)
 	if r.Lease != "" && err != nil && !errors.Is(err, ErrValueTooLarge) {
 		var reply goredis.Error
@@ -569,7 +569,7 @@ func (s *Store) Release(ctx context.Context, r toolexec.Release) error {
 	return err
 }
 
-func (s *Store) release(ctx context.Context, r toolexec.Release) error {
+func (s *Store) release(ctx context.Context, r toolexec.ReleaseRequest) error {
 	var tooLarge error
 	if r.Write != "" && len(r.Value) > s.maxValue {
 		r.Write, tooLarge = "", ErrValueTooLarge

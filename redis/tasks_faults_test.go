@@ -70,7 +70,7 @@ func mcpTaskGet(t *testing.T, base, id string) answer {
 // answer", when proceed is closed; runs counts its runs.
 func longTool(proceed <-chan struct{}, runs *atomic.Int32) *toolexec.Registry {
 	reg := toolexec.NewRegistry()
-	reg.MustAdd(toolexec.Tool{Name: "long", Options: toolexec.ToolOptions{TaskSupport: toolexec.TaskOptional}},
+	reg.MustAdd(toolexec.Tool{Name: "long", Options: toolexec.ToolOptions{TaskSupport: toolexec.TaskSupportOptional}},
 		func(ctx context.Context, _ string, _ map[string]any) ([]toolexec.Content, bool, string, error) {
 			runs.Add(1)
 			toolexec.BecomeTask(ctx)
@@ -198,7 +198,7 @@ func TestATaskWhoseResultTheStoreRefusesFails(t *testing.T) {
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = store.Close() })
 	reg := toolexec.NewRegistry()
-	reg.MustAdd(toolexec.Tool{Name: "big", Options: toolexec.ToolOptions{TaskSupport: toolexec.TaskOptional}},
+	reg.MustAdd(toolexec.Tool{Name: "big", Options: toolexec.ToolOptions{TaskSupport: toolexec.TaskSupportOptional}},
 		func(ctx context.Context, _ string, _ map[string]any) ([]toolexec.Content, bool, string, error) {
 			toolexec.BecomeTask(ctx)
 			return []toolexec.Content{toolexec.Text(strings.Repeat("x", 8<<10))}, false, "", nil

@@ -34,7 +34,7 @@ const tasksMeta = `{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.m
 // progress (a 2025 call's stream starts) and runs until cancelled.
 func taskRegistry(cancelled chan<- error) *toolexec.Registry {
 	reg := toolexec.NewRegistry()
-	optional := toolexec.ToolOptions{TaskSupport: toolexec.TaskOptional}
+	optional := toolexec.ToolOptions{TaskSupport: toolexec.TaskSupportOptional}
 	reg.MustAdd(toolexec.Tool{Name: "confirm", Options: optional}, func(ctx context.Context, _ string, _ map[string]any) ([]toolexec.Content, bool, string, error) {
 		toolexec.BecomeTask(ctx)
 		res, err := toolexec.Elicit(ctx, "go", toolexec.ElicitRequest{Message: "Go on?",
@@ -149,7 +149,7 @@ func TestTaskCreatedOnOneReplicaIsServedByAnother(t *testing.T) {
 func TestTaskKeptInRedisForItsTTL(t *testing.T) {
 	srv := redistest.New(t)
 	reg := toolexec.NewRegistry()
-	reg.MustAdd(toolexec.Tool{Name: "quick", Options: toolexec.ToolOptions{TaskSupport: toolexec.TaskOptional}},
+	reg.MustAdd(toolexec.Tool{Name: "quick", Options: toolexec.ToolOptions{TaskSupport: toolexec.TaskSupportOptional}},
 		func(ctx context.Context, _ string, _ map[string]any) ([]toolexec.Content, bool, string, error) {
 			toolexec.BecomeTask(ctx)
 			return []toolexec.Content{toolexec.Text("kept")}, false, "", nil

@@ -70,7 +70,7 @@ type FaultyStore struct {
 	hanging    [numOps]bool
 	lose       int // leases RenewSlot is still to lose; < 0: every one
 	calls      [numOps]int
-	admissions []toolexec.Admission
+	admissions []toolexec.AdmitRequest
 }
 
 // NewFaultyStore returns a FaultyStore that, until told otherwise, answers
@@ -128,10 +128,10 @@ func (f *FaultyStore) Calls(op Op) int {
 
 // Admissions are the admissions Admit has been asked so far, oldest first,
 // faulted or not.
-func (f *FaultyStore) Admissions() []toolexec.Admission {
+func (f *FaultyStore) Admissions() []toolexec.AdmitRequest {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	return append([]toolexec.Admission(nil), f.admissions...)
+	return append([]toolexec.AdmitRequest(nil), f.admissions...)
 }
 
 // enter counts op and returns the fault it meets, if any.
@@ -191,12 +191,12 @@ func (f *FaultyStore) Delete(ctx context.Context, key string) error {
 }
 
 // Admit implements toolexec.Limits.
-func (f *FaultyStore) Admit(ctx context.Context, a toolexec.Admission) (toolexec.Admittance, error) {
+func (f *FaultyStore) Admit(ctx context.Context, a toolexec.AdmitRequest) (toolexec.AdmitResult, error) {
 	f.mu.Lock()
 	f.admissions = append(f.admissions, a)
 	f.mu.Unlock()
 	if err := f.enter(ctx, OpAdmit); err != nil {
-		return toolexec.Admittance{}, err
+		return toolexec.AdmitResult{}, err
 	}
 	return f.store.Admit(ctx, a)
 }
@@ -213,14 +213,14 @@ func (f *FaultyStore) RenewSlot(ctx context.Context, key, lease string, ttl time
 	}
 	f.mu.Unlock()
 	if lost {
-		_ = f.store.Release(ctx, toolexec.Release{SlotKey: key, Lease: lease}) // as a store that lost it, no slot held
+		_ = f.store.Release(ctx, toolexec.ReleaseRequest{SlotKey: key, Lease: lease}) // as a store that lost it, no slot held
 		return false, nil
 	}
 	return f.store.RenewSlot(ctx, key, lease, ttl)
 }
 
 // Release implements toolexec.Limits.
-func (f *FaultyStore) Release(ctx context.Context, r toolexec.Release) error {
+func (f *FaultyStore) Release(ctx context.Context, r toolexec.ReleaseRequest) error {
 	if err := f.enter(ctx, OpRelease); err != nil {
 		return err
 	}

@@ -33,11 +33,11 @@ func every(ctx context.Context, s *storetest.FaultyStore, op storetest.Op) error
 	case storetest.OpDelete:
 		err = s.Delete(ctx, "k")
 	case storetest.OpAdmit:
-		_, err = s.Admit(ctx, toolexec.Admission{SlotKey: "s", SlotMax: 10, SlotTTL: time.Minute})
+		_, err = s.Admit(ctx, toolexec.AdmitRequest{SlotKey: "s", SlotMax: 10, SlotTTL: time.Minute})
 	case storetest.OpRenewSlot:
 		_, err = s.RenewSlot(ctx, "s", "lease", time.Minute)
 	case storetest.OpRelease:
-		err = s.Release(ctx, toolexec.Release{SlotKey: "s", Lease: "lease"})
+		err = s.Release(ctx, toolexec.ReleaseRequest{SlotKey: "s", Lease: "lease"})
 	case storetest.OpPublish:
 		err = s.Publish(ctx, "c", []byte("m"))
 	case storetest.OpSubscribe:
@@ -88,10 +88,10 @@ func TestFaultyStoreFailsOnlyTheOperationsNamed(t *testing.T) {
 
 	_, _, err := s.Get(ctx, "k")
 	assert.ErrorIs(t, err, storetest.ErrUnreachable)
-	adm, err := s.Admit(ctx, toolexec.Admission{SlotKey: "s", SlotMax: 1, SlotTTL: time.Minute})
+	adm, err := s.Admit(ctx, toolexec.AdmitRequest{SlotKey: "s", SlotMax: 1, SlotTTL: time.Minute})
 	require.NoError(t, err, "Admit is not named")
-	assert.ErrorIs(t, s.Release(ctx, toolexec.Release{SlotKey: "s", Lease: adm.Lease}), storetest.ErrUnreachable)
-	adm2, err := s.Admit(ctx, toolexec.Admission{SlotKey: "s", SlotMax: 1, SlotTTL: time.Minute})
+	assert.ErrorIs(t, s.Release(ctx, toolexec.ReleaseRequest{SlotKey: "s", Lease: adm.Lease}), storetest.ErrUnreachable)
+	adm2, err := s.Admit(ctx, toolexec.AdmitRequest{SlotKey: "s", SlotMax: 1, SlotTTL: time.Minute})
 	require.NoError(t, err)
 	assert.True(t, adm2.SlotsFull, "the failed Release never reached the store")
 
@@ -110,7 +110,7 @@ func TestFaultyStoreHangsUntilTheContextEnds(t *testing.T) {
 	s.Fail(storetest.OpAdmit)
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
 	defer cancel()
-	_, err := s.Admit(ctx, toolexec.Admission{SlotKey: "s", SlotMax: 1, SlotTTL: time.Minute})
+	_, err := s.Admit(ctx, toolexec.AdmitRequest{SlotKey: "s", SlotMax: 1, SlotTTL: time.Minute})
 	assert.ErrorIs(t, err, context.DeadlineExceeded, "hanging goes before failing")
 	assert.NoError(t, s.Set(context.Background(), "k", nil, time.Minute), "other operations answer")
 }
@@ -118,7 +118,7 @@ func TestFaultyStoreHangsUntilTheContextEnds(t *testing.T) {
 func TestFaultyStoreLosesTheLeasesItIsTold(t *testing.T) {
 	s := storetest.NewFaultyStore(toolexec.NewMemoryStore())
 	ctx := context.Background()
-	slot := toolexec.Admission{SlotKey: "s", SlotMax: 1, SlotTTL: time.Minute}
+	slot := toolexec.AdmitRequest{SlotKey: "s", SlotMax: 1, SlotTTL: time.Minute}
 	adm, err := s.Admit(ctx, slot)
 	require.NoError(t, err)
 	require.True(t, adm.Admitted())

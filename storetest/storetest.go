@@ -163,7 +163,7 @@ func kvDelete(t *testing.T, s toolexec.Store) {
 	assert.False(t, ok)
 }
 
-func admit(t *testing.T, s toolexec.Store, a toolexec.Admission) toolexec.Admittance {
+func admit(t *testing.T, s toolexec.Store, a toolexec.AdmitRequest) toolexec.AdmitResult {
 	t.Helper()
 	adm, err := s.Admit(ctx(), a)
 	require.NoError(t, err)
@@ -173,11 +173,11 @@ func admit(t *testing.T, s toolexec.Store, a toolexec.Admission) toolexec.Admitt
 func limitsRate(t *testing.T, s toolexec.Store) {
 	rate := toolexec.RateLimit{Rate: 3, Per: time.Hour}
 	for i := range 3 {
-		adm := admit(t, s, toolexec.Admission{RateKey: "r", Rate: rate})
+		adm := admit(t, s, toolexec.AdmitRequest{RateKey: "r", Rate: rate})
 		assert.True(t, adm.Admitted(), "call %d is within the burst", i+1)
 		assert.Empty(t, adm.Lease, "no slot was asked for")
 	}
-	adm := admit(t, s, toolexec.Admission{RateKey: "r", Rate: rate})
+	adm := admit(t, s, toolexec.AdmitRequest{RateKey: "r", Rate: rate})
 	assert.False(t, adm.Admitted())
 	assert.False(t, adm.SlotsFull)
 	assert.Greater(t, adm.RateWait, 19*time.Minute, "one call every 20 minutes")
@@ -186,13 +186,13 @@ func limitsRate(t *testing.T, s toolexec.Store) {
 
 func limitsRateKeys(t *testing.T, s toolexec.Store) {
 	rate := toolexec.RateLimit{Rate: 1, Per: time.Hour}
-	assert.True(t, admit(t, s, toolexec.Admission{RateKey: "a", Rate: rate}).Admitted())
-	assert.False(t, admit(t, s, toolexec.Admission{RateKey: "a", Rate: rate}).Admitted())
-	assert.True(t, admit(t, s, toolexec.Admission{RateKey: "b", Rate: rate}).Admitted(), "another key, another rate")
+	assert.True(t, admit(t, s, toolexec.AdmitRequest{RateKey: "a", Rate: rate}).Admitted())
+	assert.False(t, admit(t, s, toolexec.AdmitRequest{RateKey: "a", Rate: rate}).Admitted())
+	assert.True(t, admit(t, s, toolexec.AdmitRequest{RateKey: "b", Rate: rate}).Admitted(), "another key, another rate")
 }
 
 func limitsSlots(t *testing.T, s toolexec.Store) {
-	a := toolexec.Admission{SlotKey: "s", SlotMax: 2, SlotTTL: time.Hour}
+	a := toolexec.AdmitRequest{SlotKey: "s", SlotMax: 2, SlotTTL: time.Hour}
 	one, two := admit(t, s, a), admit(t, s, a)
 	require.True(t, one.Admitted())
 	require.True(t, two.Admitted())
@@ -203,23 +203,23 @@ func limitsSlots(t *testing.T, s toolexec.Store) {
 	assert.False(t, three.Admitted())
 	assert.Empty(t, three.Lease)
 
-	other := admit(t, s, toolexec.Admission{SlotKey: "other", SlotMax: 1, SlotTTL: time.Hour})
+	other := admit(t, s, toolexec.AdmitRequest{SlotKey: "other", SlotMax: 1, SlotTTL: time.Hour})
 	assert.True(t, other.Admitted(), "another key, other slots")
 
-	require.NoError(t, s.Release(ctx(), toolexec.Release{SlotKey: "s", Lease: one.Lease}))
-	require.NoError(t, s.Release(ctx(), toolexec.Release{SlotKey: "s", Lease: one.Lease}), "releasing twice is no error")
+	require.NoError(t, s.Release(ctx(), toolexec.ReleaseRequest{SlotKey: "s", Lease: one.Lease}))
+	require.NoError(t, s.Release(ctx(), toolexec.ReleaseRequest{SlotKey: "s", Lease: one.Lease}), "releasing twice is no error")
 	assert.True(t, admit(t, s, a).Admitted(), "a released slot is free")
 	assert.True(t, admit(t, s, a).SlotsFull, "and only that one")
 }
 
 func limitsAtomicSlot(t *testing.T, s toolexec.Store) {
-	held := admit(t, s, toolexec.Admission{SlotKey: "s", SlotMax: 1, SlotTTL: time.Hour})
+	held := admit(t, s, toolexec.AdmitRequest{SlotKey: "s", SlotMax: 1, SlotTTL: time.Hour})
 	require.True(t, held.Admitted())
-	both := toolexec.Admission{RateKey: "r", Rate: toolexec.RateLimit{Rate: 1, Per: time.Hour}, SlotKey: "s", SlotMax: 1, SlotTTL: time.Hour}
+	both := toolexec.AdmitRequest{RateKey: "r", Rate: toolexec.RateLimit{Rate: 1, Per: time.Hour}, SlotKey: "s", SlotMax: 1, SlotTTL: time.Hour}
 	for range 3 {
 		assert.True(t, admit(t, s, both).SlotsFull)
 	}
-	require.NoError(t, s.Release(ctx(), toolexec.Release{SlotKey: "s", Lease: held.Lease}))
+	require.NoError(t, s.Release(ctx(), toolexec.ReleaseRequest{SlotKey: "s", Lease: held.Lease}))
 	adm := admit(t, s, both)
 	assert.True(t, adm.Admitted(), "the refusals consumed nothing of the rate")
 	assert.NotEmpty(t, adm.Lease)
@@ -227,16 +227,16 @@ func limitsAtomicSlot(t *testing.T, s toolexec.Store) {
 
 func limitsAtomicRate(t *testing.T, s toolexec.Store) {
 	rate := toolexec.RateLimit{Rate: 1, Per: time.Hour}
-	require.True(t, admit(t, s, toolexec.Admission{RateKey: "r", Rate: rate}).Admitted())
-	adm := admit(t, s, toolexec.Admission{RateKey: "r", Rate: rate, SlotKey: "s", SlotMax: 1, SlotTTL: time.Hour})
+	require.True(t, admit(t, s, toolexec.AdmitRequest{RateKey: "r", Rate: rate}).Admitted())
+	adm := admit(t, s, toolexec.AdmitRequest{RateKey: "r", Rate: rate, SlotKey: "s", SlotMax: 1, SlotTTL: time.Hour})
 	assert.Positive(t, adm.RateWait)
 	assert.Empty(t, adm.Lease)
-	assert.True(t, admit(t, s, toolexec.Admission{SlotKey: "s", SlotMax: 1, SlotTTL: time.Hour}).Admitted(),
+	assert.True(t, admit(t, s, toolexec.AdmitRequest{SlotKey: "s", SlotMax: 1, SlotTTL: time.Hour}).Admitted(),
 		"the call the rate refused took no slot")
 }
 
 func limitsLeaseRunsOut(t *testing.T, s toolexec.Store) {
-	a := toolexec.Admission{SlotKey: "s", SlotMax: 1, SlotTTL: short}
+	a := toolexec.AdmitRequest{SlotKey: "s", SlotMax: 1, SlotTTL: short}
 	held := admit(t, s, a)
 	require.True(t, held.Admitted())
 	require.Eventually(t, func() bool {
@@ -249,7 +249,7 @@ func limitsLeaseRunsOut(t *testing.T, s toolexec.Store) {
 }
 
 func limitsRenew(t *testing.T, s toolexec.Store) {
-	a := toolexec.Admission{SlotKey: "s", SlotMax: 1, SlotTTL: 300 * time.Millisecond}
+	a := toolexec.AdmitRequest{SlotKey: "s", SlotMax: 1, SlotTTL: 300 * time.Millisecond}
 	held := admit(t, s, a)
 	require.True(t, held.Admitted())
 	ok, err := s.RenewSlot(ctx(), "s", held.Lease, time.Hour)
@@ -258,7 +258,7 @@ func limitsRenew(t *testing.T, s toolexec.Store) {
 	time.Sleep(600 * time.Millisecond) // past the first TTL
 	assert.True(t, admit(t, s, a).SlotsFull, "the renewed lease still holds the slot")
 
-	require.NoError(t, s.Release(ctx(), toolexec.Release{SlotKey: "s", Lease: held.Lease}))
+	require.NoError(t, s.Release(ctx(), toolexec.ReleaseRequest{SlotKey: "s", Lease: held.Lease}))
 	ok, err = s.RenewSlot(ctx(), "s", held.Lease, time.Hour)
 	require.NoError(t, err)
 	assert.False(t, ok, "a released lease cannot be renewed")
@@ -266,7 +266,7 @@ func limitsRenew(t *testing.T, s toolexec.Store) {
 
 func limitsRead(t *testing.T, s toolexec.Store) {
 	require.NoError(t, s.Set(ctx(), "k", []byte("cached"), time.Hour))
-	for name, a := range map[string]toolexec.Admission{
+	for name, a := range map[string]toolexec.AdmitRequest{
 		"with a slot and a rate": {RateKey: "r", Rate: toolexec.RateLimit{Rate: 100}, SlotKey: "s", SlotMax: 5, SlotTTL: time.Hour, Read: "k"},
 		"with a rate alone":      {RateKey: "r2", Rate: toolexec.RateLimit{Rate: 100}, Read: "k"},
 		"alone":                  {Read: "k"},
@@ -276,7 +276,7 @@ func limitsRead(t *testing.T, s toolexec.Store) {
 		assert.True(t, adm.Found, name)
 		assert.Equal(t, "cached", string(adm.Value), name)
 	}
-	adm := admit(t, s, toolexec.Admission{SlotKey: "s2", SlotMax: 1, SlotTTL: time.Hour, Read: "absent"})
+	adm := admit(t, s, toolexec.AdmitRequest{SlotKey: "s2", SlotMax: 1, SlotTTL: time.Hour, Read: "absent"})
 	assert.True(t, adm.Admitted())
 	assert.False(t, adm.Found, "a key that holds nothing")
 	assert.Nil(t, adm.Value)
@@ -284,26 +284,26 @@ func limitsRead(t *testing.T, s toolexec.Store) {
 
 func limitsReadHit(t *testing.T, s toolexec.Store) {
 	require.NoError(t, s.Set(ctx(), "k", []byte("cached"), time.Hour))
-	held := admit(t, s, toolexec.Admission{SlotKey: "s", SlotMax: 1, SlotTTL: time.Hour})
+	held := admit(t, s, toolexec.AdmitRequest{SlotKey: "s", SlotMax: 1, SlotTTL: time.Hour})
 	require.True(t, held.Admitted())
 
 	rate := toolexec.RateLimit{Rate: 1, Per: time.Hour}
-	hit := admit(t, s, toolexec.Admission{RateKey: "r", Rate: rate, SlotKey: "s", SlotMax: 1, SlotTTL: time.Hour, Read: "k"})
+	hit := admit(t, s, toolexec.AdmitRequest{RateKey: "r", Rate: rate, SlotKey: "s", SlotMax: 1, SlotTTL: time.Hour, Read: "k"})
 	assert.True(t, hit.Admitted(), "a call answered from the value needs no slot, though every slot is held")
 	assert.True(t, hit.Found)
 	assert.Empty(t, hit.Lease, "and takes none")
-	assert.Positive(t, admit(t, s, toolexec.Admission{RateKey: "r", Rate: rate}).RateWait, "the rate counted it")
+	assert.Positive(t, admit(t, s, toolexec.AdmitRequest{RateKey: "r", Rate: rate}).RateWait, "the rate counted it")
 
-	miss := admit(t, s, toolexec.Admission{SlotKey: "s", SlotMax: 1, SlotTTL: time.Hour, Read: "absent"})
+	miss := admit(t, s, toolexec.AdmitRequest{SlotKey: "s", SlotMax: 1, SlotTTL: time.Hour, Read: "absent"})
 	assert.True(t, miss.SlotsFull, "a call that finds nothing waits for a slot")
 	assert.False(t, miss.Found)
 }
 
 func limitsRelease(t *testing.T, s toolexec.Store) {
-	a := toolexec.Admission{SlotKey: "s", SlotMax: 1, SlotTTL: time.Hour}
+	a := toolexec.AdmitRequest{SlotKey: "s", SlotMax: 1, SlotTTL: time.Hour}
 	held := admit(t, s, a)
 	require.True(t, held.Admitted())
-	require.NoError(t, s.Release(ctx(), toolexec.Release{SlotKey: "s", Lease: held.Lease, Write: "k", Value: []byte("v"), TTL: time.Hour}))
+	require.NoError(t, s.Release(ctx(), toolexec.ReleaseRequest{SlotKey: "s", Lease: held.Lease, Write: "k", Value: []byte("v"), TTL: time.Hour}))
 	got, ok, err := s.Get(ctx(), "k")
 	require.NoError(t, err)
 	assert.True(t, ok, "the value is stored")
@@ -311,13 +311,13 @@ func limitsRelease(t *testing.T, s toolexec.Store) {
 	again := admit(t, s, a)
 	assert.True(t, again.Admitted(), "and the slot given back")
 
-	require.NoError(t, s.Release(ctx(), toolexec.Release{Write: "k2", Value: []byte("w"), TTL: time.Hour}), "a write alone")
+	require.NoError(t, s.Release(ctx(), toolexec.ReleaseRequest{Write: "k2", Value: []byte("w"), TTL: time.Hour}), "a write alone")
 	got, _, err = s.Get(ctx(), "k2")
 	require.NoError(t, err)
 	assert.Equal(t, "w", string(got))
-	require.NoError(t, s.Release(ctx(), toolexec.Release{SlotKey: "s", Lease: again.Lease}), "a slot alone")
+	require.NoError(t, s.Release(ctx(), toolexec.ReleaseRequest{SlotKey: "s", Lease: again.Lease}), "a slot alone")
 	assert.True(t, admit(t, s, a).Admitted())
-	require.NoError(t, s.Release(ctx(), toolexec.Release{}), "nothing at all")
+	require.NoError(t, s.Release(ctx(), toolexec.ReleaseRequest{}), "nothing at all")
 }
 
 // collector gathers the messages of a subscription.

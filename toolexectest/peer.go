@@ -119,7 +119,7 @@ func (p *Peer) Asked() []toolexec.InputRequest {
 
 // AcceptForm returns an Answer that accepts every elicitation with content
 // and refuses other kinds of input with toolexec.ErrInputUnsupported (set
-// Kinds to toolexec.InputElicitForm so that the tool knows beforehand).
+// Kinds to toolexec.InputKindElicitForm so that the tool knows beforehand).
 func AcceptForm(content map[string]any) func(context.Context, toolexec.InputRequest) (toolexec.InputResponse, error) {
 	return func(_ context.Context, req toolexec.InputRequest) (toolexec.InputResponse, error) {
 		if req.Elicit == nil {

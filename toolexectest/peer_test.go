@@ -68,9 +68,9 @@ func TestAPeerWithoutAnswerCannotBeAsked(t *testing.T) {
 }
 
 func TestKindsLimitWhatThePeerAnswers(t *testing.T) {
-	p := &toolexectest.Peer{Answer: toolexectest.AcceptForm(nil), Kinds: []toolexec.InputKind{toolexec.InputSampling}}
-	assert.False(t, p.InputSupported(toolexec.InputElicitForm))
-	assert.True(t, p.InputSupported(toolexec.InputSampling))
+	p := &toolexectest.Peer{Answer: toolexectest.AcceptForm(nil), Kinds: []toolexec.InputKind{toolexec.InputKindSampling}}
+	assert.False(t, p.InputSupported(toolexec.InputKindElicitForm))
+	assert.True(t, p.InputSupported(toolexec.InputKindSampling))
 	_, err := p.RequestInput(context.Background(), []toolexec.InputRequest{{Key: "a", Elicit: &toolexec.ElicitRequest{Message: "?"}}})
 	assert.ErrorIs(t, err, toolexec.ErrInputUnsupported)
 }

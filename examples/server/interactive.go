@@ -83,7 +83,7 @@ func greet(ctx context.Context, _ string, args map[string]any) ([]toolexec.Conte
 	if name, ok := args["name"].(string); ok && name != "" {
 		return []toolexec.Content{toolexec.Text("Hello, " + name + "!")}, false, "", nil
 	}
-	if !toolexec.InputSupported(ctx, toolexec.InputElicitForm) {
+	if !toolexec.InputSupported(ctx, toolexec.InputKindElicitForm) {
 		return []toolexec.Content{toolexec.Text(`no name given, and this caller cannot be asked for one: pass "name", or call over MCP`)}, true, "", nil
 	}
 	res, err := toolexec.Elicit(ctx, "name", toolexec.ElicitRequest{

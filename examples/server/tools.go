@@ -34,10 +34,10 @@ const maxSleep = 30 * time.Second
 // Every name is one MCP recommends and models' function-calling APIs
 // accept as it is (letters, digits and '_': "text_upper", not
 // "text/upper"), so agent frameworks pass them to a model unchanged;
-// StrictToolNames makes a name that is not of MCP's form a registration
+// WithStrictToolNames makes a name that is not of MCP's form a registration
 // error rather than a warning.
 func newRegistry(swatch []byte) *toolexec.Registry {
-	reg := toolexec.NewRegistry(toolexec.StrictToolNames())
+	reg := toolexec.NewRegistry(toolexec.WithStrictToolNames())
 	readOnly := &toolexec.ToolAnnotations{ReadOnlyHint: toolexec.Bool(true), OpenWorldHint: toolexec.Bool(false)}
 
 	reg.MustAdd(toolexec.Tool{

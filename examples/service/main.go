@@ -74,7 +74,7 @@ type ConfirmOut struct {
 }
 
 // newExecutor serves count and confirm. Every call needs the API key;
-// the auth hook names the caller with WithIdentity.
+// the auth hook names the caller with ContextWithIdentity.
 func newExecutor(key string) *toolexec.Executor {
 	reg := toolexec.NewRegistry()
 	toolexec.MustAddTool(reg, toolexec.Tool{Name: "count", Description: "Counts to a number, reporting progress."}, count)
@@ -117,7 +117,7 @@ func confirm(ctx context.Context, in ConfirmIn) (ConfirmOut, error) {
 
 // apiKeyAuth is the auth hook: plain net/http middleware admitting a call
 // with the right X-Api-Key, and naming the caller for the cache and for
-// input requests (toolexec.WithIdentity).
+// input requests (toolexec.ContextWithIdentity).
 func apiKeyAuth(key string) toolexec.AuthHook {
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -125,7 +125,7 @@ func apiKeyAuth(key string) toolexec.AuthHook {
 				toolexec.WriteChallenge(w, http.StatusUnauthorized, `ApiKey error="invalid_key", error_description="send X-Api-Key"`)
 				return
 			}
-			next.ServeHTTP(w, r.WithContext(toolexec.WithIdentity(r.Context(), "demo-user")))
+			next.ServeHTTP(w, r.WithContext(toolexec.ContextWithIdentity(r.Context(), "demo-user")))
 		})
 	}
 }

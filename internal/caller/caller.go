@@ -15,7 +15,7 @@ import (
 var credentialHeaders = [...]string{"Authorization", "Cookie", "X-Api-Key", "X-Handsai-Token"}
 
 // Digest is a digest naming a caller: of id, the identity the auth hook
-// established (toolexec.WithIdentity), when it is not empty; else of the
+// established (toolexec.ContextWithIdentity), when it is not empty; else of the
 // credential headers of h (nil: none). It is "" for an anonymous caller
 // without credentials. Two callers get the same digest only when they have
 // the same identity, or, without one, the same credential headers.

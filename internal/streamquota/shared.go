@@ -148,10 +148,10 @@ func (s *Shared) slotKey(caller string) string {
 }
 
 // admit takes one of key's slots, bounded by OpTimeout.
-func (s *Shared) admit(ctx context.Context, key string) (toolexec.Admittance, error) {
+func (s *Shared) admit(ctx context.Context, key string) (toolexec.AdmitResult, error) {
 	ctx, cancel := context.WithTimeout(ctx, s.cfg.OpTimeout)
 	defer cancel()
-	adm, err := s.cfg.Limits.Admit(ctx, toolexec.Admission{SlotKey: key, SlotMax: s.cfg.PerCaller, SlotTTL: s.cfg.LeaseTTL})
+	adm, err := s.cfg.Limits.Admit(ctx, toolexec.AdmitRequest{SlotKey: key, SlotMax: s.cfg.PerCaller, SlotTTL: s.cfg.LeaseTTL})
 	s.note(err)
 	return adm, err
 }
@@ -259,7 +259,7 @@ func (l *lease) give(id string) {
 		return
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), l.s.cfg.OpTimeout)
-	err := l.s.cfg.Limits.Release(ctx, toolexec.Release{SlotKey: l.key, Lease: id})
+	err := l.s.cfg.Limits.Release(ctx, toolexec.ReleaseRequest{SlotKey: l.key, Lease: id})
 	cancel()
 	l.s.note(err)
 }

@@ -199,7 +199,7 @@ func newFeatures(t *testing.T) *features {
 		})
 	f.reg.MustAdd(toolexec.Tool{Name: "job", Description: "Runs a second; may run as a task.",
 		InputSchema: json.RawMessage(`{"type":"object","properties":{"ms":{"type":"integer"}}}`),
-		Options:     toolexec.ToolOptions{TaskSupport: toolexec.TaskOptional}},
+		Options:     toolexec.ToolOptions{TaskSupport: toolexec.TaskSupportOptional}},
 		func(ctx context.Context, _ string, args map[string]any) ([]toolexec.Content, bool, string, error) {
 			ms, _ := args["ms"].(float64)
 			select {
@@ -208,7 +208,7 @@ func newFeatures(t *testing.T) *features {
 			}
 			return text("finished"), false, "", nil
 		})
-	f.reg.MustAdd(toolexec.Tool{Name: "batch", Description: "Runs only as a task.", Options: toolexec.ToolOptions{TaskSupport: toolexec.TaskRequired}},
+	f.reg.MustAdd(toolexec.Tool{Name: "batch", Description: "Runs only as a task.", Options: toolexec.ToolOptions{TaskSupport: toolexec.TaskSupportRequired}},
 		func(string, map[string]any) ([]toolexec.Content, bool, string, error) {
 			return text("ok"), false, "", nil
 		})

@@ -83,7 +83,7 @@ func main() {
 func bearerIdentity(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if id, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer "); ok && id != "" {
-			r = r.WithContext(toolexec.WithIdentity(r.Context(), id))
+			r = r.WithContext(toolexec.ContextWithIdentity(r.Context(), id))
 		}
 		next.ServeHTTP(w, r)
 	})
@@ -145,7 +145,7 @@ func addTools(reg *toolexec.Registry, upstream, name string) {
 	add(toolexec.Tool{Name: "cluster.whoami", Description: "the replica's name"},
 		func(context.Context, map[string]any) (string, error) { return name, nil })
 	add(toolexec.Tool{Name: "cluster.task", Description: "a task that waits, then asks to go on",
-		Options: toolexec.ToolOptions{TaskSupport: toolexec.TaskOptional}},
+		Options: toolexec.ToolOptions{TaskSupport: toolexec.TaskSupportOptional}},
 		func(ctx context.Context, args map[string]any) (string, error) {
 			toolexec.BecomeTask(ctx)
 			if _, err := ask(ctx, "/step", args); err != nil {

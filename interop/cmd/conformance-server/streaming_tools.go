@@ -211,10 +211,10 @@ func addStreamingTools(reg *toolexec.Registry, broadcast func(ctx context.Contex
 	// input-required-result-capability-check: asks only what the client declared.
 	add("test_input_required_result_capabilities", "Asks only for the input the client declared it supports", noArgs, func(ctx context.Context, _ map[string]any) (string, error) {
 		var reqs []toolexec.InputRequest
-		if toolexec.InputSupported(ctx, toolexec.InputElicitForm) {
+		if toolexec.InputSupported(ctx, toolexec.InputKindElicitForm) {
 			reqs = append(reqs, askName("user_name", "What is your name?"))
 		}
-		if toolexec.InputSupported(ctx, toolexec.InputSampling) {
+		if toolexec.InputSupported(ctx, toolexec.InputKindSampling) {
 			reqs = append(reqs, toolexec.InputRequest{Key: "greeting", Sample: &toolexec.CreateMessageRequest{
 				Messages: []toolexec.SamplingMessage{{Role: "user", Content: toolexec.Text("Generate a greeting")}}, MaxTokens: 50}})
 		}

@@ -43,7 +43,7 @@ func addTaskTools(reg *toolexec.Registry) {
 	// slow_compute sleeps for `seconds`, then answers; cancelled, it stops.
 	reg.MustAdd(toolexec.Tool{Name: "slow_compute", Description: "Sleeps for the given seconds, then answers (a task when it runs long).",
 		InputSchema: obj(`"seconds":{"type":"number","minimum":0},"label":{"type":"string"}`, "seconds"),
-		Options:     toolexec.ToolOptions{TaskSupport: toolexec.TaskOptional}},
+		Options:     toolexec.ToolOptions{TaskSupport: toolexec.TaskSupportOptional}},
 		func(ctx context.Context, _ string, args map[string]any) ([]toolexec.Content, bool, string, error) {
 			secs, _ := args["seconds"].(float64)
 			total := time.Duration(secs * float64(time.Second))
@@ -60,7 +60,7 @@ func addTaskTools(reg *toolexec.Registry) {
 	// failing_job runs only as a task, and fails as a tool after a second.
 	reg.MustAdd(toolexec.Tool{Name: "failing_job", Description: "Fails with a tool error after a second (runs only as a task).",
 		InputSchema: obj(""),
-		Options:     toolexec.ToolOptions{TaskSupport: toolexec.TaskRequired}},
+		Options:     toolexec.ToolOptions{TaskSupport: toolexec.TaskSupportRequired}},
 		func(ctx context.Context, _ string, _ map[string]any) ([]toolexec.Content, bool, string, error) {
 			if err := sleep(ctx, time.Second); err != nil {
 				return nil, false, "", err
@@ -71,7 +71,7 @@ func addTaskTools(reg *toolexec.Registry) {
 	// protocol_error_job panics once it is a task: an internal failure.
 	reg.MustAdd(toolexec.Tool{Name: "protocol_error_job", Description: "Panics once it runs as a task (an internal failure).",
 		InputSchema: obj(""),
-		Options:     toolexec.ToolOptions{TaskSupport: toolexec.TaskOptional}},
+		Options:     toolexec.ToolOptions{TaskSupport: toolexec.TaskSupportOptional}},
 		func(ctx context.Context, _ string, _ map[string]any) ([]toolexec.Content, bool, string, error) {
 			toolexec.BecomeTask(ctx)
 			panic("protocol_error_job: an internal failure, on purpose")
@@ -90,7 +90,7 @@ func addTaskTools(reg *toolexec.Registry) {
 	// confirm_delete becomes a task, then asks its caller to confirm.
 	reg.MustAdd(toolexec.Tool{Name: "confirm_delete", Description: "Asks for confirmation before deleting a file (a task that waits for input).",
 		InputSchema: obj(`"filename":{"type":"string"}`, "filename"),
-		Options:     toolexec.ToolOptions{TaskSupport: toolexec.TaskOptional}},
+		Options:     toolexec.ToolOptions{TaskSupport: toolexec.TaskSupportOptional}},
 		func(ctx context.Context, _ string, args map[string]any) ([]toolexec.Content, bool, string, error) {
 			toolexec.BecomeTask(ctx)
 			ok, err := elicitConfirm(ctx, "confirm", fmt.Sprintf("Delete %v?", args["filename"]))
@@ -106,7 +106,7 @@ func addTaskTools(reg *toolexec.Registry) {
 	// multi_input becomes a task, then asks two questions at once.
 	reg.MustAdd(toolexec.Tool{Name: "multi_input", Description: "Asks two questions at once (a task that waits for both answers).",
 		InputSchema: obj(""),
-		Options:     toolexec.ToolOptions{TaskSupport: toolexec.TaskOptional}},
+		Options:     toolexec.ToolOptions{TaskSupport: toolexec.TaskSupportOptional}},
 		func(ctx context.Context, _ string, _ map[string]any) ([]toolexec.Content, bool, string, error) {
 			toolexec.BecomeTask(ctx)
 			var wg sync.WaitGroup
@@ -129,7 +129,7 @@ func addTaskTools(reg *toolexec.Registry) {
 	// any task), then becomes a task that greets that name.
 	reg.MustAdd(toolexec.Tool{Name: "test_tool_with_task", Description: "Asks for a name, then greets it as a task.",
 		InputSchema: obj(""),
-		Options:     toolexec.ToolOptions{TaskSupport: toolexec.TaskRequired}},
+		Options:     toolexec.ToolOptions{TaskSupport: toolexec.TaskSupportRequired}},
 		func(ctx context.Context, _ string, _ map[string]any) ([]toolexec.Content, bool, string, error) {
 			res, err := toolexec.Elicit(ctx, "user_name", toolexec.ElicitRequest{Message: "What is your name?",
 				RequestedSchema: json.RawMessage(`{"type":"object","properties":{"name":{"type":"string"}},"required":["name"]}`)})

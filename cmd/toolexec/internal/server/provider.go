@@ -142,7 +142,7 @@ func (p *Provider) HandleCallResult(ctx context.Context, name string, args map[s
 // per call; other tools' calls end with their requests and pay nothing.
 func (p *Provider) run(ctx context.Context, set *Set, i int, args map[string]any) (*toolexec.CallToolResult, error) {
 	handler := set.handlers[i]
-	if ts := set.tools[i].Options.TaskSupport; ts != toolexec.TaskOptional && ts != toolexec.TaskRequired {
+	if ts := set.tools[i].Options.TaskSupport; ts != toolexec.TaskSupportOptional && ts != toolexec.TaskSupportRequired {
 		return handler(ctx, args)
 	}
 	ctx, cancel := context.WithCancelCause(ctx)

@@ -47,7 +47,7 @@ func TestReload_UnderLoadLosesNoCall(t *testing.T) {
 	x := Options{}.executor(p)
 
 	var changes atomic.Int32
-	stop := x.OnToolsChanged(func() { changes.Add(1) })
+	stop := x.SurfaceKit().OnToolsChanged(func() { changes.Add(1) })
 	defer stop()
 
 	ctx, cancel := context.WithCancel(t.Context())

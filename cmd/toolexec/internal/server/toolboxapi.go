@@ -121,13 +121,13 @@ func (a *toolboxAPI) toolsetManifest(w http.ResponseWriter, r *http.Request, nam
 		toolboxError(w, http.StatusNotFound, "toolset "+jsonQuote(name)+" does not exist")
 		return
 	}
-	a.writeManifest(w, a.x.VisibleTools(r, set.Tools(name)))
+	a.writeManifest(w, a.x.SurfaceKit().VisibleTools(r, set.Tools(name)))
 }
 
 func (a *toolboxAPI) toolManifest(w http.ResponseWriter, r *http.Request, name string) {
 	t, ok := a.p.Current().Lookup("", name)
 	if ok {
-		ok = len(a.x.VisibleTools(r, []toolexec.Tool{t})) == 1
+		ok = len(a.x.SurfaceKit().VisibleTools(r, []toolexec.Tool{t})) == 1
 	}
 	if !ok {
 		toolboxError(w, http.StatusNotFound, "invalid tool name: tool with name "+jsonQuote(name)+" does not exist")

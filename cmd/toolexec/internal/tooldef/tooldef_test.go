@@ -121,7 +121,7 @@ func TestDefinition_Options(t *testing.T) {
 	assert.Equal(t, []string{"read"}, o.Scopes)
 	assert.Equal(t, &toolexec.ConcurrencyLimit{Max: 3}, o.ConcurrencyLimit)
 	assert.Equal(t, &toolexec.RateLimit{Rate: 5, Per: time.Second, Burst: 2}, o.RateLimit)
-	assert.Equal(t, toolexec.TaskOptional, o.TaskSupport)
+	assert.Equal(t, toolexec.TaskSupportOptional, o.TaskSupport)
 	assert.Len(t, o.Interceptors, 1, "the bounds of the integer argument, for every kind")
 	for _, k := range []Kind{httpKind, script} {
 		assert.Len(t, Definition(tool, k).Options.Interceptors, 1)

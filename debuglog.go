@@ -54,7 +54,7 @@ func (x *Executor) endCall(ob *observation, res *CallToolResult, err error) {
 	}
 	la = append(la, slog.String("surface", string(ob.surface)), slog.String("outcome", outcome), slog.Duration("duration", time.Since(ob.start)))
 	if e != nil {
-		la = append(la, slog.String("stage", string(e.Stage)), slog.String("code", string(e.Code)), slog.String("error", e.LogMessage()))
+		la = append(la, slog.String("stage", string(e.Stage)), slog.String("code", string(e.Code)), slog.String("error", e.Redacted()))
 	}
 	x.logger.LogAttrs(ctx, slog.LevelDebug, "toolexec: call", la...)
 }

@@ -211,7 +211,7 @@ func (h *handler) admitModern(ex *exchange, m *message, meta *requestMeta, out *
 	}
 	switch m.method {
 	case "server/discover", "tools/list", "tools/call", "subscriptions/listen",
-		"tasks/get", "tasks/update", "tasks/cancel": // the tasks extension (tasks.go)
+		"tasks/get", "tasks/update", "tasks/cancel": // the tasks extension (tasks_2026_07_28.go)
 	default:
 		// initialize, ping, logging/setLevel, resources/subscribe and
 		// resources/unsubscribe are gone from this revision, and the
@@ -314,8 +314,8 @@ func (h *handler) discover() discoverResult {
 	}
 	// subscriptions/listen delivers notifications/tools/list_changed only
 	// when the provider reports changes.
-	res.Capabilities.Tools.ListChanged = h.x.NotifiesToolsChanged()
-	// The tasks extension (tasks.go): a tool may become a task whenever
+	res.Capabilities.Tools.ListChanged = h.x.SurfaceKit().NotifiesToolsChanged()
+	// The tasks extension (tasks_2026_07_28.go): a tool may become a task whenever
 	// its client declares it.
 	res.Capabilities.Extensions = map[string]any{extTasks: struct{}{}}
 	return res

@@ -17,7 +17,7 @@ import (
 //	otherwise           200 {"valid": true} or {"valid": false, "errors": [...]}
 func (h *restHandler) validate(w http.ResponseWriter, r *http.Request, name string) {
 	tool, ok := h.x.Lookup(name, "")
-	if !ok || len(h.x.VisibleTools(r, []Tool{tool})) == 0 { // a tool hidden from this caller is unknown
+	if !ok || len(h.x.visibleTools(r, []Tool{tool})) == 0 { // a tool hidden from this caller is unknown
 		writeError(w, http.StatusNotFound, notFound(name, "").Message)
 		return
 	}

@@ -14,7 +14,7 @@ import (
 )
 
 // MCP 2025-11-25's experimental tasks, as that revision has them where they
-// differ from the 2026-07-28 extension (tasks.go): the server declares
+// differ from the 2026-07-28 extension (tasks_2026_07_28.go): the server declares
 // capabilities.tasks in initialize and each tool's execution.taskSupport
 // in tools/list; the client asks for a task with tools/call's task
 // parameter, and gets one whenever the tool allows it; it polls tasks/get,
@@ -66,7 +66,7 @@ func newExecutionToolCache(kit toolexec.SurfaceKit) *toolenc.Cache[toolexec.Tool
 }
 
 func allowsTasks(s toolexec.TaskSupport) bool {
-	return s == toolexec.TaskOptional || s == toolexec.TaskRequired
+	return s == toolexec.TaskSupportOptional || s == toolexec.TaskSupportRequired
 }
 
 // legacyTaskCall is how a 2025-11-25 tools/call that asks for a task
@@ -132,7 +132,7 @@ func (h *handler) serveLegacyTask(ex *exchange, m *message) outcome {
 		if t, err = kit.Task(caller, id); err == nil && !t.Status.Terminal() {
 			t, err = kit.CancelTask(caller, id)
 		}
-		if err == nil && t.Status != toolexec.TaskCancelled {
+		if err == nil && t.Status != toolexec.TaskStatusCanceled {
 			return outcome{data: encodeError(m.id, newError(CodeInvalidParams,
 				"Invalid params: task %s has ended (%s) and cannot be cancelled", id, t.Status))}
 		}
@@ -191,7 +191,7 @@ func (h *handler) legacyTaskResult(ex *exchange, m *message, caller *http.Reques
 func (h *handler) legacyOutcome(ex *exchange, m *message, t *toolexec.Task) outcome {
 	related := map[string]any{metaRelatedTask: map[string]string{"taskId": t.ID}}
 	switch t.Status {
-	case toolexec.TaskCompleted:
+	case toolexec.TaskStatusCompleted:
 		res := t.Result
 		if res == nil {
 			e := t.Err
@@ -207,7 +207,7 @@ func (h *handler) legacyOutcome(ex *exchange, m *message, t *toolexec.Task) outc
 		}
 		maps.Copy(tied.Meta, related)
 		return outcome{data: h.encodeToolResult(ex.r, m.id, &tied, false)}
-	case toolexec.TaskFailed:
+	case toolexec.TaskStatusFailed:
 		msg := "Internal error"
 		if t.Err != nil {
 			msg = t.Err.Message

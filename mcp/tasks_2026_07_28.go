@@ -171,12 +171,12 @@ type detailedTask struct {
 func (h *handler) detail(t *toolexec.Task) (detailedTask, error) {
 	d := detailedTask{taskWire: newTaskWire(t)}
 	switch t.Status {
-	case toolexec.TaskInputRequired:
+	case toolexec.TaskStatusInputRequired:
 		d.InputRequests = make(map[string]json.RawMessage, len(t.InputRequests))
 		for _, in := range t.InputRequests {
 			d.InputRequests[in.Key] = in.Request
 		}
-	case toolexec.TaskCompleted:
+	case toolexec.TaskStatusCompleted:
 		res := t.Result
 		if res == nil {
 			e := t.Err
@@ -196,7 +196,7 @@ func (h *handler) detail(t *toolexec.Task) (detailedTask, error) {
 				d.Result = append(json.RawMessage(nil), it.Val...)
 			}
 		}
-	case toolexec.TaskFailed:
+	case toolexec.TaskStatusFailed:
 		msg := "Internal error"
 		if t.Err != nil {
 			msg = t.Err.Message

@@ -13,10 +13,10 @@ type InputKind string
 // The kinds of input a tool may ask its caller for, named by the MCP
 // methods that carry them.
 const (
-	InputElicitForm InputKind = "elicitation/create"     // a form the user fills in
-	InputElicitURL  InputKind = "elicitation/create#url" // a URL the user opens (out-of-band interaction)
-	InputSampling   InputKind = "sampling/createMessage" // a completion from the caller's model
-	InputRoots      InputKind = "roots/list"             // the caller's filesystem roots
+	InputKindElicitForm InputKind = "elicitation/create"     // a form the user fills in
+	InputKindElicitURL  InputKind = "elicitation/create#url" // a URL the user opens (out-of-band interaction)
+	InputKindSampling   InputKind = "sampling/createMessage" // a completion from the caller's model
+	InputKindRoots      InputKind = "roots/list"             // the caller's filesystem roots
 )
 
 // InputRequest is one question for the caller. Exactly one of Elicit,
@@ -38,13 +38,13 @@ func (r *InputRequest) Kind() InputKind {
 	switch {
 	case r.Elicit != nil:
 		if r.Elicit.Mode == ElicitModeURL {
-			return InputElicitURL
+			return InputKindElicitURL
 		}
-		return InputElicitForm
+		return InputKindElicitForm
 	case r.Sample != nil:
-		return InputSampling
+		return InputKindSampling
 	case r.ListRoots != nil:
-		return InputRoots
+		return InputKindRoots
 	}
 	return ""
 }

@@ -10,24 +10,32 @@ type callerIdentityKey struct{}
 
 type cacheVariantKey struct{}
 
-// ContextWithIdentity returns a copy of ctx that names the caller: id is who the
-// call is made by, as the auth hook established it (a user id, an API key's
-// owner, a verified token's subject). An auth hook calls it on the request
-// it passes on:
+// ContextWithIdentity returns a copy of ctx that names the caller: id is
+// who the call is made by, as the auth hook established it (a user id, an
+// API key's owner, a verified token's subject). An auth hook calls it on
+// the request it passes on:
 //
 //	next.ServeHTTP(w, r.WithContext(toolexec.ContextWithIdentity(r.Context(), user.ID)))
 //
-// The read-through cache keys a result on it: a cached result is only
-// served to a call with the same identity, and a call without one is not
-// cached at all unless its tool declares its results shared
-// (ToolOptions.CacheShared). An empty id names no one. A later ContextWithIdentity
-// replaces an earlier one.
+// Wherever toolexec speaks of a call's caller, it means this identity: the
+// read-through cache, the per-caller rate limits and task quotas, a task's
+// owner and the MCP surface's per-caller stream caps all key on it (a call
+// without one is counted by the address it came from where the limits say
+// so). The end user (ContextWithEndUser) is another notion: a name for
+// observers only (a span's enduser.id) that keys nothing. An auth hook may
+// set both, as the oauth package's does: its identity joins the token's
+// issuer, subject and client, its end user is the subject alone.
+//
+// A cached result is only served to a call with the same identity, and a
+// call without one is not cached at all unless its tool declares its
+// results shared (ToolOptions.CacheShared). An empty id names no one. A
+// later ContextWithIdentity replaces an earlier one.
 func ContextWithIdentity(ctx context.Context, id string) context.Context {
 	return context.WithValue(ctx, callerIdentityKey{}, id)
 }
 
-// IdentityFromContext returns the identity ContextWithIdentity stored in ctx, and
-// whether there is one (an empty id counts as none).
+// IdentityFromContext returns the identity ContextWithIdentity stored in
+// ctx, and whether there is one (an empty id counts as none).
 func IdentityFromContext(ctx context.Context) (string, bool) {
 	id, _ := ctx.Value(callerIdentityKey{}).(string)
 	return id, id != ""

@@ -36,15 +36,19 @@ func TraceContextFromContext(ctx context.Context) (TraceContext, bool) {
 
 type endUserKey struct{}
 
-// ContextWithEndUser returns ctx naming the end user an auth hook authenticated
-// (a token's subject, say), for observers: the OpenTelemetry observer
-// records it as enduser.id on the call's auth span. It is meant for an
-// identifier, never a credential. The oauth package's hook sets it.
+// ContextWithEndUser returns ctx naming the end user an auth hook
+// authenticated (a token's subject, say), for observers only: the
+// OpenTelemetry observer records it as enduser.id on the call's auth span.
+// It is not the caller's identity, which the cache, the limits and task
+// ownership key on (see ContextWithIdentity for the two notions). It is
+// meant for an identifier, never a credential. The oauth package's hook
+// sets it.
 func ContextWithEndUser(ctx context.Context, id string) context.Context {
 	return context.WithValue(ctx, endUserKey{}, id)
 }
 
-// EndUserFromContext returns the end user ContextWithEndUser put in ctx, if any.
+// EndUserFromContext returns the end user ContextWithEndUser put in ctx, if
+// any.
 func EndUserFromContext(ctx context.Context) (string, bool) {
 	id, ok := ctx.Value(endUserKey{}).(string)
 	return id, ok

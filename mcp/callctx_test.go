@@ -40,7 +40,14 @@ func TestACallThatMayStreamButDoesNotCostsOneAllocation(t *testing.T) {
 			}
 			serve()
 			require.Equal(t, http.StatusOK, w.status)
-			return testing.AllocsPerRun(100, serve)
+			// AllocsPerRun counts the whole process's allocations, those of
+			// goroutines earlier tests left winding down too; they only
+			// add, so the least of a few measurements is the call's own.
+			least := testing.AllocsPerRun(100, serve)
+			for range 4 {
+				least = min(least, testing.AllocsPerRun(100, serve))
+			}
+			return least
 		}
 		plain, streamable := allocs("application/json"), allocs("application/json, text/event-stream")
 		assert.LessOrEqual(t, streamable, plain+1, "allocations per call: %v from a client that takes JSON alone, %v from one that also takes event streams", plain, streamable)

@@ -452,16 +452,7 @@ func (h *hyperterse) postgres(what string, conn *yaml.Node, cs string, options m
 			p.errorf(conn, "%s: connection_string is not a postgres URL (postgres://user:password@host:port/database)", what)
 			return
 		}
-		s.Host, s.User, s.Database = u.Hostname(), u.User.Username(), strings.TrimPrefix(u.Path, "/")
-		s.Password, _ = u.User.Password()
-		if port := u.Port(); port != "" {
-			s.Port = port
-		}
-		for k, vs := range u.Query() {
-			if len(vs) > 0 {
-				s.QueryParams[k] = vs[len(vs)-1]
-			}
-		}
+		fromURL(u, s)
 	} else {
 		for _, kv := range strings.Fields(cs) {
 			k, v, ok := strings.Cut(kv, "=")
@@ -501,6 +492,22 @@ func (h *hyperterse) postgres(what string, conn *yaml.Node, cs string, options m
 	}
 }
 
+// fromURL sets s's host, port (when the URL has one), user, password,
+// database and query parameters (the last value of each) from a database
+// URL.
+func fromURL(u *url.URL, s *Source) {
+	s.Host, s.User, s.Database = u.Hostname(), u.User.Username(), strings.TrimPrefix(u.Path, "/")
+	s.Password, _ = u.User.Password()
+	if port := u.Port(); port != "" {
+		s.Port = port
+	}
+	for k, vs := range u.Query() {
+		if len(vs) > 0 {
+			s.QueryParams[k] = vs[len(vs)-1]
+		}
+	}
+}
+
 // mysql reads a mysql connection string: the driver's DSN
 // (user:password@tcp(host:port)/database?param=value) or a URL
 // (mysql://user:password@host:port/database); the options are DSN
@@ -514,16 +521,7 @@ func (h *hyperterse) mysql(what string, conn *yaml.Node, cs string, options map[
 			p.errorf(conn, "%s: connection_string is not a mysql URL (mysql://user:password@host:port/database)", what)
 			return
 		}
-		s.Host, s.User, s.Database = u.Hostname(), u.User.Username(), strings.TrimPrefix(u.Path, "/")
-		s.Password, _ = u.User.Password()
-		if port := u.Port(); port != "" {
-			s.Port = port
-		}
-		for k, vs := range u.Query() {
-			if len(vs) > 0 {
-				s.QueryParams[k] = vs[len(vs)-1]
-			}
-		}
+		fromURL(u, s)
 	} else {
 		c, err := mysql.ParseDSN(cs)
 		if err != nil || c.Net != "tcp" {

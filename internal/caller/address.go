@@ -29,7 +29,8 @@ func Share(identity, address string) string {
 }
 
 // Address names the network an anonymous caller's request came from, given
-// its RemoteAddr ("host:port", or a bare host): an IPv4 address whole (an
+// its RemoteAddr ("host:port", or a bare host, an IPv6 one with or without
+// its brackets): an IPv4 address whole (an
 // IPv4-mapped IPv6 address counts as the IPv4 address it maps), an IPv6
 // address by its first v6Bits bits (v6Bits outside 1 to 128 means
 // DefaultIPv6PrefixBits), its zone dropped, so that one host cannot count
@@ -39,7 +40,11 @@ func Share(identity, address string) string {
 func Address(remoteAddr string, v6Bits int) string {
 	host, _, err := net.SplitHostPort(remoteAddr)
 	if err != nil {
+		// A bare host; an IPv6 one may keep its brackets ("[2001:db8::1]").
 		host = remoteAddr
+		if len(host) > 1 && host[0] == '[' && host[len(host)-1] == ']' {
+			host = host[1 : len(host)-1]
+		}
 	}
 	ip, err := netip.ParseAddr(host)
 	if err != nil {
